@@ -1,0 +1,44 @@
+# termwise: the two README commands are `make demo` and `make test`; both bootstrap what is missing.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PRESET ?= stripes-4x4
+JOBS   ?= 2
+
+.PHONY: venv tools demo test test-all bench lint clean distclean
+
+venv: $(STAMP)
+
+# The venv is rebuilt when pyproject.toml changes; the project is installed editable.
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11"; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	@touch $@
+
+# Debian tools for synthesis (OpenSTA, the OSU 0.18um liberty) and ccache for Verilator builds.
+tools:
+	@bash synth/install_tools.sh
+
+demo: venv tools
+	$(BIN)/termwise demo --preset $(PRESET) -o build/demo
+
+test: venv tools
+	$(BIN)/python -m pytest -n $(JOBS) -m "not slow and not synth"
+
+test-all: venv tools
+	$(BIN)/python -m pytest -n $(JOBS)
+
+bench: venv
+	$(BIN)/python -m termwise.tb.bench
+
+lint: venv
+	$(BIN)/python -m termwise.tb.lint
+
+clean:
+	rm -rf build .pytest_cache
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info

@@ -1,0 +1,251 @@
+"""The one configuration object that drives RTL, golden models, testbenches and synthesis.
+
+A :class:`TileConfig` is immutable. Every derived value (widths, names, peak throughput) is
+computed here and nowhere else, so the generator, the golden model, the testbench and the
+synthesis flow cannot drift apart. Validation happens in :meth:`TileConfig.__post_init__`:
+an impossible configuration raises :class:`ConfigError`, whose message is one line that
+names the field and its valid range.
+
+Semantics follow ``shared/reference/family.md``: a tile computes
+``out[f][w] = sum_k act[w][k] * wgt[f][k]`` for ``filters`` filters and ``windows`` windows,
+``k`` in bricks of ``lanes`` values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+__all__ = [
+    "ARCHS", "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
+]
+
+#: Architectures this generator knows, with a one-line description for ``--help``.
+ARCHS = {
+    "baseline": "bit-parallel DaDianNao-like tile: one brick per filter per window per cycle",
+    "stripes": "Stripes (MICRO 2016): activations bit-serial at a runtime precision P",
+}
+
+#: Valid ranges of the integer fields (inclusive).
+RANGES = {
+    "filters": (1, 64),
+    "windows": (1, 64),
+    "lanes": (1, 64),
+    "act_bits": (1, 32),
+    "wgt_bits": (1, 32),
+    "acc_bits": (2, 96),
+    "depth": (1, 4096),
+}
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; ``str(err)`` is a one-line, user-facing message."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+def _check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    lo, hi = (lo, hi) if lo is not None else RANGES[name]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(name, f"must be an integer in {lo}..{hi}, got {value!r}")
+    if not lo <= value <= hi:
+        raise ConfigError(name, f"must be in {lo}..{hi}, got {value}")
+    return value
+
+
+def clog2(n: int) -> int:
+    """Bits needed to count ``n`` distinct things (ceil(log2(n)), 0 for n <= 1)."""
+    return max(0, math.ceil(math.log2(n))) if n > 1 else 0
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """One tile configuration.
+
+    Parameters
+    ----------
+    arch : str
+        One of :data:`ARCHS`.
+    filters, windows, lanes : int
+        Tile geometry: ``filters`` x ``windows`` processing elements, each ``lanes`` wide.
+    act_bits, wgt_bits : int
+        Storage width of activations and weights. Weights are two's complement.
+    act_signed : bool
+        Activations in two's complement (True) or unsigned (False).
+    acc_bits : int or None
+        Accumulator width; ``None`` derives the smallest width that cannot overflow for
+        ``depth`` bricks (see :attr:`acc_bits_min`). Wider sums wrap modulo ``2**acc_bits``.
+    depth : int
+        Bricks held by the on-tile operand buffers: the longest inner product of one run is
+        ``depth * lanes``.
+    name : str or None
+        The preset name this configuration came from, if any (informational).
+    """
+
+    arch: str
+    filters: int
+    windows: int
+    lanes: int
+    act_bits: int
+    wgt_bits: int
+    act_signed: bool = True
+    acc_bits: int | None = None
+    depth: int = 64
+    name: str | None = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if self.arch not in ARCHS:
+            raise ConfigError("arch", f"must be one of {', '.join(ARCHS)}, got {self.arch!r}")
+        for name in ("filters", "windows", "lanes", "act_bits", "wgt_bits", "depth"):
+            _check_int(name, getattr(self, name))
+        if not isinstance(self.act_signed, bool):
+            raise ConfigError("act_signed", f"must be true or false, got {self.act_signed!r}")
+        if self.act_signed and self.act_bits < 2:
+            raise ConfigError("act_bits", "must be in 2..32 for signed activations, got 1")
+        if self.acc_bits is None:
+            object.__setattr__(self, "acc_bits", self.acc_bits_min)
+        else:
+            _check_int("acc_bits", self.acc_bits, self.brick_sum_bits, RANGES["acc_bits"][1])
+        if self.acc_bits > RANGES["acc_bits"][1]:
+            raise ConfigError("acc_bits", f"derived width {self.acc_bits} exceeds "
+                              f"{RANGES['acc_bits'][1]}: reduce depth, lanes or operand bits")
+
+    # ---- derived values: computed here and only here --------------------------------------
+    @property
+    def product_bits(self) -> int:
+        """Signed width of one product act * wgt (an unsigned A-bit activation times a signed
+        B-bit weight also fits in A + B signed bits)."""
+        return self.act_bits + self.wgt_bits
+
+    @property
+    def brick_sum_bits(self) -> int:
+        """Signed width of one brick's dot product (``lanes`` products summed)."""
+        return self.act_bits + self.wgt_bits + clog2(self.lanes)
+
+    @property
+    def acc_bits_min(self) -> int:
+        """Smallest accumulator width that never overflows for ``depth`` bricks."""
+        return self.act_bits + self.wgt_bits + clog2(self.lanes * self.depth)
+
+    @property
+    def top_name(self) -> str:
+        """Verilog name of the tile: the configuration spelled out, so files never collide."""
+        sign = "s" if self.act_signed else "u"
+        return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
+                f"_a{self.act_bits}{sign}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}")
+
+    @property
+    def pes(self) -> int:
+        return self.filters * self.windows
+
+    @property
+    def serial(self) -> bool:
+        """Whether activations are processed one bit per cycle."""
+        return self.arch == "stripes"
+
+    @property
+    def act_row_bits(self) -> int:
+        """One activation buffer row: a brick for every window."""
+        return self.windows * self.lanes * self.act_bits
+
+    @property
+    def wgt_row_bits(self) -> int:
+        """One weight buffer row: a brick for every filter."""
+        return self.filters * self.lanes * self.wgt_bits
+
+    @property
+    def out_row_bits(self) -> int:
+        """One output row: one accumulator per filter, for one window."""
+        return self.filters * self.acc_bits
+
+    def peak_macs_per_cycle(self, precision: int = 16) -> float:
+        """Peak multiply-accumulates per cycle with activations of ``precision`` bits."""
+        macs = self.filters * self.windows * self.lanes
+        return macs / precision if self.serial else float(macs)
+
+    def check_precision(self, precision: int) -> int:
+        """Validate a runtime activation precision against this datapath."""
+        return _check_int("precision", precision, 1, self.act_bits)
+
+    def derived(self) -> dict[str, Any]:
+        """Every derived value, for the manifest and the reports."""
+        return {
+            "top_name": self.top_name,
+            "pes": self.pes,
+            "product_bits": self.product_bits,
+            "brick_sum_bits": self.brick_sum_bits,
+            "acc_bits_min": self.acc_bits_min,
+            "act_row_bits": self.act_row_bits,
+            "wgt_row_bits": self.wgt_row_bits,
+            "out_row_bits": self.out_row_bits,
+            "max_k": self.depth * self.lanes,
+            "precision_range": [1, self.act_bits] if self.serial else [self.act_bits] * 2,
+            "peak_macs_per_cycle_at_16b": self.peak_macs_per_cycle(16),
+            "peak_macs_per_cycle_at_act_bits": self.peak_macs_per_cycle(self.act_bits),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full configuration as plain data (round-trips through :func:`from_mapping`)."""
+        d = dataclasses.asdict(self)
+        d.pop("name")
+        return d
+
+    def replace(self, **changes) -> "TileConfig":
+        return dataclasses.replace(self, **changes)
+
+
+_FIELDS = {f.name for f in dataclasses.fields(TileConfig)}
+
+
+def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileConfig:
+    """Build a configuration from a mapping (a TOML table), rejecting unknown fields."""
+    for key in mapping:
+        if key not in _FIELDS or key == "name":
+            valid = ", ".join(sorted(_FIELDS - {"name"}))
+            raise ConfigError(key, f"unknown field (valid fields: {valid})")
+    missing = [f for f in ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits")
+               if f not in mapping]
+    if missing:
+        raise ConfigError(missing[0], "is required")
+    return TileConfig(**mapping, name=name)
+
+
+def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError("toml", f"{source} is not valid TOML ({err})") from None
+
+
+def from_toml(path: str) -> TileConfig:
+    """Read a configuration file: a TOML table with the :class:`TileConfig` fields."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        raise ConfigError("config", f"cannot read {path}: {err.strerror}") from None
+    data = _parse_toml(text, path)
+    if "tile" in data and isinstance(data["tile"], dict) and len(data) == 1:
+        data = data["tile"]
+    return from_mapping(data)
+
+
+def load_presets() -> dict[str, dict[str, Any]]:
+    """The named presets from ``gen/presets.toml``: name -> table (with ``description``)."""
+    text = resources.files(__package__).joinpath("presets.toml").read_text(encoding="utf-8")
+    return _parse_toml(text, "presets.toml")["preset"]
+
+
+def preset(name: str) -> TileConfig:
+    presets = load_presets()
+    if name not in presets:
+        raise ConfigError("preset", f"unknown preset {name!r} (valid: {', '.join(presets)})")
+    table = dict(presets[name])
+    table.pop("description", None)
+    return from_mapping(table, name=name)

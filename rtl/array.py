@@ -1,0 +1,39 @@
+"""The contract between the tile controller and an architecture's PE array.
+
+The controller (:mod:`.tile`) owns the buffers, the command and the output stream; an array
+owns the PEs and decides how many cycles each brick takes. Each cycle the controller
+presents one activation row (a brick per window) and one weight row (a brick per filter);
+the array raises ``advance`` on the cycle it has finished with them.
+"""
+
+from amaranth import signed, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["array_signature", "act_brick", "wgt_brick"]
+
+
+def array_signature(cfg) -> wiring.Signature:
+    return wiring.Signature({
+        "act_row": In(unsigned(cfg.act_row_bits)),
+        "wgt_row": In(unsigned(cfg.wgt_row_bits)),
+        "valid": In(1),
+        "start": In(1),
+        "precision": In(range(cfg.act_bits + 1)),
+        "advance": Out(1),
+        "busy": Out(1),
+        "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
+                                    cfg.windows)),
+    })
+
+
+def act_brick(cfg, row, window: int):
+    """The brick of ``window`` in an activation row, lane 0 in the least significant bits."""
+    width = cfg.lanes * cfg.act_bits
+    return row[window * width:(window + 1) * width]
+
+
+def wgt_brick(cfg, row, filt: int):
+    """The brick of filter ``filt`` in a weight row."""
+    width = cfg.lanes * cfg.wgt_bits
+    return row[filt * width:(filt + 1) * width]

@@ -1,0 +1,109 @@
+"""Processing elements: one filter x one window, ``lanes`` wide.
+
+A PE is emitted once per configuration as its own Verilog module and instantiated by name
+(see :mod:`.library`), so emission, Verilator builds and synthesis see one PE, not F x W
+copies.
+"""
+
+from amaranth import Module, Mux, signed, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from .accumulator import Accumulator, ShiftAccumulator
+from .adder_tree import AdderTree
+
+__all__ = ["BitParallelPE", "BitSerialPE"]
+
+
+class BitParallelPE(wiring.Component):
+    """Bit-parallel inner-product unit (DaDianNao NFU slice): ``lanes`` multipliers, an adder
+    tree and an accumulator. One brick per cycle when ``en`` is set.
+
+    Attributes
+    ----------
+    act : In(ArrayLayout(act_shape, lanes))
+    wgt : In(ArrayLayout(signed(wgt_bits), lanes))
+    en, clear : In(1)
+        Accumulate this cycle's brick; reset the accumulator (``clear`` wins).
+    acc : Out(signed(acc_bits))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        act_shape = signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
+        super().__init__({
+            "act": In(data.ArrayLayout(act_shape, cfg.lanes)),
+            "wgt": In(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes)),
+            "en": In(1),
+            "clear": In(1),
+            "acc": Out(signed(cfg.acc_bits)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.submodules.tree = tree = AdderTree(cfg.lanes, cfg.product_bits)
+        m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
+        for lane in range(cfg.lanes):
+            m.d.comb += tree.inputs[lane].eq(self.act[lane] * self.wgt[lane])
+        m.d.comb += [
+            acc.addend.eq(tree.sum),
+            acc.en.eq(self.en),
+            acc.clear.eq(self.clear),
+            self.acc.eq(acc.value),
+        ]
+        return m
+
+
+class BitSerialPE(wiring.Component):
+    """Stripes serial inner-product unit (Judd et al., MICRO 2016): each lane ANDs one
+    activation bit with its bit-parallel weight, an adder tree sums the lanes, and a shift
+    accumulator builds the brick MSB first over P cycles; the finished brick is added to the
+    output accumulator on the cycle after its last bit (``commit``).
+
+    Attributes
+    ----------
+    act_bit : In(lanes)
+        This cycle's bit of each lane's activation.
+    wgt : In(ArrayLayout(signed(wgt_bits), lanes))
+    en, first, negate : In(1)
+        Process this cycle's bits; the bits are the brick's most significant ones; the bits
+        carry negative weight (sign bit of a two's complement activation).
+    commit : In(1)
+        Add the finished brick to the accumulator.
+    clear : In(1)
+    acc : Out(signed(acc_bits))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({
+            "act_bit": In(cfg.lanes),
+            "wgt": In(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes)),
+            "en": In(1),
+            "first": In(1),
+            "negate": In(1),
+            "commit": In(1),
+            "clear": In(1),
+            "acc": Out(signed(cfg.acc_bits)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.submodules.tree = tree = AdderTree(cfg.lanes, cfg.wgt_bits)
+        m.submodules.serial = serial = ShiftAccumulator(tree.sum_width, cfg.brick_sum_bits)
+        m.submodules.accumulator = acc = Accumulator(cfg.brick_sum_bits, cfg.acc_bits)
+        for lane in range(cfg.lanes):
+            m.d.comb += tree.inputs[lane].eq(Mux(self.act_bit[lane], self.wgt[lane], 0))
+        m.d.comb += [
+            serial.term.eq(tree.sum),
+            serial.en.eq(self.en),
+            serial.first.eq(self.first),
+            serial.negate.eq(self.negate),
+            acc.addend.eq(serial.value),
+            acc.en.eq(self.commit),
+            acc.clear.eq(self.clear),
+            self.acc.eq(acc.value),
+        ]
+        return m

@@ -1,0 +1,133 @@
+"""The tile: operand buffers, a command, a PE array and an output stream.
+
+Protocol (one run)
+------------------
+1. Write ``n`` weight rows through ``wgt`` and ``n`` activation rows through ``act`` (row
+   ``i`` holds brick ``i`` of every filter / window; lane 0 in the least significant bits).
+   Rows already loaded may be kept: each run rewinds the write pointers.
+2. Send a command ``{bricks: n, precision: P}``. ``precision`` is clamped to 1..act_bits;
+   bit-parallel arrays ignore it.
+3. The array runs with no host involvement; then ``out`` delivers ``windows`` rows, window
+   0 first, each holding one accumulator per filter (filter 0 in the least significant bits).
+
+The number of cycles from the command transfer to the first ``out.valid`` is predicted
+exactly by :mod:`termwise.golden.cycles`.
+"""
+
+from amaranth import Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..gen.config import clog2
+from .baseline import BaselineArray
+from .buffer import OperandBuffer
+from .library import ModuleLibrary
+from .stripes import StripesArray
+
+__all__ = ["Tile", "command_layout", "ARRAYS"]
+
+ARRAYS = {"baseline": BaselineArray, "stripes": StripesArray}
+
+
+def command_layout(cfg) -> data.StructLayout:
+    return data.StructLayout({
+        "bricks": unsigned(clog2(cfg.depth + 1)),
+        "precision": unsigned(clog2(cfg.act_bits + 1)),
+    })
+
+
+class Tile(wiring.Component):
+    """A complete tile for ``cfg`` (a :class:`termwise.gen.config.TileConfig`).
+
+    Attributes
+    ----------
+    wgt, act : In(stream.Signature(unsigned(row bits)))
+        Buffer fills, one row per transfer.
+    cmd : In(stream.Signature(command_layout(cfg)))
+    out : Out(stream.Signature(ArrayLayout(signed(acc_bits), filters)))
+    busy : Out(1)
+        A run is in progress (buffers do not accept writes).
+    library : ModuleLibrary
+        The leaf modules (PEs) to emit beside the tile's own Verilog.
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.library = ModuleLibrary()
+        super().__init__({
+            "wgt": In(stream.Signature(unsigned(cfg.wgt_row_bits))),
+            "act": In(stream.Signature(unsigned(cfg.act_row_bits))),
+            "cmd": In(stream.Signature(command_layout(cfg))),
+            "out": Out(stream.Signature(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters))),
+            "busy": Out(1),
+        })
+        # Built here, not in elaborate(), so the PE modules are known before emission.
+        self.array = ARRAYS[cfg.arch](cfg, self.library)
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth)
+        m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth)
+        m.submodules.array = array = self.array
+        wiring.connect(m, wiring.flipped(self.wgt), wbuf.write)
+        wiring.connect(m, wiring.flipped(self.act), abuf.write)
+
+        bricks = Signal.like(self.cmd.payload.bricks)
+        precision = Signal(range(cfg.act_bits + 1), init=cfg.act_bits)
+        index = Signal(range(cfg.depth + 1))      # brick on the array this cycle
+        index_next = Signal.like(index)
+        window = Signal(range(cfg.windows))
+        start = Signal()
+        running = Signal()
+        consume = Signal()
+
+        m.d.comb += [
+            consume.eq(running & (index < bricks) & array.advance),
+            index_next.eq(Mux(start, 0, index + consume)),
+            # Synchronous reads: the row addressed now is on the array next cycle.
+            wbuf.read_addr.eq(index_next),
+            abuf.read_addr.eq(index_next),
+            array.act_row.eq(abuf.read_data),
+            array.wgt_row.eq(wbuf.read_data),
+            array.valid.eq(running & (index < bricks)),
+            array.start.eq(start),
+            self.out.payload.eq(array.acc[window]),
+        ]
+        m.d.sync += index.eq(index_next)
+
+        # The command's precision, clamped to 1..act_bits. The array sees it on the start
+        # cycle already (its sequencer loads its first bit position then).
+        p = self.cmd.payload.precision
+        p_clamped = Signal.like(precision)
+        m.d.comb += [
+            p_clamped.eq(Mux(p == 0, 1, Mux(p > cfg.act_bits, cfg.act_bits, p))),
+            array.precision.eq(Mux(start, p_clamped, precision)),
+        ]
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.comb += [
+                    self.cmd.ready.eq(1),
+                    wbuf.enable.eq(1),
+                    abuf.enable.eq(1),
+                    start.eq(self.cmd.valid),
+                ]
+                with m.If(self.cmd.valid):
+                    m.d.sync += [
+                        bricks.eq(self.cmd.payload.bricks),
+                        precision.eq(p_clamped),
+                    ]
+                    m.next = "RUN"
+            with m.State("RUN"):
+                m.d.comb += [running.eq(1), self.busy.eq(1)]
+                with m.If((index >= bricks) & ~array.busy):
+                    m.next = "OUT"
+            with m.State("OUT"):
+                m.d.comb += [self.out.valid.eq(1), self.busy.eq(1)]
+                with m.If(self.out.ready):
+                    m.d.sync += window.eq(window + 1)
+                    with m.If(window == cfg.windows - 1):
+                        m.d.sync += window.eq(0)
+                        m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
+                        m.next = "IDLE"
+        return m
