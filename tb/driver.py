@@ -1,0 +1,110 @@
+"""Drive a generated tile from cocotb: fill its buffers, start a run, collect its results.
+
+Python touches the design only while loading rows and reading results; while the tile
+computes, the testbench waits on ``out.valid`` (no per-cycle Python), and the run's cycle
+count is measured from simulation time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
+from cocotb.utils import get_sim_time
+
+from ..golden.fixedpoint import to_unsigned
+
+__all__ = ["TileDriver", "pack_row", "unpack_row"]
+
+PERIOD_NS = 10
+
+
+def pack_row(values, bits: int) -> int:
+    """Concatenate ``values`` (element 0 in the least significant bits) into one integer."""
+    word = 0
+    for v in reversed(to_unsigned(np.asarray(values).ravel(), bits).tolist()):
+        word = (word << bits) | v
+    return word
+
+
+def unpack_row(word: int, count: int, bits: int) -> list[int]:
+    """Split ``word`` into ``count`` signed ``bits``-wide fields (field 0 least significant)."""
+    mask, sign = (1 << bits) - 1, 1 << (bits - 1)
+    fields = [(word >> (i * bits)) & mask for i in range(count)]
+    return [f - (1 << bits) if f & sign else f for f in fields]
+
+
+class TileDriver:
+    def __init__(self, dut, cfg, manifest):
+        self.dut, self.cfg = dut, cfg
+        layout = manifest["command_layout"]
+        self.precision_shift = layout["precision"]["offset"]
+
+    async def reset(self):
+        dut = self.dut
+        for name in ("wgt__valid", "act__valid", "cmd__valid"):
+            getattr(dut, name).value = 0
+        dut.out__ready.value = 1
+        dut.rst.value = 1
+        for _ in range(2):
+            await RisingEdge(dut.clk)
+        dut.rst.value = 0
+        await RisingEdge(dut.clk)
+
+    async def _write(self, stream: str, rows: list[int]):
+        valid = getattr(self.dut, f"{stream}__valid")
+        payload = getattr(self.dut, f"{stream}__payload")
+        ready = getattr(self.dut, f"{stream}__ready")
+        for row in rows:
+            payload.value = row
+            valid.value = 1
+            await ReadOnly()
+            if not ready.value:
+                raise AssertionError(f"{stream}.ready is low: the buffer refused a row")
+            await RisingEdge(self.dut.clk)
+        valid.value = 0
+
+    def act_rows(self, act) -> list[int]:
+        """Row i: brick i of every window (window 0 in the least significant bits)."""
+        cfg = self.cfg
+        act = np.asarray(act).reshape(cfg.windows, -1, cfg.lanes)   # (W, bricks, L)
+        return [pack_row(act[:, i, :], cfg.act_bits) for i in range(act.shape[1])]
+
+    def wgt_rows(self, wgt) -> list[int]:
+        cfg = self.cfg
+        wgt = np.asarray(wgt).reshape(cfg.filters, -1, cfg.lanes)
+        return [pack_row(wgt[:, i, :], cfg.wgt_bits) for i in range(wgt.shape[1])]
+
+    async def run(self, act, wgt, precision=None, *, load_weights=True, timeout_cycles=None):
+        """One tile run on zero-padded operands; returns (outputs (W, F), cycles)."""
+        cfg, dut = self.cfg, self.dut
+        k = act.shape[1]
+        pad = (-k) % cfg.lanes
+        act = np.pad(np.asarray(act), ((0, 0), (0, pad)))
+        wgt = np.pad(np.asarray(wgt), ((0, 0), (0, pad)))
+        bricks = act.shape[1] // cfg.lanes
+        if load_weights:
+            await self._write("wgt", self.wgt_rows(wgt))
+        await self._write("act", self.act_rows(act))
+        p = precision if precision is not None else cfg.act_bits
+        dut.cmd__payload.value = bricks | (p << self.precision_shift)
+        dut.cmd__valid.value = 1
+        await ReadOnly()
+        if not dut.cmd__ready.value:
+            raise AssertionError("cmd.ready is low while the tile should be idle")
+        await RisingEdge(dut.clk)
+        t0 = get_sim_time("ns")
+        dut.cmd__valid.value = 0
+        limit = timeout_cycles or (bricks * cfg.act_bits + 64)
+        fired = await First(RisingEdge(dut.out__valid), Timer(limit * PERIOD_NS, unit="ns"))
+        if not dut.out__valid.value:
+            raise AssertionError(f"no result within {limit} cycles")
+        cycles = round((get_sim_time("ns") - t0) / PERIOD_NS)
+        rows = []
+        for _ in range(cfg.windows):
+            await ReadOnly()
+            if not dut.out__valid.value:
+                raise AssertionError("out.valid dropped before every window was read")
+            rows.append(unpack_row(int(dut.out__payload.value), cfg.filters, cfg.acc_bits))
+            await RisingEdge(dut.clk)
+        del fired
+        return np.array(rows, dtype=np.int64), cycles

@@ -1,0 +1,228 @@
+"""Build a generated tile with Verilator and run its cocotb regression, from pytest or the CLI.
+
+Measured on this toolchain (shared/reference/toolchain.md): cocotb's Verilator runner always
+adds ``--public-flat-rw``, which on Amaranth output multiplies build time by 3-5 and slows
+simulation 4x. :class:`LeanVerilator` drops it and marks only the top-level ports public
+through a Verilator control file. Builds are cached by a hash of the Verilog, the control
+file, the flags and the Verilator version, under ``build/sim/``; concurrent pytest workers
+wait on a file lock instead of building the same model twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+import xml.etree.ElementTree as ET
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..gen.config import TileConfig
+from .toolchain import apply_verilator_env, verilator_root
+
+__all__ = ["BUILD_ROOT", "generated", "build", "run_regression", "RegressionResult",
+           "LINT_WAIVERS", "control_file"]
+
+BUILD_ROOT = Path(os.environ.get("TERMWISE_BUILD", "build")).resolve()
+
+#: Verilator warnings waived on Amaranth's output, by name, with the reason.
+LINT_WAIVERS = {
+    "DECLFILENAME": "one file holds the tile and its PE modules; names follow the config",
+    "PROCASSINIT": "Amaranth gives registers an initial value and also assigns them in processes",
+    "UNUSEDSIGNAL": "Amaranth keeps named views of unused fields (e.g. act[0] of a port)",
+    "WIDTHEXPAND": "Amaranth widens operands implicitly, as its semantics define",
+    "WIDTHTRUNC": "Amaranth truncates results implicitly, as its semantics define",
+}
+
+#: Flags for every simulation build.
+BUILD_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-Wno-fatal")
+
+
+def _fingerprint_sources() -> str:
+    """Hash of the generator's own sources: a cached Verilog is stale when they change."""
+    h = hashlib.sha256()
+    pkg = Path(__file__).resolve().parent.parent
+    for folder in ("rtl", "gen"):
+        for path in sorted((pkg / folder).glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    from importlib import metadata
+    h.update(metadata.version("amaranth").encode())
+    return h.hexdigest()[:16]
+
+
+@contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@dataclass
+class Generated:
+    cfg: TileConfig
+    directory: Path
+    verilog: Path
+    manifest: dict
+    seconds: float          # emission time (0 when cached)
+
+
+def generated(cfg: TileConfig) -> Generated:
+    """The tile's Verilog and manifest, emitted once per configuration and generator version."""
+    from ..gen.emit import emit
+    key = hashlib.sha256(json.dumps(cfg.to_dict(), sort_keys=True).encode()
+                         + _fingerprint_sources().encode()).hexdigest()[:12]
+    directory = BUILD_ROOT / "gen" / f"{cfg.top_name}-{key}"
+    with _locked(BUILD_ROOT / "locks" / f"gen-{key}.lock"):
+        manifest_path = directory / "manifest.json"
+        seconds = 0.0
+        if not manifest_path.exists():
+            t0 = time.perf_counter()
+            emit(cfg, str(directory))
+            seconds = time.perf_counter() - t0
+        manifest = json.loads(manifest_path.read_text())
+    return Generated(cfg, directory, directory / manifest["verilog"]["file"], manifest, seconds)
+
+
+def control_file(manifest: dict, *, lint: bool = False) -> str:
+    """Verilator control file: only the top-level ports are public; named lint waivers."""
+    top = manifest["top"]
+    lines = ["`verilator_config"]
+    if not lint:
+        for port in manifest["ports"]:
+            lines.append(f'public_flat_rw -module "{top}" -var "{port["name"]}"')
+    for rule in LINT_WAIVERS:
+        lines.append(f"lint_off -rule {rule}")
+    return "\n".join(lines) + "\n"
+
+
+def _lean_runner():
+    from cocotb_tools.runner import Verilator
+
+    class LeanVerilator(Verilator):
+        """cocotb's Verilator runner without the blanket ``--public-flat-rw``."""
+
+        def _build_command(self):
+            cmds = super()._build_command()
+            cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
+            return cmds
+
+    return LeanVerilator()
+
+
+@dataclass
+class Build:
+    generated: Generated
+    directory: Path
+    seconds: float          # build time (0 when cached)
+    waves: bool
+
+
+def build(cfg: TileConfig, *, waves: bool = False) -> Build:
+    """A Verilator model of the tile, built once per Verilog/flags/tool version."""
+    apply_verilator_env()
+    gen = generated(cfg)
+    vlt = control_file(gen.manifest)
+    flags = BUILD_FLAGS + (("--trace-fst", "--trace-structs") if waves else ())
+    version = (verilator_root() / "bin" / "verilator_bin").stat().st_size
+    key = hashlib.sha256(gen.verilog.read_bytes() + vlt.encode() + repr(flags).encode()
+                         + str(version).encode()).hexdigest()[:12]
+    directory = BUILD_ROOT / "sim" / f"{cfg.top_name}-{key}"
+    top = gen.manifest["top"]
+    with _locked(BUILD_ROOT / "locks" / f"sim-{key}.lock"):
+        if (directory / top).exists():
+            return Build(gen, directory, 0.0, waves)
+        if directory.exists():
+            shutil.rmtree(directory)
+        directory.mkdir(parents=True)
+        (directory / "public.vlt").write_text(vlt)
+        t0 = time.perf_counter()
+        runner = _lean_runner()
+        runner.build(
+            sources=[directory / "public.vlt", gen.verilog],
+            hdl_toplevel=top,
+            build_dir=directory,
+            build_args=list(flags),
+            waves=waves,
+            always=True,
+            log_file=directory / "build.log",
+        )
+        seconds = time.perf_counter() - t0
+    return Build(gen, directory, seconds, waves)
+
+
+@dataclass
+class RegressionResult:
+    passed: bool
+    tests: int
+    failures: list[str]
+    runs: list[dict]
+    seed: int
+    build: Build
+    seconds: float
+    waves_file: Path | None
+    log: Path
+
+
+def _results(xml_path: Path) -> tuple[int, list[str]]:
+    tests, failures = 0, []
+    if not xml_path.exists():
+        return 0, ["the simulator wrote no results (it crashed or did not start)"]
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        tests += 1
+        for fail in list(case.iter("failure")) + list(case.iter("error")):
+            failures.append(f"{case.get('name')}: {fail.get('message', '').strip()}")
+    return tests, failures
+
+
+def run_regression(cfg: TileConfig, suites=("random", "corners", "conv"), *, seed: int = 1,
+                   waves: bool | None = None) -> RegressionResult:
+    """Build (or reuse) the tile's model and run the named suites in one simulator start.
+
+    ``waves=None`` follows the ``WAVES`` environment variable; with waves on, an FST file is
+    written and its path reported.
+    """
+    if waves is None:
+        waves = os.environ.get("WAVES", "0") not in ("", "0")
+    b = build(cfg, waves=waves)
+    top = b.generated.manifest["top"]
+    label = f"{'-'.join(suites)}-seed{seed}-{os.getpid()}"
+    test_dir = BUILD_ROOT / "runs" / top / label
+    if test_dir.exists():
+        shutil.rmtree(test_dir)
+    test_dir.mkdir(parents=True)
+    report = test_dir / "runs.json"
+    results_xml = test_dir / "results.xml"
+    waves_file = test_dir / "tile.fst" if waves else None
+    t0 = time.perf_counter()
+    runner = _lean_runner()
+    runner.test(
+        test_module="termwise.tb.tile_tests",
+        hdl_toplevel_lang="verilog",
+        hdl_toplevel=top,
+        build_dir=b.directory,
+        test_dir=test_dir,
+        results_xml=str(results_xml),
+        test_args=(["--trace", "--trace-file", str(waves_file)] if waves else []),
+        extra_env={
+            "TERMWISE_MANIFEST": str(b.generated.directory / "manifest.json"),
+            "TERMWISE_SUITES": ",".join(suites),
+            "TERMWISE_SEED": str(seed),
+            "TERMWISE_REPORT": str(report),
+            "COCOTB_RANDOM_SEED": str(seed),
+        },
+        log_file=test_dir / "sim.log",
+    )
+    seconds = time.perf_counter() - t0
+    tests, failures = _results(results_xml)
+    runs = json.loads(report.read_text())["runs"] if report.exists() else []
+    return RegressionResult(not failures and tests > 0, tests, failures, runs, seed, b,
+                            seconds, waves_file, test_dir / "sim.log")
