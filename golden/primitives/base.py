@@ -42,12 +42,16 @@ class ConvAlgorithm:
     integer_exact : bool
         True if integer inputs give an exact ``int64`` result (by construction); False if
         integer inputs are computed in float64 and returned as float64.
+    float_exact_on_integers : bool
+        True if float inputs holding small integers (e.g. 1..17 times a checkerboard sign)
+        give exact float results: no inexact constants or transforms are involved.
     summary : str
         Where the algorithm applies, in one line.
     """
 
     name: str = "?"
     integer_exact: bool = True
+    float_exact_on_integers: bool = True
     summary: str = ""
 
     def check(self, problem: ConvProblem) -> str | None:

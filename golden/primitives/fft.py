@@ -27,6 +27,7 @@ class FFTConv(ConvAlgorithm):
 
     name = "fft"
     integer_exact = False
+    float_exact_on_integers = False
     summary = "stride 1x1 (any padding, dilation, groups, bias); integer inputs give float64"
 
     def check(self, problem: ConvProblem) -> str | None:

@@ -140,6 +140,7 @@ class WinogradF2x3(_Winograd):
 
     name = "winograd_f2x3"
     m = 2
+    float_exact_on_integers = True  # G holds only 0, +-1/2, 1: dyadic, so exact
 
 
 class WinogradF4x3(_Winograd):
@@ -147,3 +148,4 @@ class WinogradF4x3(_Winograd):
 
     name = "winograd_f4x3"
     m = 4
+    float_exact_on_integers = False  # G holds 1/6, 1/12, 1/24
