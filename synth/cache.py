@@ -1,0 +1,79 @@
+"""Synthesis result cache: ``<root>/<key>/result.json`` plus that run's files and logs.
+
+The key hashes everything that can change a result: the Verilog's sha256, the flow settings
+(target, clock, liberty contents), tool versions and script versions (including the text of
+the packaged scripts). A run happens in ``<root>/.run-*`` and is renamed into place only when
+it succeeded, so the cache never holds a half-written entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from importlib import resources
+
+__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "new_run_dir", "commit", "discard",
+           "file_sha256", "scripts_sha256"]
+
+DEFAULT_ROOT = os.path.join("build", "synth-cache")
+
+
+def file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def scripts_sha256() -> str:
+    """Hash of the packaged scripts and the flow's Python sources (a changed script or parser
+    means a new cache entry)."""
+    h = hashlib.sha256()
+    pkg = resources.files(__package__)
+    for name in sorted(p.name for p in pkg.iterdir()):
+        if name.endswith((".ys", ".tcl", ".constr")) or name in (
+                "asic.py", "fpga.py", "wrapper.py", "parse.py", "kinds.py"):
+            h.update(name.encode())
+            h.update(pkg.joinpath(name).read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(settings: dict) -> str:
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def lookup(root: str, key: str) -> dict | None:
+    path = os.path.join(root, key, "result.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def new_run_dir(root: str) -> str:
+    os.makedirs(root, exist_ok=True)
+    return tempfile.mkdtemp(prefix=".run-", dir=root)
+
+
+def commit(root: str, key: str, run_dir: str, result: dict, settings: dict) -> str:
+    """Write ``result.json`` in ``run_dir`` and move it to ``<root>/<key>``."""
+    with open(os.path.join(run_dir, "settings.json"), "w", encoding="utf-8") as f:
+        json.dump(settings, f, indent=1, sort_keys=True)
+    with open(os.path.join(run_dir, "result.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=1)
+    final = os.path.join(root, key)
+    if os.path.isdir(final):   # a concurrent run got there first: keep theirs
+        shutil.rmtree(run_dir, ignore_errors=True)
+    else:
+        os.replace(run_dir, final)
+    return final
+
+
+def discard(run_dir: str) -> None:
+    shutil.rmtree(run_dir, ignore_errors=True)

@@ -1,0 +1,135 @@
+"""``termwise compare``: one row per configuration, ratios to the first row.
+
+Rows come from presets (synthesised through the cache, so a repeat is immediate) or from
+folders / files holding a ``synth_report.json``. Peak throughput is stated at one activation
+precision for every row (default: the first row's ``act_bits``), and the table says whether
+the peaks are equal on that basis: family.md asks for comparisons at equal peak throughput.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+from ..gen.config import ConfigError, from_mapping, preset
+from . import report
+
+__all__ = ["load_row_report", "compare_rows", "to_markdown", "to_csv"]
+
+
+def load_row_report(item: str, synth_kwargs: dict) -> dict:
+    """A report for ``item``: a ``synth_report.json`` file, a folder holding one, or a preset
+    name (synthesised, cached)."""
+    path = os.path.join(item, "synth_report.json") if os.path.isdir(item) else item
+    if os.path.isfile(path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        except ValueError:
+            raise ConfigError("compare", f"{path} is not a synth_report.json") from None
+    from .api import synthesise
+    cfg = preset(item)   # raises ConfigError naming the valid presets
+    return synthesise(cfg, None, **synth_kwargs)
+
+
+# (key, header, format, ratio?)
+COLUMNS = [
+    ("name", "configuration", "{}", False),
+    ("arch", "arch", "{}", False),
+    ("geometry", "F x W x L", "{}", False),
+    ("bits", "act/wgt bits", "{}", False),
+    ("peak", "peak MAC/cycle", "{:g}", False),
+    ("asic_area_mm2", "ASIC area mm2", "{:.3f}", True),
+    ("asic_compute_mm2", "area w/o buffers mm2", "{:.3f}", True),
+    ("pe_area_um2", "PE area um2", "{:,.0f}", True),
+    ("asic_fmax_mhz", "ASIC Fmax MHz", "{:.1f}", True),
+    ("asic_gmacs", "GMAC/s", "{:.2f}", True),
+    ("asic_gmacs_mm2", "GMAC/s/mm2", "{:.3f}", True),
+    ("asic_gmacs_mm2_compute", "GMAC/s/mm2 w/o buffers", "{:.3f}", True),
+    ("fpga_lut4", "ECP5 LUT4", "{:,}", True),
+    ("fpga_ff", "ECP5 FF", "{:,}", True),
+    ("fpga_dsp", "DSP", "{}", False),
+    ("fpga_bram", "BRAM", "{}", False),
+    ("fpga_fmax_mhz", "ECP5 Fmax MHz", "{:.1f}", True),
+]
+
+
+def compare_rows(reports: list[dict], precision: int | None = None) -> tuple[list[dict], dict]:
+    """Table rows (plain values, ``None`` when not measured) and a basis description."""
+    if not reports:
+        raise ConfigError("compare", "give at least one preset or report folder")
+    p = precision or reports[0]["config"]["act_bits"]
+    rows = []
+    for r in reports:
+        cfg = from_mapping(r["config"], name=r.get("preset"))
+        a, f = r.get("asic"), r.get("fpga")
+        t = report.throughput(cfg, a, f, p)
+        rows.append({
+            "name": r.get("preset") or r["top"],
+            "arch": cfg.arch,
+            "geometry": f"{cfg.filters}x{cfg.windows}x{cfg.lanes}",
+            "bits": f"{cfg.act_bits}/{cfg.wgt_bits}",
+            "peak": t["peak_macs_per_cycle"],
+            "asic_area_mm2": a["area_um2"] / 1e6 if a else None,
+            "asic_compute_mm2": a["area_compute_um2"] / 1e6 if a else None,
+            "pe_area_um2": a["pe_area_um2"] if a else None,
+            "asic_fmax_mhz": a["fmax_mhz"] if a else None,
+            "asic_gmacs": t.get("asic_gmacs"),
+            "asic_gmacs_mm2": t.get("asic_gmacs_per_mm2"),
+            "asic_gmacs_mm2_compute": t.get("asic_gmacs_per_mm2_compute"),
+            "fpga_lut4": f["lut4"] if f else None,
+            "fpga_ff": f["ff"] if f else None,
+            "fpga_dsp": f["dsp"] if f else None,
+            "fpga_bram": f["bram"] if f else None,
+            "fpga_fmax_mhz": f.get("fmax_mhz") if f else None,
+            "clock_ns": r["flow"]["clock_ns"],
+        })
+    peaks = {row["peak"] for row in rows}
+    basis = {"precision_bits": p, "equal_peak": len(peaks) == 1,
+             "text": (f"Peak MAC/cycle at {p}-bit activations "
+                      + ("(equal peak throughput for all rows)" if len(peaks) == 1
+                         else "(peaks differ: ratios are not at equal peak throughput)")
+                      + "; ratios are to the first row.")}
+    return rows, basis
+
+
+def _cols(rows):
+    return [c for c in COLUMNS if any(r[c[0]] is not None for r in rows)]
+
+
+def _ratio(v, base):
+    return None if v is None or not base else v / base
+
+
+def to_markdown(rows, basis) -> str:
+    cols = _cols(rows)
+    head = [c[1] for c in cols]
+    lines = [basis["text"], "", "| " + " | ".join(head) + " |",
+             "|" + "---|" * len(head)]
+    first = rows[0]
+    for i, r in enumerate(rows):
+        cells = []
+        for key, _, fmt, ratio in cols:
+            v = r[key]
+            s = "-" if v is None else fmt.format(v)
+            if ratio and i > 0 and _ratio(v, first[key]) is not None:
+                s += f" ({_ratio(v, first[key]):.2f}x)"
+            cells.append(s)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(rows, basis) -> str:
+    cols = _cols(rows)
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    header = [c[0] for c in cols] + [f"{c[0]}_ratio" for c in cols if c[3]] + [
+        "precision_bits", "equal_peak", "clock_ns"]
+    w.writerow(header)
+    for r in rows:
+        w.writerow([r[c[0]] for c in cols]
+                   + [_ratio(r[c[0]], rows[0][c[0]]) for c in cols if c[3]]
+                   + [basis["precision_bits"], basis["equal_peak"], r["clock_ns"]])
+    return buf.getvalue()

@@ -1,0 +1,42 @@
+"""One table: Amaranth/Verilog module name -> kind of hardware, for area breakdowns.
+
+Names are matched after the tile's top name (``<top>`` below). Order matters: the first
+pattern that matches wins. A module no pattern matches is counted as ``control_glue`` and
+listed in the report's ``unmapped_modules`` so the table can be extended.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["KINDS", "KIND_TABLE", "kind_of"]
+
+#: Kinds in report order. ``io_wrapper`` is the flow's own register wrapper, not the tile.
+KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "buffers", "control_glue",
+         "io_wrapper")
+
+KIND_TABLE: list[tuple[str, str, str]] = [
+    # (regex on the part of the name after <top>, kind, what it is)
+    (r"^__wrap$", "io_wrapper", "synthesis wrapper registering every tile IO (not tile area)"),
+    (r"^__pe\.tree$", "adder_tree", "PE adder tree summing the lanes"),
+    (r"^__pe\.accumulator$", "accumulators", "PE output accumulator"),
+    (r"^__pe\.serial$", "accumulators", "Stripes PE shift accumulator (brick, MSB first)"),
+    (r"^__pe$", "pe_lanes", "PE lanes: multipliers (bit-parallel) or AND gates (bit-serial)"),
+    (r"^\.(act|wgt)_buffer$", "buffers", "operand buffers (memories mapped to flops)"),
+    (r"^\.array\.sequencer$", "control_glue", "Stripes bit-position sequencer"),
+    (r"^\.array$", "encoders", "array level: per-window activation serialisers (Stripes; "
+                               "empty for the baseline)"),
+    (r"^$", "control_glue", "tile controller: command, FSM, output mux"),
+]
+
+
+def kind_of(module: str, top: str) -> str | None:
+    """Kind of ``module`` (leading backslash ignored) in the tile ``top``; None if unmapped."""
+    name = module.lstrip("\\")
+    if not name.startswith(top):
+        return None
+    rest = name[len(top):]
+    for pattern, kind, _ in KIND_TABLE:
+        if re.search(pattern, rest):
+            return kind
+    return None

@@ -1,0 +1,117 @@
+"""Parsers for the tools' output. Pure functions of text, tested on captured fixtures."""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["parse_stat_json", "instance_counts", "parse_sta", "parse_sta_wns",
+           "parse_nextpnr_report", "ecp5_resources"]
+
+
+def parse_stat_json(text: str) -> dict[str, dict]:
+    """yosys ``stat -json -liberty`` -> per module: ``area`` / ``seq_area`` including
+    submodules, ``local_area`` / ``local_seq_area`` excluding them, ``cells`` (local count by
+    library cell) and ``subs`` (submodule name -> instance count). Names lose the leading
+    backslash."""
+    data = json.loads(text)
+    raw = {name.lstrip("\\"): m for name, m in data["modules"].items()}
+    mods = {}
+    for name, m in raw.items():
+        cells, subs = {}, {}
+        for cell, n in m.get("num_cells_by_type", {}).items():
+            (subs if cell.lstrip("\\") in raw else cells)[cell.lstrip("\\")] = int(n)
+        mods[name] = {"area": float(m.get("area", 0.0)),
+                      "seq_area": float(m.get("sequential_area", 0.0)),
+                      "cells": cells, "subs": subs}
+    for name, m in mods.items():
+        m["local_area"] = m["area"] - sum(n * mods[s]["area"] for s, n in m["subs"].items())
+        m["local_seq_area"] = m["seq_area"] - sum(n * mods[s]["seq_area"]
+                                                  for s, n in m["subs"].items())
+    return mods
+
+
+def instance_counts(mods: dict[str, dict], top: str) -> dict[str, int]:
+    """How many times each module occurs below (and including) ``top``."""
+    counts: dict[str, int] = {}
+
+    def visit(name: str, n: int):
+        counts[name] = counts.get(name, 0) + n
+        for sub, k in mods[name]["subs"].items():
+            visit(sub, n * k)
+
+    visit(top.lstrip("\\"), 1)
+    return counts
+
+
+_PIN = re.compile(r"^\s*(?:[\d.]+\s+)*(-?[\d.]+)\s+([\^v])\s+(\S+)/(\w+)\s+\((\w+)\)\s*$")
+
+
+def parse_sta(text: str) -> dict:
+    """The first path of OpenSTA ``report_checks -format full...``: startpoint, endpoint,
+    the cells on it in order, logic depth (cells between the launching and capturing
+    flops), arrival (ns), required (ns), slack (ns)."""
+    start = re.search(r"^Startpoint:\s*(\S+)", text, re.M)
+    end = re.search(r"^Endpoint:\s*(\S+)", text, re.M)
+    if not (start and end):
+        raise ValueError("no timing path in OpenSTA output")
+    body = text[end.end():]
+    arrival = re.search(r"^\s*(-?[\d.]+)\s+data arrival time", body, re.M)
+    required = re.search(r"^\s*(-?[\d.]+)\s+data required time", body, re.M)
+    slack = re.search(r"^\s*(-?[\d.]+)\s+slack \((MET|VIOLATED)\)", body, re.M)
+    path_text = body[:arrival.end()] if arrival else body
+    instances: list[tuple[str, str]] = []
+    for line in path_text.splitlines():
+        m = _PIN.match(line)
+        if m and (not instances or instances[-1][0] != m.group(3)):
+            instances.append((m.group(3), m.group(5)))
+    launch = instances[0] if instances else None
+    logic = instances[1:-1] if len(instances) >= 2 else []
+    return {
+        "startpoint": start.group(1),
+        "endpoint": end.group(1),
+        "start_cell": launch[1] if launch else None,
+        "end_cell": instances[-1][1] if instances else None,
+        "cells": [c for _, c in logic],
+        "logic_depth": len(logic),
+        "arrival_ns": float(arrival.group(1)) if arrival else None,
+        "required_ns": float(required.group(1)) if required else None,
+        "slack_ns": float(slack.group(1)) if slack else None,
+        "met": slack.group(2) == "MET" if slack else None,
+    }
+
+
+def parse_sta_wns(text: str) -> float:
+    """Worst slack (ns, negative when violated) from our marker line, else ``report_wns``.
+    Note: ``report_wns`` prints 0 for a met design; the marker gives the true slack."""
+    m = re.search(r"^TERMWISE_WNS\s+(\S+)", text, re.M)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"^wns\s+(-?[\d.]+)", text, re.M)
+    if m:
+        return float(m.group(1))
+    raise ValueError("no worst slack in OpenSTA output")
+
+
+def parse_nextpnr_report(text: str) -> dict:
+    """nextpnr ``--report`` JSON -> achieved Fmax (MHz, worst clock) and utilisation of the
+    resource types in use."""
+    data = json.loads(text)
+    fmax = data.get("fmax", {})
+    achieved = [v["achieved"] for v in fmax.values() if "achieved" in v]
+    util = {k: {"used": v["used"], "available": v["available"]}
+            for k, v in data.get("utilization", {}).items() if v.get("used")}
+    return {"fmax_mhz": min(achieved) if achieved else None, "utilization": util}
+
+
+def ecp5_resources(cells: dict[str, int]) -> dict[str, int]:
+    """ECP5 resources from a yosys ``synth_ecp5`` cell count: LUT4s (a CCU2C carry cell
+    holds two LUT4s), flip-flops, 18x18 DSP multipliers, DP16KD block RAMs, and
+    distributed-RAM cells (TRELLIS_DPR16X4) separately as ``lutram``."""
+    return {
+        "lut4": cells.get("LUT4", 0) + 2 * cells.get("CCU2C", 0),
+        "ff": cells.get("TRELLIS_FF", 0),
+        "dsp": cells.get("MULT18X18D", 0) + cells.get("ALU54B", 0),
+        "bram": cells.get("DP16KD", 0),
+        "lutram": cells.get("TRELLIS_DPR16X4", 0),
+    }

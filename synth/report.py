@@ -1,0 +1,91 @@
+"""The synthesis report: derived throughput figures, JSON and Markdown."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+__all__ = ["throughput", "git_info", "to_markdown"]
+
+
+def throughput(cfg, asic: dict | None, fpga: dict | None, precision: int = 16) -> dict:
+    """Peak MACs/cycle at ``precision``-bit activations, GMAC/s at each Fmax, GMAC/s/mm2."""
+    peak = cfg.peak_macs_per_cycle(precision)
+    out = {"precision_bits": precision, "peak_macs_per_cycle": peak,
+           "peak_macs_per_cycle_at_act_bits": cfg.peak_macs_per_cycle(cfg.act_bits),
+           "act_bits": cfg.act_bits}
+    if asic:
+        gmacs = peak * asic["fmax_mhz"] / 1000.0
+        out["asic_gmacs"] = round(gmacs, 3)
+        out["asic_gmacs_per_mm2"] = round(gmacs / (asic["area_um2"] / 1e6), 4)
+        out["asic_gmacs_per_mm2_compute"] = round(gmacs / (asic["area_compute_um2"] / 1e6), 4)
+    if fpga and fpga.get("fmax_mhz"):
+        out["fpga_gmacs"] = round(peak * fpga["fmax_mhz"] / 1000.0, 3)
+    return out
+
+
+def git_info() -> dict:
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain"], cwd=here,
+                                    capture_output=True, text=True).stdout.strip())
+        return {"commit": commit, "dirty": dirty}
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+
+
+def _f(x, nd=2):
+    return "-" if x is None else (f"{x:,.{nd}f}" if isinstance(x, float) else f"{x:,}")
+
+
+def to_markdown(r: dict) -> str:
+    c = r["config"]
+    lines = [f"# Synthesis report: {r['top']}", "",
+             f"- configuration: {r.get('preset') or 'custom'}: {c['arch']}, {c['filters']} "
+             f"filters x {c['windows']} windows x {c['lanes']} lanes, {c['act_bits']}-bit "
+             f"activations ({'signed' if c['act_signed'] else 'unsigned'}), {c['wgt_bits']}-bit "
+             f"weights, {c['acc_bits']}-bit accumulators, depth {c['depth']}",
+             f"- Verilog sha256 {r['verilog_sha256'][:16]}, git {str(r['git']['commit'])[:12]}"
+             f"{' (dirty)' if r['git']['dirty'] else ''}",
+             f"- clock target {r['flow']['clock_ns']} ns, target {r['flow']['target']}",
+             f"- tools: " + ", ".join(f"{k} {v}" for k, v in r["tools"].items()), ""]
+    t = r["throughput"]
+    lines += [f"Peak {t['peak_macs_per_cycle']:g} MAC/cycle at {t['precision_bits']}-bit "
+              f"activations ({t['peak_macs_per_cycle_at_act_bits']:g} at {t['act_bits']} bits).",
+              ""]
+    a = r.get("asic")
+    if a:
+        cp = a["critical_path"]
+        lines += ["## ASIC (OSU018 typical, yosys + ABC, OpenSTA, register to register)", "",
+                  "| figure | value |", "|---|---|",
+                  f"| area (um2) | {_f(a['area_um2'], 0)} |",
+                  f"| of which sequential (um2) | {_f(a['area_seq_um2'], 0)} |",
+                  f"| area without buffers (um2) | {_f(a['area_compute_um2'], 0)} |",
+                  f"| PE area (um2) x instances | {_f(a['pe_area_um2'], 0)} x {a['pe_instances']} |",
+                  f"| cells / flops | {_f(a['cell_count'])} / {_f(a['flops'])} |",
+                  f"| WNS (ns) at {a['clock_ns']} ns | {a['wns_ns']:.3f} |",
+                  f"| Fmax (MHz) | {a['fmax_mhz']:.1f} |",
+                  f"| GMAC/s at Fmax ({t['precision_bits']}-bit) | {_f(t.get('asic_gmacs'), 2)} |",
+                  f"| GMAC/s per mm2 | {_f(t.get('asic_gmacs_per_mm2'), 3)} |",
+                  f"| wall time (s) | {a['wall_s']['total']} |", "",
+                  "| kind | area (um2) | share |", "|---|---|---|"]
+        for k, v in a["area_by_module"].items():
+            lines.append(f"| {k} | {_f(v, 0)} | {100 * v / a['area_um2']:.1f}% |")
+        lines += ["", f"Critical path: {cp['startpoint']} ({cp['start_cell']}) -> "
+                      f"{cp['endpoint']} ({cp['end_cell']}), {cp['logic_depth']} cells, "
+                      f"{cp['delay_ns']} ns.", "", a["area_note"] + ".", ""]
+    f = r.get("fpga")
+    if f:
+        lines += ["## FPGA (ECP5, yosys synth_ecp5 + nextpnr-ecp5)", "",
+                  "| figure | value |", "|---|---|",
+                  f"| device | {f.get('device') or '-'} |",
+                  f"| LUT4 / FF | {_f(f['lut4'])} / {_f(f['ff'])} |",
+                  f"| DSP / BRAM | {f['dsp']} / {f['bram']} |",
+                  f"| Fmax (MHz) | {_f(f.get('fmax_mhz'), 1)} |",
+                  f"| wall time (s) | {f['wall_s'].get('total', f['wall_s'].get('yosys'))} |",
+                  "", f"Wrapper: {f['wrapper']}.", ""]
+        if f.get("note"):
+            lines += [f["note"], ""]
+    return "\n".join(lines)
