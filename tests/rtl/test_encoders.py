@@ -325,3 +325,20 @@ def test_checks_detect_wrong_models():
     assert got != _expected([[(-s, e) for s, e in t] for t in right])
     assert got != [(t, len(t)) for t, _ in _expected(right)]      # zero takes 1 cycle
     assert got != _expected([gold.csd_terms(v, 4) for v in values])  # 2 = 4 - 2 in Booth
+
+
+# ---------------------------------------------------------------------- emission
+
+@pytest.mark.parametrize("make", [
+    lambda: PrecisionDetector(16, 16, is_signed=True),
+    lambda: PrecisionDetector(16, 8),
+    lambda: OneffsetEncoder(16),
+    lambda: BoothEncoder(16),
+    lambda: BoothTermSerializer(16, is_signed=False),
+    lambda: CsdTermSerializer(16),
+], ids=["precision-s16", "precision-u8", "oneffset", "booth", "booth-serial", "csd-serial"])
+def test_emits_verilog(make):
+    from amaranth.back import verilog
+    dut = make()
+    text = verilog.convert(dut, name=type(dut).__name__)
+    assert f"module {type(dut).__name__}" in text
