@@ -8,6 +8,7 @@ hierarchy. The tile sits in a wrapper that registers every input and output
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import time
@@ -61,9 +62,19 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
         sta_text = f.read()
     result = summarise(mods, top, sta_text, clock_ns)
+    _shrink(workdir)
     result["wall_s"] = {"yosys": round(t_yosys, 1), "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
     return result
+
+
+def _shrink(workdir: str) -> None:
+    """Keep the run folder small in the cache: gzip the netlist, drop copied inputs."""
+    net = os.path.join(workdir, "netlist.v")
+    with open(net, "rb") as src, gzip.open(net + ".gz", "wb", compresslevel=6) as dst:
+        shutil.copyfileobj(src, dst)
+    for name in ("netlist.v", "cells.lib", "tile.v"):
+        os.remove(os.path.join(workdir, name))
 
 
 def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:

@@ -1,0 +1,128 @@
+"""Parsers on real output captured from this flow (baseline-4x4, OSU018, ECP5-25k)."""
+
+import json
+import os
+import re
+
+import pytest
+
+from termwise.synth import parse
+from termwise.synth.kinds import KINDS, kind_of
+from termwise.synth.tools import DEFAULT_LIBERTY
+from termwise.synth.wrapper import asic_wrapper, fpga_wrapper
+
+FIX = os.path.join(os.path.dirname(__file__), "fixtures")
+TOP = "termwise_baseline_f4w1l4_a8sw8_acc24_d64"
+
+
+def fixture(name):
+    with open(os.path.join(FIX, name), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.fixture(scope="module")
+def mods():
+    return parse.parse_stat_json(fixture("b44_asic_stat.json"))
+
+
+def test_stat_modules_and_hierarchy(mods):
+    wrap = TOP + "__wrap"
+    assert set(mods) >= {wrap, TOP, TOP + "__pe", TOP + "__pe.tree", TOP + "__pe.accumulator",
+                         TOP + ".array", TOP + ".act_buffer", TOP + ".wgt_buffer"}
+    counts = parse.instance_counts(mods, wrap)
+    assert counts[TOP + "__pe"] == 4 and counts[TOP + "__pe.tree"] == 4
+    assert counts[TOP] == 1
+    # Local areas, multiplied through the hierarchy, give back yosys' own design total.
+    design = json.loads(fixture("b44_asic_stat.json"))["design"]
+    total = sum(n * mods[m]["local_area"] for m, n in counts.items())
+    assert total == pytest.approx(design["area"])
+    seq = sum(n * mods[m]["local_seq_area"] for m, n in counts.items())
+    assert seq == pytest.approx(design["sequential_area"])
+    assert all(m["local_area"] >= 0 for m in mods.values())
+    # Library cells only in "cells"; submodules only in "subs".
+    assert "DFFPOSX1" in mods[TOP + "__pe.accumulator"]["cells"]
+    assert mods[TOP + ".array"]["subs"] == {TOP + "__pe": 4}
+
+
+def test_every_module_has_a_kind(mods):
+    for name in mods:
+        assert kind_of(name, TOP) in KINDS, name
+    assert kind_of(TOP + "__pe.tree", TOP) == "adder_tree"
+    assert kind_of(TOP + ".wgt_buffer", TOP) == "buffers"
+    assert kind_of("something_else", TOP) is None
+
+
+def _liberty_cells():
+    with open(DEFAULT_LIBERTY, encoding="utf-8") as f:
+        return set(re.findall(r"^\s*cell\s*\(\s*\"?(\w+)\"?\s*\)", f.read(), re.M))
+
+
+def test_sta_path():
+    text = fixture("b44_sta.log")   # 10 ns clock: met
+    p = parse.parse_sta(text)
+    assert p["startpoint"] == "tile/act_buffer/_19808_"
+    assert p["endpoint"] == "tile/array/pe_f0_w0/accumulator/_579_"
+    assert p["start_cell"] == "DFFPOSX1" and p["end_cell"] == "DFFPOSX1"
+    assert p["logic_depth"] == 43 == len(p["cells"])
+    assert p["arrival_ns"] == pytest.approx(5.704)
+    assert p["required_ns"] == pytest.approx(9.820)
+    assert p["slack_ns"] == pytest.approx(4.116) and p["met"] is True
+    # report_wns prints 0.00 for a met design; the marker line keeps the real slack.
+    assert parse.parse_sta_wns(text) == pytest.approx(4.116, abs=1e-3)
+
+
+def test_sta_path_violated():
+    text = fixture("b44_sta_5ns.log")   # same netlist at a 5 ns clock: violated
+    p = parse.parse_sta(text)
+    assert p["logic_depth"] == 43
+    assert p["required_ns"] == pytest.approx(4.820)
+    assert p["slack_ns"] == pytest.approx(-0.884) and p["met"] is False
+    assert parse.parse_sta_wns(text) == pytest.approx(-0.884, abs=1e-3)
+
+
+@pytest.mark.skipif(not os.path.exists(DEFAULT_LIBERTY), reason="OSU018 liberty not installed")
+def test_sta_path_names_liberty_cells():
+    p = parse.parse_sta(fixture("b44_sta.log"))
+    assert set(p["cells"]) <= _liberty_cells()
+
+
+def test_sta_wns_fallback():
+    assert parse.parse_sta_wns("wns -1.25\ntns -3.00\n") == -1.25
+    with pytest.raises(ValueError):
+        parse.parse_sta_wns("nothing here")
+    with pytest.raises(ValueError):
+        parse.parse_sta("no path")
+
+
+def test_nextpnr_report():
+    r = parse.parse_nextpnr_report(fixture("b44_nextpnr_report.json"))
+    assert r["fmax_mhz"] == pytest.approx(47.77, abs=0.01)
+    assert r["utilization"]["MULT18X18D"] == {"used": 16, "available": 28}
+    assert r["utilization"]["TRELLIS_COMB"]["available"] == 24288
+    assert all(v["used"] > 0 for v in r["utilization"].values())
+
+
+def test_ecp5_resources():
+    stat = json.loads(fixture("b44_ecp5_stat.json"))["design"]["num_cells_by_type"]
+    res = parse.ecp5_resources(stat)
+    assert res == {"lut4": 754 + 2 * 63, "ff": 427, "dsp": 16, "bram": 5, "lutram": 0}
+
+
+PORTS = [{"name": "clk", "dir": "in", "width": 1}, {"name": "rst", "dir": "in", "width": 1},
+         {"name": "a__payload", "dir": "in", "width": 12}, {"name": "a__valid", "dir": "in",
+                                                             "width": 1},
+         {"name": "o__payload", "dir": "out", "width": 20}, {"name": "busy", "dir": "out",
+                                                             "width": 1}]
+
+
+def test_wrappers_connect_every_port():
+    v = asic_wrapper("t", PORTS)
+    assert "module t__wrap" in v and "t tile (" in v
+    for p in PORTS:
+        assert f".{p['name']}(" in v
+    assert "a__payload_q <= a__payload" in v and "o__payload <= o__payload_d" in v
+    f = fpga_wrapper("t", PORTS)
+    assert "input sin" in f and "output reg [7:0] dout" in f
+    assert "reg [12:0] shift" in f and "reg [20:0] outs_q" in f
+    for p in PORTS:
+        assert f".{p['name']}(" in f
