@@ -1,0 +1,68 @@
+"""pytest runners for the cocotb tile regressions (one simulator start per configuration).
+
+A failure prints the seed and the command that reruns it with waveforms:
+``WAVES=1 TERMWISE_SEED=<seed> .venv/bin/python -m pytest tb/test_tiles.py -k <id>``.
+The seed defaults to 1; set TERMWISE_SEED to explore others.
+"""
+
+import os
+
+import pytest
+
+from termwise.gen.config import preset
+from termwise.tb.runner import run_regression
+
+SEED = int(os.environ.get("TERMWISE_SEED", "1"))
+
+FAST = [
+    ("baseline-4x4", {}),
+    ("stripes-4x4", {}),
+    ("baseline-4x4", {"act_signed": False}),
+    ("stripes-4x4", {"act_signed": False}),
+]
+SLOW = [("baseline-16x16", {}), ("stripes-16x16", {})]
+
+
+def _id(item):
+    name, changes = item
+    return name + "".join(f"-{k}={v}" for k, v in changes.items())
+
+
+def _check(cfg, suites, request):
+    result = run_regression(cfg, suites, seed=SEED)
+    if not result.passed:
+        hint = (f"rerun with waveforms: WAVES=1 TERMWISE_SEED={result.seed} .venv/bin/python "
+                f"-m pytest tb/test_tiles.py -k '{request.node.callspec.id}'")
+        waves = f"; waveform: {result.waves_file}" if result.waves_file else ""
+        pytest.fail(f"seed {result.seed}: {'; '.join(result.failures)[:2000]}\n{hint}{waves}\n"
+                    f"log: {result.log}", pytrace=False)
+    if result.waves_file:
+        print(f"waveform written to {result.waves_file}")
+    assert result.runs, "the regression recorded no runs"
+    for run in result.runs:
+        assert run["outputs_match"] and run["cycles"] == run["model_cycles"], run
+    return result
+
+
+@pytest.mark.parametrize("item", FAST, ids=_id)
+def test_tile_regression(item, request):
+    name, changes = item
+    _check(preset(name).replace(**changes), ("random", "corners", "conv"), request)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("item", SLOW, ids=_id)
+def test_tile_regression_16x16(item, request):
+    name, changes = item
+    _check(preset(name).replace(**changes), ("random", "corners", "conv"), request)
+
+
+@pytest.mark.parametrize("name", ["stripes-4x4", "baseline-4x4"])
+def test_regression_detects_a_wrong_model(name):
+    """The regression must fail when the golden side believes in another design: here the
+    testbench thinks activations are unsigned while the hardware treats them as signed."""
+    cfg = preset(name)
+    result = run_regression(cfg, ("random",), seed=SEED,
+                            testbench_config=cfg.replace(act_signed=False))
+    assert not result.passed
+    assert any("golden" in f for f in result.failures), result.failures
