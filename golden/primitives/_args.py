@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ConvArgs", "pair", "normalize_conv", "compute_dtype", "check_int64_range"]
+__all__ = [
+    "ConvArgs", "pair", "normalize_conv", "compute_dtype", "check_int64_range", "pad_input",
+    "INT64_MAX",
+]
 
 INT64_MAX = int(np.iinfo(np.int64).max)
 
