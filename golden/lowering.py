@@ -31,7 +31,8 @@ class Run:
     same_weights_as_previous: bool
 
     @property
-    def bricks(self) -> int:
+    def k(self) -> int:
+        """Inner-product length of the run (a whole number of bricks)."""
         return self.act.shape[1]
 
 

@@ -80,7 +80,7 @@ async def _run_conv(drv, cfg, seed, record) -> list[str]:
                                     load_weights=not run.same_weights_as_previous)
         results.append(got)
         measured += cycles
-        predicted += cycle_model.run_cycles(cfg, run.bricks // cfg.lanes, p)
+        predicted += cycle_model.run_cycles(cfg, run.k // cfg.lanes, p)
     out = assemble_conv2d(lowering, results)
     expected = conv2d_direct(x, w, **geometry)
     ok = bool(np.array_equal(out, expected))

@@ -1,0 +1,57 @@
+"""Configuration validation, presets and derived values."""
+
+import pytest
+
+from termwise.gen.config import ConfigError, TileConfig, from_mapping, load_presets, preset
+
+
+def test_presets_load_and_equal_peak_at_16_bits():
+    assert {"baseline-16x16", "stripes-16x16", "baseline-4x4", "stripes-4x4"} <= set(load_presets())
+    base, stripes = preset("baseline-16x16"), preset("stripes-16x16")
+    assert base.peak_macs_per_cycle(16) == stripes.peak_macs_per_cycle(16) == 256
+    small_b, small_s = preset("baseline-4x4"), preset("stripes-4x4")
+    assert small_b.peak_macs_per_cycle(8) == small_s.peak_macs_per_cycle(8)
+
+
+def test_acc_bits_derived_to_never_overflow():
+    cfg = TileConfig("baseline", 4, 1, 4, 8, 8, depth=64)
+    # 256 products of magnitude up to 2**14 need 8 + 8 + log2(256) bits signed.
+    assert cfg.acc_bits == 8 + 8 + 8
+    worst = 4 * 64 * (-128) * (-128)
+    assert worst < 2 ** (cfg.acc_bits - 1)
+
+
+@pytest.mark.parametrize("field,value,fragment", [
+    ("lanes", 0, "lanes: must be in 1..64"),
+    ("filters", 65, "filters: must be in 1..64"),
+    ("act_bits", 40, "act_bits: must be in 1..32"),
+    ("arch", "foo", "arch: must be one of"),
+    ("acc_bits", 4, "acc_bits: must be in"),
+    ("depth", "8", "depth: must be an integer"),
+])
+def test_bad_fields_name_field_and_range(field, value, fragment):
+    table = dict(arch="stripes", filters=4, windows=4, lanes=4, act_bits=8, wgt_bits=8)
+    table[field] = value
+    with pytest.raises(ConfigError) as err:
+        from_mapping(table)
+    assert fragment in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_field_rejected():
+    with pytest.raises(ConfigError, match="bogus: unknown field"):
+        from_mapping(dict(arch="baseline", filters=1, windows=1, lanes=1, act_bits=8,
+                          wgt_bits=8, bogus=1))
+
+
+def test_precision_checked_against_datapath():
+    cfg = preset("stripes-4x4")
+    assert cfg.check_precision(8) == 8
+    with pytest.raises(ConfigError, match="precision: must be in 1..8, got 9"):
+        cfg.check_precision(9)
+
+
+def test_top_name_spells_out_configuration():
+    a = preset("stripes-4x4")
+    assert a.top_name != a.replace(act_signed=False).top_name
+    assert a.top_name != a.replace(depth=32).top_name
