@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import time
 from importlib import resources
@@ -22,7 +23,33 @@ from .wrapper import asic_wrapper, wrapper_name
 __all__ = ["SCRIPT_VERSION", "run_asic"]
 
 #: Bump when asic.ys / sta.tcl / osu018.constr / this file change what is measured.
-SCRIPT_VERSION = "asic-1"
+SCRIPT_VERSION = "asic-2"
+
+FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
+SAFE_SCRIPT = "+strash;map"
+MAX_RETRIES = 6
+
+
+def abc_commands(safe: list[str], liberty: str, constr: str, period_ps: int) -> str:
+    """Yosys commands: the fast, buffering ABC script on every module but ``safe``, the plain
+    script on ``safe`` (modules on which ABC's buffer/upsize steps crash)."""
+    head = f"abc -liberty {liberty} -constr {constr} -D {period_ps} -script"
+    if not safe:
+        return f"{head} {FAST_SCRIPT}"
+    lines = [f"setattr -mod -set termwise_abc_safe 1 {m}" for m in safe]
+    lines.append(f"{head} {FAST_SCRIPT} A:termwise_abc_safe %n")
+    lines.append(f"{head} {SAFE_SCRIPT} A:termwise_abc_safe")
+    return "\n".join(lines)
+
+
+def crashed_module(log_text: str) -> str | None:
+    """The module ABC was working on when yosys died (the last one extracted), if the log
+    ends inside an ABC pass."""
+    last_abc = log_text.rfind("Executing ABC pass")
+    if last_abc < 0:
+        return None
+    names = re.findall(r"Extracting gate netlist of module `\\?([^']+)'", log_text[last_abc:])
+    return names[-1] if names else None
 
 
 def _template(name: str) -> Template:
@@ -42,14 +69,27 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
         f.write(constr)
     with open(os.path.join(workdir, "wrapper.v"), "w", encoding="utf-8") as f:
         f.write(asic_wrapper(top, manifest["ports"]))
-    ys = _template("asic.ys").substitute(
-        VERILOG="tile.v", WRAPPER="wrapper.v", TOP=wrap, LIBERTY="cells.lib",
-        CONSTR="cells.constr", PERIOD_PS=int(round(clock_ns * 1000)))
-    with open(os.path.join(workdir, "asic.ys"), "w", encoding="utf-8") as f:
-        f.write(ys)
+    period_ps = int(round(clock_ns * 1000))
     t0 = time.monotonic()
-    t_yosys = tools.run([tools.yosys_cmd(), "-q", "-l", "yosys.log", "asic.ys"], workdir,
-                        "yosys.stdout")
+    safe: list[str] = []
+    while True:
+        ys = _template("asic.ys").substitute(
+            VERILOG="tile.v", WRAPPER="wrapper.v", TOP=wrap, LIBERTY="cells.lib",
+            ABC_COMMANDS=abc_commands(safe, "cells.lib", "cells.constr", period_ps))
+        with open(os.path.join(workdir, "asic.ys"), "w", encoding="utf-8") as f:
+            f.write(ys)
+        try:
+            tools.run([tools.yosys_cmd(), "-q", "-l", "yosys.log", "asic.ys"], workdir,
+                      "yosys.stdout")
+            break
+        except tools.ToolError:
+            with open(os.path.join(workdir, "yosys.log"), encoding="utf-8",
+                      errors="replace") as f:
+                bad = crashed_module(f.read())
+            if bad is None or bad in safe or len(safe) >= MAX_RETRIES:
+                raise
+            safe.append(bad)
+    t_yosys = time.monotonic() - t0
     tcl = _template("sta.tcl").substitute(LIBERTY="cells.lib", NETLIST="netlist.v", TOP=wrap,
                                           PERIOD_NS=f"{clock_ns:g}")
     with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
@@ -63,6 +103,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
         sta_text = f.read()
     result = summarise(mods, top, sta_text, clock_ns)
     _shrink(workdir)
+    result["abc_fallback_modules"] = safe
     result["wall_s"] = {"yosys": round(t_yosys, 1), "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
     return result

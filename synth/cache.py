@@ -16,7 +16,7 @@ import tempfile
 from importlib import resources
 
 __all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "new_run_dir", "commit", "discard",
-           "file_sha256", "scripts_sha256"]
+           "keep_failed", "file_sha256", "scripts_sha256"]
 
 DEFAULT_ROOT = os.path.join("build", "synth-cache")
 
@@ -72,6 +72,14 @@ def commit(root: str, key: str, run_dir: str, result: dict, settings: dict) -> s
         shutil.rmtree(run_dir, ignore_errors=True)
     else:
         os.replace(run_dir, final)
+    return final
+
+
+def keep_failed(root: str, key: str, run_dir: str) -> str:
+    """Move a failed run to ``<root>/failed-<key>`` (replacing an older one) for its logs."""
+    final = os.path.join(root, f"failed-{key}")
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(run_dir, final)
     return final
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from ..gen.config import ConfigError
 
@@ -27,6 +28,18 @@ def _add_flow_arguments(p):
 def _synth_kwargs(args) -> dict:
     return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
             "cache_root": args.cache_dir, "use_cache": not args.no_cache}
+
+
+def _tool_errors(handler):
+    """A failed tool is not a usage error: one line naming the tool and its log, exit 1."""
+    def wrapped(args) -> int:
+        from .tools import ToolError
+        try:
+            return handler(args)
+        except ToolError as err:
+            print(f"error: synthesis failed: {err}", file=sys.stderr)
+            return 1
+    return wrapped
 
 
 def register(subparsers, add_config_arguments, config_from_args) -> None:
@@ -73,11 +86,11 @@ def register(subparsers, add_config_arguments, config_from_args) -> None:
     add_config_arguments(p)
     _add_flow_arguments(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR")
-    p.set_defaults(func=cmd_synth)
+    p.set_defaults(func=_tool_errors(cmd_synth))
 
     p = subparsers.add_parser("compare", help="compare configurations side by side "
                               "(presets or folders with synth_report.json)")
     p.add_argument("items", nargs="+", metavar="PRESET_OR_DIR")
     _add_flow_arguments(p)
     p.add_argument("-o", "--output", default=os.path.join("build", "compare"), metavar="DIR")
-    p.set_defaults(func=cmd_compare)
+    p.set_defaults(func=_tool_errors(cmd_compare))

@@ -72,7 +72,7 @@ def test_sta_path():
 
 
 def test_sta_path_violated():
-    text = fixture("b44_sta_5ns.log")   # same netlist at a 5 ns clock: violated
+    text = fixture("b44_sta_5ns.log")   # the run at a 5 ns clock: violated
     p = parse.parse_sta(text)
     assert p["logic_depth"] == 43
     assert p["required_ns"] == pytest.approx(4.820)
@@ -126,3 +126,26 @@ def test_wrappers_connect_every_port():
     assert "reg [12:0] shift" in f and "reg [20:0] outs_q" in f
     for p in PORTS:
         assert f".{p['name']}(" in f
+
+
+# Excerpt of a real yosys.log where the yowasp ABC died (baseline f2 w2 l2, 4-bit, depth 4).
+ABC_CRASH_LOG = """6. Executing ABC pass (technology mapping using ABC).
+6.6. Extracting gate netlist of module `\\termwise_baseline_f2w2l2_a4sw4_acc11_d4__pe' to `<abc-temp-dir>/input.blif'..
+6.7.2. Re-integrating ABC results.
+6.8. Extracting gate netlist of module `\\termwise_baseline_f2w2l2_a4sw4_acc11_d4' to `<abc-temp-dir>/input.blif'..
+6.9.1. Executed ABC.
+Running ABC script: <abc-temp-dir>/abc.script
+ERROR: Can't open ABC output file `/tmp/yosys-abc-000004/output.blif'.
+"""
+
+
+def test_abc_crash_recovery_helpers():
+    from termwise.synth.asic import FAST_SCRIPT, SAFE_SCRIPT, abc_commands, crashed_module
+    assert crashed_module(ABC_CRASH_LOG) == "termwise_baseline_f2w2l2_a4sw4_acc11_d4"
+    assert crashed_module("3. Executing SYNTH pass.\\nERROR: x") is None
+    assert abc_commands([], "l.lib", "c.constr", 5000) == (
+        f"abc -liberty l.lib -constr c.constr -D 5000 -script {FAST_SCRIPT}")
+    cmds = abc_commands(["m.a"], "l.lib", "c.constr", 5000).splitlines()
+    assert cmds[0] == "setattr -mod -set termwise_abc_safe 1 m.a"
+    assert cmds[1].endswith(f"{FAST_SCRIPT} A:termwise_abc_safe %n")
+    assert cmds[2].endswith(f"{SAFE_SCRIPT} A:termwise_abc_safe")
