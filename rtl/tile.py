@@ -77,7 +77,7 @@ class Tile(wiring.Component):
         precision = Signal(range(cfg.act_bits + 1), init=cfg.act_bits)
         index = Signal(range(cfg.depth + 1))      # brick on the array this cycle
         index_next = Signal.like(index)
-        window = Signal(range(cfg.windows))
+        window = Signal(range(max(cfg.windows, 2)))  # never zero bits wide (lint)
         start = Signal()
         running = Signal()
         consume = Signal()

@@ -36,6 +36,7 @@ LINT_WAIVERS = {
     "UNUSEDSIGNAL": "Amaranth keeps named views of unused fields (e.g. act[0] of a port)",
     "WIDTHEXPAND": "Amaranth widens operands implicitly, as its semantics define",
     "WIDTHTRUNC": "Amaranth truncates results implicitly, as its semantics define",
+    "CASEINCOMPLETE": "Amaranth FSMs decode only reachable state codes (no default arm)",
 }
 
 #: Flags for every simulation build.
