@@ -7,6 +7,8 @@ count is measured from simulation time.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
@@ -38,6 +40,7 @@ class TileDriver:
         self.dut, self.cfg = dut, cfg
         layout = manifest["command_layout"]
         self.precision_shift = layout["precision"]["offset"]
+        self.compute_wall = 0.0     # wall seconds spent while the tile computes alone
 
     async def reset(self):
         dut = self.dut
@@ -95,7 +98,9 @@ class TileDriver:
         t0 = get_sim_time("ns")
         dut.cmd__valid.value = 0
         limit = timeout_cycles or (bricks * cfg.act_bits + 64)
+        w0 = time.perf_counter()
         fired = await First(RisingEdge(dut.out__valid), Timer(limit * PERIOD_NS, unit="ns"))
+        self.compute_wall += time.perf_counter() - w0
         if not dut.out__valid.value:
             raise AssertionError(f"no result within {limit} cycles")
         cycles = round((get_sim_time("ns") - t0) / PERIOD_NS)

@@ -106,9 +106,42 @@ async def tile_regression(dut):
     await drv.reset()
     record = _Record(seed)
     failures = []
+    if os.environ.get("TERMWISE_SUITES") == "bench":
+        return
     for name in os.environ.get("TERMWISE_SUITES", "random").split(","):
         if name == "conv":
             failures += await _run_conv(drv, cfg, seed, record)
         else:
             failures += await _run_suite(drv, cfg, name, seed, record)
     assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+
+
+@cocotb.test()
+async def tile_throughput(dut):
+    """Benchmark (TERMWISE_SUITES=bench): full-depth runs with weights kept, timed."""
+    import time
+    if os.environ.get("TERMWISE_SUITES") != "bench":
+        return
+    cfg, manifest, seed = _setup()
+    Clock(dut.clk, PERIOD_NS, unit="ns").start()
+    drv = TileDriver(dut, cfg, manifest)
+    await drv.reset()
+    rng = np.random.default_rng(seed)
+    k = cfg.depth * cfg.lanes
+    p = cfg.act_bits if cfg.serial else None
+    act = rng.integers(0, 1 << (cfg.act_bits - 1), (cfg.windows, k))
+    wgt = rng.integers(-(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1), (cfg.filters, k))
+    runs = int(os.environ.get("TERMWISE_BENCH_RUNS", "20"))
+    expected = tile_outputs(cfg, act, wgt, p)
+    t0 = time.perf_counter()
+    total = 0
+    for i in range(runs):
+        got, cycles = await drv.run(act, wgt, p, load_weights=(i == 0))
+        total += cycles
+    wall = time.perf_counter() - t0
+    assert np.array_equal(got, expected)
+    start_ns = cocotb.utils.get_sim_time("ns")
+    record = _Record(seed)
+    record.add(suite="bench", case="throughput", runs=runs, compute_cycles=total,
+               wall_seconds=wall, compute_wall_seconds=drv.compute_wall, sim_ns=start_ns, outputs_match=True, cycles=total,
+               model_cycles=runs * cycle_model.run_cycles(cfg, cfg.depth, p))
