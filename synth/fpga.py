@@ -67,8 +67,8 @@ def run_fpga(verilog: str, manifest: dict, workdir: str, clock_ns: float) -> dic
                        "-q"], workdir, "nextpnr.stdout")
     with open(os.path.join(workdir, "pnr_report.json"), encoding="utf-8") as f:
         pnr = parse.parse_nextpnr_report(f.read())
-    for name in ("fpga.json", "tile.v"):   # large and reproducible: keep the cache small
-        os.remove(os.path.join(workdir, name))
+    for big in ("fpga.json", "tile.v"):   # large and reproducible: keep the cache small
+        os.remove(os.path.join(workdir, big))
     result.update(device=f"{name}-{PACKAGE}", fmax_mhz=pnr["fmax_mhz"],
                   utilization=pnr["utilization"],
                   wall_s={"yosys": round(t_yosys, 1), "nextpnr": round(t_pnr, 1),
