@@ -66,3 +66,11 @@ def test_regression_detects_a_wrong_model(name):
                             testbench_config=cfg.replace(act_signed=False))
     assert not result.passed
     assert any("golden" in f for f in result.failures), result.failures
+
+
+@pytest.mark.slow
+def test_waves_written_on_request():
+    result = run_regression(preset("baseline-4x4"), ("corners",), seed=SEED, waves=True)
+    assert result.passed
+    assert result.waves_file is not None and result.waves_file.stat().st_size > 1000
+    assert result.waves_file.read_bytes()[:1] == b"\x00"   # FST header block
