@@ -161,7 +161,8 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
         "flops": flops,
         "clock_ns": clock_ns,
         "critical_path": {k: path[k] for k in ("startpoint", "endpoint", "start_cell",
-                                               "end_cell", "logic_depth", "cells")}
+                                               "end_cell", "logic_depth", "cells",
+                                               "worst_stage")}
                          | {"delay_ns": path["arrival_ns"], "slack_ns": path["slack_ns"]},
         "wns_ns": round(wns, 4),
         "fmax_mhz": round(1000.0 / (clock_ns - wns), 2),

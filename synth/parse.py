@@ -61,10 +61,21 @@ def parse_sta(text: str) -> dict:
     slack = re.search(r"^\s*(-?[\d.]+)\s+slack \((MET|VIOLATED)\)", body, re.M)
     path_text = body[:arrival.end()] if arrival else body
     instances: list[tuple[str, str]] = []
+    stages = []   # output pins: (instance, cell, cap pF, incremental delay ns)
     for line in path_text.splitlines():
         m = _PIN.match(line)
         if m and (not instances or instances[-1][0] != m.group(3)):
             instances.append((m.group(3), m.group(5)))
+        nums = line.split()
+        if m and len(nums) >= 7:   # Cap Slew Delay Time dir pin (cell): an output pin
+            stages.append((m.group(3), m.group(5), float(nums[0]), float(nums[2])))
+    worst = max(stages, key=lambda st: st[3]) if stages else None
+    crossing = False
+    if worst:
+        names = [i for i, _ in instances]
+        nxt = names.index(worst[0]) + 1
+        if nxt < len(names):
+            crossing = names[nxt].rsplit("/", 1)[0] != worst[0].rsplit("/", 1)[0]
     launch = instances[0] if instances else None
     logic = instances[1:-1] if len(instances) >= 2 else []
     return {
@@ -78,6 +89,10 @@ def parse_sta(text: str) -> dict:
         "required_ns": float(required.group(1)) if required else None,
         "slack_ns": float(slack.group(1)) if slack else None,
         "met": slack.group(2) == "MET" if slack else None,
+        # The slowest stage: a large load on a net leaving its module points at fanout that
+        # per-module ABC could not buffer (a broadcast across the hierarchy).
+        "worst_stage": {"instance": worst[0], "cell": worst[1], "cap_pf": worst[2],
+                        "delay_ns": worst[3], "net_leaves_module": crossing} if worst else None,
     }
 
 

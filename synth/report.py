@@ -75,7 +75,18 @@ def to_markdown(r: dict) -> str:
             lines.append(f"| {k} | {_f(v, 0)} | {100 * v / a['area_um2']:.1f}% |")
         lines += ["", f"Critical path: {cp['startpoint']} ({cp['start_cell']}) -> "
                       f"{cp['endpoint']} ({cp['end_cell']}), {cp['logic_depth']} cells, "
-                      f"{cp['delay_ns']} ns.", "", a["area_note"] + ".", ""]
+                      f"{cp['delay_ns']} ns."]
+        ws = cp.get("worst_stage")
+        if ws:
+            lines.append(f"Slowest stage: {ws['instance']} ({ws['cell']}) driving "
+                         f"{ws['cap_pf']} pF, {ws['delay_ns']} ns"
+                         + (" on a net that leaves its module: a broadcast that per-module "
+                            "synthesis did not buffer (register or buffer it in the RTL)."
+                            if ws["net_leaves_module"] and ws["cap_pf"] > 0.5 else "."))
+        if a.get("abc_fallback_modules"):
+            lines.append("ABC fallback script (unbuffered) on: "
+                         + ", ".join(a["abc_fallback_modules"]) + ".")
+        lines += ["", a["area_note"] + ".", ""]
     f = r.get("fpga")
     if f:
         lines += ["## FPGA (ECP5, yosys synth_ecp5 + nextpnr-ecp5)", "",

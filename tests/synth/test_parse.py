@@ -149,3 +149,16 @@ def test_abc_crash_recovery_helpers():
     assert cmds[0] == "setattr -mod -set termwise_abc_safe 1 m.a"
     assert cmds[1].endswith(f"{FAST_SCRIPT} A:termwise_abc_safe %n")
     assert cmds[2].endswith(f"{SAFE_SCRIPT} A:termwise_abc_safe")
+
+
+def test_sta_worst_stage():
+    p = parse.parse_sta(fixture("b44_sta.log"))
+    assert p["worst_stage"]["cell"] == "XOR2X1" and not p["worst_stage"]["net_leaves_module"]
+    # stripes-4x4: the sequencer's `first` broadcast to 32 PEs, unbuffered across modules.
+    s = parse.parse_sta(fixture("s44_sta.log"))
+    ws = s["worst_stage"]
+    assert ws["instance"] == "tile/array/sequencer/_58_" and ws["cell"] == "NOR2X1"
+    assert ws["cap_pf"] == pytest.approx(3.849) and ws["delay_ns"] == pytest.approx(6.545)
+    assert ws["net_leaves_module"] is True
+    assert s["startpoint"] == "tile/_3387_" and s["logic_depth"] == 23
+    assert s["arrival_ns"] == pytest.approx(10.51)
