@@ -40,6 +40,12 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--wgt-bits", type=int)
     g.add_argument("--acc-bits", type=int)
     g.add_argument("--depth", type=int, help="bricks held by the operand buffers")
+    g.add_argument("--serial-bits", type=int, help="loom: activation bits per cycle (1, 2, 4)")
+    g.add_argument("--first-stage-bits", type=int,
+                   help="pragmatic: first-stage shifter bits (0..4)")
+    g.add_argument("--encoding", help="pragmatic: plain | booth; laconic: booth")
+    g.add_argument("--sync", help="pragmatic: pallet | column")
+    g.add_argument("--column-registers", type=int, help="pragmatic column sync: bricks ahead")
     s = g.add_mutually_exclusive_group()
     s.add_argument("--signed", dest="act_signed", action="store_true", default=None,
                    help="two's complement activations (default)")
@@ -48,7 +54,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 
 _FIELD_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
-               "act_signed")
+               "act_signed", "serial_bits", "first_stage_bits", "encoding", "sync",
+               "column_registers")
 
 
 def config_from_args(args) -> TileConfig:

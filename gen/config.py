@@ -21,14 +21,43 @@ from importlib import resources
 from typing import Any
 
 __all__ = [
-    "ARCHS", "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
+    "Arch", "ARCHS", "OPTIONS", "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
 ]
 
-#: Architectures this generator knows, with a one-line description for ``--help``.
+@dataclass(frozen=True)
+class Arch:
+    """What one architecture is: its description, its design options (name -> (default,
+    valid values)) and the runtime registers its command carries."""
+
+    description: str
+    options: dict = field(default_factory=dict)
+    runtime: tuple = ()
+
+
+#: Architectures this generator knows. Options not listed for an arch are rejected for it.
 ARCHS = {
-    "baseline": "bit-parallel DaDianNao-like tile: one brick per filter per window per cycle",
-    "stripes": "Stripes (MICRO 2016): activations bit-serial at a runtime precision P",
+    "baseline": Arch("bit-parallel DaDianNao-like tile: one brick per filter per window per "
+                     "cycle"),
+    "stripes": Arch("Stripes (MICRO 2016): activations bit-serial at a runtime precision P",
+                    runtime=("precision",)),
+    "dstripes": Arch("Dynamic Stripes (arXiv 1706.00504): bit-serial at the precision detected "
+                     "per step"),
+    "loom": Arch("Loom (DAC 2018): weights bit-serial at a runtime precision Pw, activations "
+                 "serial_bits at a time at the detected precision",
+                 options={"serial_bits": (1, (1, 2, 4))}, runtime=("wgt_precision",)),
+    "pragmatic": Arch("Bit-Pragmatic (MICRO 2017): only the activations' non-zero terms, "
+                      "two-stage shifting",
+                      options={"first_stage_bits": (2, (0, 1, 2, 3, 4)),
+                               "encoding": ("plain", ("plain", "booth")),
+                               "sync": ("pallet", ("pallet", "column")),
+                               "column_registers": (0, tuple(range(0, 9)))}),
+    "laconic": Arch("Laconic (ISCA 2019): Booth terms of weights and activations, one term "
+                    "pair per lane per cycle",
+                    options={"encoding": ("booth", ("booth",))}),
 }
+
+#: Every design option of any arch (fields of :class:`TileConfig`, ``None`` = arch default).
+OPTIONS = ("serial_bits", "first_stage_bits", "encoding", "sync", "column_registers")
 
 #: Valid ranges of the integer fields (inclusive).
 RANGES = {
@@ -97,11 +126,39 @@ class TileConfig:
     act_signed: bool = True
     acc_bits: int | None = None
     depth: int = 64
+    serial_bits: int | None = None
+    first_stage_bits: int | None = None
+    encoding: str | None = None
+    sync: str | None = None
+    column_registers: int | None = None
     name: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.arch not in ARCHS:
             raise ConfigError("arch", f"must be one of {', '.join(ARCHS)}, got {self.arch!r}")
+        arch = ARCHS[self.arch]
+        for option in OPTIONS:
+            value = getattr(self, option)
+            if option not in arch.options:
+                if value is not None:
+                    users = [a for a, spec in ARCHS.items() if option in spec.options]
+                    raise ConfigError(option, f"applies only to arch {', '.join(users)}, "
+                                      f"not {self.arch}")
+                continue
+            default, valid = arch.options[option]
+            if value is None:
+                object.__setattr__(self, option, default)
+            elif isinstance(value, bool) or value not in valid:
+                contiguous = all(isinstance(v, int) for v in valid) and \
+                    list(valid) == list(range(valid[0], valid[-1] + 1))
+                shown = f"{valid[0]}..{valid[-1]}" if contiguous else ", ".join(map(str, valid))
+                raise ConfigError(option, f"must be one of {shown} for {self.arch}, "
+                                  f"got {value!r}")
+        if self.arch == "pragmatic":
+            if self.sync == "pallet" and self.column_registers:
+                raise ConfigError("column_registers", "must be 0 with sync = pallet")
+            if self.sync == "column" and not self.column_registers:
+                raise ConfigError("column_registers", "must be in 1..8 with sync = column")
         for name in ("filters", "windows", "lanes", "act_bits", "wgt_bits", "depth"):
             _check_int(name, getattr(self, name))
         if not isinstance(self.act_signed, bool):
@@ -137,17 +194,36 @@ class TileConfig:
     def top_name(self) -> str:
         """Verilog name of the tile: the configuration spelled out, so files never collide."""
         sign = "s" if self.act_signed else "u"
+        short = {"serial_bits": "s", "first_stage_bits": "fs", "encoding": "",
+                 "sync": "", "column_registers": "r"}
+        options = "".join(f"_{short[o]}{getattr(self, o)}" for o in ARCHS[self.arch].options)
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
-                f"_a{self.act_bits}{sign}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}")
+                f"_a{self.act_bits}{sign}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
+                f"{options}")
 
     @property
     def pes(self) -> int:
         return self.filters * self.windows
 
     @property
-    def serial(self) -> bool:
-        """Whether activations are processed one bit per cycle."""
-        return self.arch == "stripes"
+    def runtime(self) -> tuple:
+        """Runtime registers the command carries for this arch (``precision``,
+        ``wgt_precision``)."""
+        return ARCHS[self.arch].runtime
+
+    def worst_brick_cycles(self, precision: int) -> int:
+        """Cycles a brick takes in the worst case with ``precision``-bit operands (the
+        basis of peak throughput)."""
+        p = precision
+        booth = (p + 1) // 2
+        return {
+            "baseline": 1,
+            "stripes": p,
+            "dstripes": p,
+            "loom": -(-p // (self.serial_bits or 1)) * p,
+            "pragmatic": booth if self.encoding == "booth" else p,
+            "laconic": booth * booth,
+        }[self.arch]
 
     @property
     def act_row_bits(self) -> int:
@@ -165,13 +241,23 @@ class TileConfig:
         return self.filters * self.acc_bits
 
     def peak_macs_per_cycle(self, precision: int = 16) -> float:
-        """Peak multiply-accumulates per cycle with activations of ``precision`` bits."""
-        macs = self.filters * self.windows * self.lanes
-        return macs / precision if self.serial else float(macs)
+        """Peak (worst-case, dense) multiply-accumulates per cycle with ``precision``-bit
+        operands."""
+        return self.filters * self.windows * self.lanes / self.worst_brick_cycles(precision)
 
     def check_precision(self, precision: int) -> int:
         """Validate a runtime activation precision against this datapath."""
         return _check_int("precision", precision, 1, self.act_bits)
+
+    def runtime_values(self, precision: int | None = None,
+                       wgt_precision: int | None = None) -> dict:
+        """The runtime registers of one run, validated (defaults: the full widths)."""
+        rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
+        if precision is not None:
+            rt["precision"] = self.check_precision(precision)
+        if wgt_precision is not None:
+            rt["wgt_precision"] = _check_int("wgt_precision", wgt_precision, 1, self.wgt_bits)
+        return rt
 
     def derived(self) -> dict[str, Any]:
         """Every derived value, for the manifest and the reports."""
@@ -185,7 +271,7 @@ class TileConfig:
             "wgt_row_bits": self.wgt_row_bits,
             "out_row_bits": self.out_row_bits,
             "max_k": self.depth * self.lanes,
-            "precision_range": [1, self.act_bits] if self.serial else [self.act_bits] * 2,
+            "runtime": list(self.runtime),
             "peak_macs_per_cycle_at_16b": self.peak_macs_per_cycle(16),
             "peak_macs_per_cycle_at_act_bits": self.peak_macs_per_cycle(self.act_bits),
         }
@@ -194,7 +280,7 @@ class TileConfig:
         """The full configuration as plain data (round-trips through :func:`from_mapping`)."""
         d = dataclasses.asdict(self)
         d.pop("name")
-        return d
+        return {k: v for k, v in d.items() if v is not None}
 
     def replace(self, **changes) -> "TileConfig":
         return dataclasses.replace(self, **changes)

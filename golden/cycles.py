@@ -1,40 +1,42 @@
 """Cycle models: how many cycles a tile run takes, from the command to the first result.
 
-The per-brick costs are the papers' (shared/reference/family.md, "Semantics (model)"):
-
-- baseline (DaDianNao): 1 cycle per brick;
-- Stripes (MICRO 2016): P cycles per brick at runtime precision P.
-
-Fixed overheads of this implementation, part of the model so simulation must match it
-exactly: 1 cycle to see the last brick retire and raise ``out.valid``; bit-serial designs
-add 1 more cycle in which the last finished brick is added to the accumulators.
+The per-step costs are the papers' (shared/reference/family.md, "Semantics (model)") and
+live in :mod:`termwise.golden.arch`, one module per design; this module pads operands into
+bricks and adds each implementation's fixed run overhead. Simulation must match exactly.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["brick_cycles", "run_cycles", "bricks_for", "RUN_OVERHEAD"]
+import numpy as np
 
-#: Cycles a run costs beyond its bricks' own cycles, per architecture (see module doc).
-RUN_OVERHEAD = {"baseline": 1, "stripes": 2}
+from .arch import model
 
-
-def brick_cycles(cfg, precision: int | None = None) -> int:
-    """Cycles one brick occupies the array."""
-    if cfg.arch == "baseline":
-        return 1
-    if cfg.arch == "stripes":
-        return cfg.check_precision(cfg.act_bits if precision is None else precision)
-    raise ValueError(f"arch: no cycle model for {cfg.arch!r}")
-
-
-def run_cycles(cfg, bricks: int, precision: int | None = None) -> int:
-    """Cycles from the command transfer to ``out.valid`` for a run of ``bricks`` bricks."""
-    if bricks == 0:
-        return 1
-    return bricks * brick_cycles(cfg, precision) + RUN_OVERHEAD[cfg.arch]
+__all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for"]
 
 
 def bricks_for(cfg, k: int) -> int:
     return math.ceil(k / cfg.lanes)
+
+
+def to_bricks(cfg, values) -> np.ndarray:
+    """(rows, K) -> (rows, steps, lanes), zero padded to whole bricks."""
+    values = np.asarray(values, dtype=np.int64)
+    rows, k = values.shape
+    pad = (-k) % cfg.lanes
+    return np.pad(values, ((0, 0), (0, pad))).reshape(rows, -1, cfg.lanes)
+
+
+def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
+    """Cycles of each step of a run on ``act`` (windows, K) and ``wgt`` (filters, K)."""
+    rt = rt or cfg.runtime_values()
+    cycles = model(cfg.arch).step_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)
+    return np.maximum(np.asarray(cycles, dtype=np.int64), 1)
+
+
+def run_cycles(cfg, act, wgt, rt=None) -> int:
+    """Cycles from the command transfer to ``out.valid`` for one run."""
+    if np.asarray(act).shape[1] == 0:
+        return 1
+    return int(step_cycles(cfg, act, wgt, rt).sum()) + model(cfg.arch).RUN_OVERHEAD

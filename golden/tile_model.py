@@ -1,26 +1,27 @@
 """Functional model of one tile run, written from the papers' semantics, not the RTL.
 
-A run computes ``out[w][f] = sum_k act[w][k] * wgt[f][k]`` with the configuration's
-accumulator width. Precision-scaling designs (Stripes) use only the ``precision`` least
-significant bits of each activation, read as two's complement when activations are signed
-(Judd et al., MICRO 2016: the runtime precision P; the host quantises to P bits).
+A run computes ``out[w][f] = sum_k act[w][k] * wgt[f][k]`` on the values the design
+actually multiplies (see each :mod:`termwise.golden.arch` module's ``effective_operands``:
+e.g. Stripes uses the ``precision`` least significant bits of each activation), wrapped to
+the configuration's accumulator width.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .arch import model
 from .fixedpoint import value_range, wrap
 
-__all__ = ["effective_activations", "tile_outputs", "check_operands"]
+__all__ = ["effective_operands", "tile_outputs", "check_operands"]
 
 
-def effective_activations(cfg, act, precision: int | None) -> np.ndarray:
-    """The activation values the design actually multiplies at runtime ``precision``."""
-    act = np.asarray(act, dtype=np.int64)
-    if cfg.arch == "baseline" or precision is None:
-        return act
-    return wrap(act, precision, cfg.act_signed)
+def effective_operands(cfg, act, wgt, rt=None):
+    """The operand values the design multiplies with runtime registers ``rt``."""
+    rt = rt or cfg.runtime_values()
+    act, wgt = np.asarray(act, dtype=np.int64), np.asarray(wgt, dtype=np.int64)
+    fn = getattr(model(cfg.arch), "effective_operands", None)
+    return fn(cfg, act, wgt, rt) if fn else (act, wgt)
 
 
 def check_operands(cfg, act, wgt) -> None:
@@ -38,9 +39,9 @@ def check_operands(cfg, act, wgt) -> None:
         raise ValueError(f"k: {act.shape[-1]} exceeds depth*lanes = {cfg.depth * cfg.lanes}")
 
 
-def tile_outputs(cfg, act, wgt, precision: int | None = None) -> np.ndarray:
+def tile_outputs(cfg, act, wgt, rt=None) -> np.ndarray:
     """Outputs of one run: ``act`` (windows, K), ``wgt`` (filters, K) -> (windows, filters)."""
     check_operands(cfg, act, wgt)
-    a = effective_activations(cfg, act, precision)
-    out = np.einsum("wk,fk->wf", a, np.asarray(wgt, dtype=np.int64))
+    a, w = effective_operands(cfg, act, wgt, rt)
+    out = np.einsum("wk,fk->wf", a, w)
     return wrap(out, cfg.acc_bits, True)

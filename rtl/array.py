@@ -3,7 +3,14 @@
 The controller (:mod:`.tile`) owns the buffers, the command and the output stream; an array
 owns the PEs and decides how many cycles each brick takes. Each cycle the controller
 presents one activation row (a brick per window) and one weight row (a brick per filter);
-the array raises ``advance`` on the cycle it has finished with them.
+the array raises ``advance`` on the cycle it has finished with them (it may also take them
+into registers of its own and advance at once, working on them while the next rows wait).
+``start`` pulses on the command cycle (clear the accumulators); ``precision`` and
+``wgt_precision`` are the run's runtime registers, valid from the start cycle on; ``busy``
+says that work is still in flight after the last row was taken; ``acc`` holds the results
+once ``busy`` falls.
+
+Each architecture's module ``rtl/<arch>.py`` names its array class ``ARRAY``.
 """
 
 from amaranth import signed, unsigned
@@ -20,6 +27,7 @@ def array_signature(cfg) -> wiring.Signature:
         "valid": In(1),
         "start": In(1),
         "precision": In(range(cfg.act_bits + 1)),
+        "wgt_precision": In(range(cfg.wgt_bits + 1)),
         "advance": Out(1),
         "busy": Out(1),
         "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),

@@ -37,3 +37,6 @@ class BaselineArray(wiring.Component):
                     self.acc[w][f].eq(pe.acc),
                 ]
         return m
+
+
+ARRAY = BaselineArray

@@ -8,7 +8,7 @@ accuracy for speed without regenerating the hardware. The serialiser (one bit-se
 lane per window) is shared by the window's filters.
 """
 
-from amaranth import Cat, Module, Signal
+from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 
 from .array import act_brick, array_signature, wgt_brick
@@ -19,11 +19,13 @@ __all__ = ["StripesArray", "SerialSequencer"]
 
 
 class SerialSequencer(wiring.Component):
-    """Walks the bit positions of a brick from ``precision - 1`` down to 0.
+    """Walks the bit positions of each step from ``precision - 1`` down to 0.
 
-    ``first`` marks the most significant position, ``last`` position 0 (the brick's
-    ``advance``). ``commit`` is ``last`` delayed by one cycle: the PEs add the finished brick
-    to their accumulators while the next brick's first bit enters.
+    ``precision`` may change from step to step (Dynamic Stripes detects it per step); it
+    must hold steady within a step. ``first`` marks the most significant position, ``last``
+    position 0 (the step's ``advance``). ``commit`` is ``last`` delayed by one cycle: the
+    PEs add the finished brick to their accumulators while the next brick's first bit
+    enters.
     """
 
     def __init__(self, max_precision: int):
@@ -36,27 +38,31 @@ class SerialSequencer(wiring.Component):
             "last": wiring.Out(1),
             "commit": wiring.Out(1),
         })
+        self.max_precision = max_precision
 
     def elaborate(self, platform):
         m = Module()
+        done = Signal(range(self.max_precision))      # bits of this step already processed
         top = Signal.like(self.bitpos)
         m.d.comb += [
             top.eq(self.precision - 1),
-            self.first.eq(self.bitpos == top),
-            self.last.eq(self.bitpos == 0),
+            self.bitpos.eq(top - done),
+            self.first.eq(done == 0),
+            self.last.eq(done == top),
         ]
         with m.If(self.start):
-            m.d.sync += self.bitpos.eq(top)
+            m.d.sync += done.eq(0)
         with m.Elif(self.valid):
-            m.d.sync += self.bitpos.eq(self.bitpos - 1)
-            with m.If(self.last):
-                m.d.sync += self.bitpos.eq(top)
+            m.d.sync += done.eq(Mux(self.last, 0, done + 1))
         m.d.sync += self.commit.eq(self.valid & self.last & ~self.start)
         return m
 
 
 class StripesArray(wiring.Component):
-    """``filters`` x ``windows`` bit-serial PEs (see :func:`.array.array_signature`)."""
+    """``filters`` x ``windows`` bit-serial PEs (see :func:`.array.array_signature`).
+
+    Subclasses change where each step's precision comes from (:meth:`step_precision`).
+    """
 
     def __init__(self, cfg, library: ModuleLibrary):
         self.cfg = cfg
@@ -64,12 +70,16 @@ class StripesArray(wiring.Component):
         self.pe_name = library.add(f"{cfg.top_name}__pe", BitSerialPE(cfg))
         super().__init__(array_signature(cfg))
 
+    def step_precision(self, m):
+        """The precision of the current step: Stripes' runtime register."""
+        return self.precision
+
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
         m.submodules.sequencer = seq = SerialSequencer(cfg.act_bits)
         m.d.comb += [
-            seq.precision.eq(self.precision),
+            seq.precision.eq(self.step_precision(m)),
             seq.start.eq(self.start),
             seq.valid.eq(self.valid),
             self.advance.eq(seq.last),
@@ -95,3 +105,6 @@ class StripesArray(wiring.Component):
                     self.acc[w][f].eq(pe.acc),
                 ]
         return m
+
+
+ARRAY = StripesArray

@@ -5,8 +5,8 @@ Protocol (one run)
 1. Write ``n`` weight rows through ``wgt`` and ``n`` activation rows through ``act`` (row
    ``i`` holds brick ``i`` of every filter / window; lane 0 in the least significant bits).
    Rows already loaded may be kept: each run rewinds the write pointers.
-2. Send a command ``{bricks: n, precision: P}``. ``precision`` is clamped to 1..act_bits;
-   bit-parallel arrays ignore it.
+2. Send a command ``{bricks: n, precision: P, wgt_precision: Pw}``. Both precisions are
+   clamped to 1..act_bits / 1..wgt_bits; arrays without runtime precisions ignore them.
 3. The array runs with no host involvement; then ``out`` delivers ``windows`` rows, window
    0 first, each holding one accumulator per filter (filter 0 in the least significant bits).
 
@@ -14,25 +14,34 @@ The number of cycles from the command transfer to the first ``out.valid`` is pre
 exactly by :mod:`termwise.golden.cycles`.
 """
 
+import importlib
+
 from amaranth import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..gen.config import clog2
-from .baseline import BaselineArray
 from .buffer import OperandBuffer
 from .library import ModuleLibrary
-from .stripes import StripesArray
 
-__all__ = ["Tile", "command_layout", "ARRAYS"]
+__all__ = ["Tile", "command_layout", "array_class"]
 
-ARRAYS = {"baseline": BaselineArray, "stripes": StripesArray}
+
+def array_class(arch: str):
+    """The PE array of ``arch``: ``ARRAY`` of the module ``rtl/<arch>.py``."""
+    try:
+        return importlib.import_module(f"{__package__}.{arch}").ARRAY
+    except ModuleNotFoundError as err:
+        if err.name == f"{__package__}.{arch}":
+            raise ValueError(f"arch: no RTL for {arch!r} yet") from None
+        raise
 
 
 def command_layout(cfg) -> data.StructLayout:
     return data.StructLayout({
         "bricks": unsigned(clog2(cfg.depth + 1)),
         "precision": unsigned(clog2(cfg.act_bits + 1)),
+        "wgt_precision": unsigned(clog2(cfg.wgt_bits + 1)),
     })
 
 
@@ -62,7 +71,7 @@ class Tile(wiring.Component):
             "busy": Out(1),
         })
         # Built here, not in elaborate(), so the PE modules are known before emission.
-        self.array = ARRAYS[cfg.arch](cfg, self.library)
+        self.array = array_class(cfg.arch)(cfg, self.library)
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -75,6 +84,7 @@ class Tile(wiring.Component):
 
         bricks = Signal.like(self.cmd.payload.bricks)
         precision = Signal(range(cfg.act_bits + 1), init=cfg.act_bits)
+        wgt_precision = Signal(range(cfg.wgt_bits + 1), init=cfg.wgt_bits)
         index = Signal(range(cfg.depth + 1))      # brick on the array this cycle
         index_next = Signal.like(index)
         window = Signal(range(max(cfg.windows, 2)))  # never zero bits wide (lint)
@@ -98,11 +108,16 @@ class Tile(wiring.Component):
 
         # The command's precision, clamped to 1..act_bits. The array sees it on the start
         # cycle already (its sequencer loads its first bit position then).
-        p = self.cmd.payload.precision
+        def clamp(value, top):
+            return Mux(value == 0, 1, Mux(value > top, top, value))
+
         p_clamped = Signal.like(precision)
+        pw_clamped = Signal.like(wgt_precision)
         m.d.comb += [
-            p_clamped.eq(Mux(p == 0, 1, Mux(p > cfg.act_bits, cfg.act_bits, p))),
+            p_clamped.eq(clamp(self.cmd.payload.precision, cfg.act_bits)),
+            pw_clamped.eq(clamp(self.cmd.payload.wgt_precision, cfg.wgt_bits)),
             array.precision.eq(Mux(start, p_clamped, precision)),
+            array.wgt_precision.eq(Mux(start, pw_clamped, wgt_precision)),
         ]
         with m.FSM():
             with m.State("IDLE"):
@@ -116,6 +131,7 @@ class Tile(wiring.Component):
                     m.d.sync += [
                         bricks.eq(self.cmd.payload.bricks),
                         precision.eq(p_clamped),
+                        wgt_precision.eq(pw_clamped),
                     ]
                     m.next = "RUN"
             with m.State("RUN"):

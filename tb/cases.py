@@ -7,7 +7,7 @@ Expected values never come from here: the testbench asks the golden models
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,9 +21,14 @@ class Case:
     name: str
     act: np.ndarray            # (windows, K)
     wgt: np.ndarray            # (filters, K)
-    precision: int | None = None
+    precision: int | None = None        # runtime activation precision (if the arch has one)
     reload_weights: bool = True
-    meta: dict = field(default_factory=dict)
+    wgt_precision: int | None = None    # runtime weight precision (if the arch has one)
+
+    def runtime(self, cfg) -> dict:
+        return cfg.runtime_values(
+            self.precision if "precision" in cfg.runtime else None,
+            self.wgt_precision if "wgt_precision" in cfg.runtime else None)
 
 
 def _precision_values(rng, cfg, shape, precision):
@@ -32,23 +37,36 @@ def _precision_values(rng, cfg, shape, precision):
     return rng.integers(lo, hi + 1, size=shape, dtype=np.int64)
 
 
-def _weights(rng, cfg, shape):
-    lo, hi = value_range(cfg.wgt_bits, True)
+def _weights(rng, cfg, shape, bits=None):
+    lo, hi = value_range(bits or cfg.wgt_bits, True)
     return rng.integers(lo, hi + 1, size=shape, dtype=np.int64)
 
 
-def _precisions(cfg):
-    return list(range(1 if not cfg.act_signed else 2, cfg.act_bits + 1)) if cfg.serial else [None]
+def _act_precision_runtime(cfg) -> bool:
+    return "precision" in cfg.runtime
+
+
+def _wgt_precision_runtime(cfg) -> bool:
+    return "wgt_precision" in cfg.runtime
 
 
 def random_cases(cfg, rng, count: int = 8) -> list[Case]:
+    """Random operands; with runtime precisions, random precisions too. Activations are
+    drawn at a random width so data-dependent designs see varied step lengths."""
     cases = []
+    lowest = 2 if cfg.act_signed else 1
     for i in range(count):
         k = int(rng.integers(1, cfg.depth * cfg.lanes + 1)) if i % 2 else \
             int(rng.integers(1, min(4, cfg.depth) * cfg.lanes + 1))
-        p = int(rng.choice(_precisions(cfg))) if cfg.serial else None
-        act = _precision_values(rng, cfg, (cfg.windows, k), p or cfg.act_bits)
-        cases.append(Case(f"random{i}_k{k}_p{p}", act, _weights(rng, cfg, (cfg.filters, k)), p))
+        width = int(rng.integers(lowest, cfg.act_bits + 1))
+        p = width if _act_precision_runtime(cfg) else None
+        pw = int(rng.integers(2, cfg.wgt_bits + 1)) if _wgt_precision_runtime(cfg) else None
+        act = _precision_values(rng, cfg, (cfg.windows, k), width)
+        wgt = _weights(rng, cfg, (cfg.filters, k), pw or cfg.wgt_bits)
+        if i == count - 1:      # sparse values: many zero terms and zero bricks
+            act[rng.random(act.shape) < 0.7] = 0
+        cases.append(Case(f"random{i}_k{k}_a{width}b" + (f"_pw{pw}" if pw else ""), act, wgt,
+                          p, wgt_precision=pw))
     return cases
 
 
@@ -57,7 +75,7 @@ def corner_cases(cfg, rng) -> list[Case]:
     a_lo, a_hi = value_range(a_bits, cfg.act_signed)
     w_lo, w_hi = value_range(cfg.wgt_bits, True)
     full_k = cfg.depth * lanes
-    full = cfg.act_bits if cfg.serial else None
+    full = cfg.act_bits if _act_precision_runtime(cfg) else None
     cases = [
         Case("all_zero", np.zeros((w, 2 * lanes), np.int64), np.zeros((f, 2 * lanes), np.int64),
              full),
@@ -73,7 +91,27 @@ def corner_cases(cfg, rng) -> list[Case]:
         Case("k_not_multiple_of_lanes", _precision_values(rng, cfg, (w, 3 * lanes + 1), a_bits),
              _weights(rng, cfg, (f, 3 * lanes + 1)), full),
     ]
-    if cfg.serial:
+    # Term patterns: every other bit set (most terms for plain encodings), and alternating
+    # runs (Booth's worst and best cases), both signs.
+    for pattern in (0x55555555, 0xAAAAAAAA, 0x33333333):
+        v = pattern & ((1 << a_bits) - 1)
+        if cfg.act_signed and v >= 1 << (a_bits - 1):
+            v -= 1 << a_bits
+        wv = pattern & ((1 << cfg.wgt_bits) - 1)
+        if wv >= 1 << (cfg.wgt_bits - 1):
+            wv -= 1 << cfg.wgt_bits
+        cases.append(Case(f"pattern_{pattern & 0xff:#04x}", np.full((w, 2 * lanes), v),
+                          np.full((f, 2 * lanes), wv), full))
+    # One non-zero value in an otherwise zero tile: steps driven by a single lane.
+    one = np.zeros((w, 3 * lanes), np.int64)
+    one[w - 1, 2 * lanes - 1] = a_lo
+    cases.append(Case("single_nonzero_most_negative", one, _weights(rng, cfg, (f, 3 * lanes)),
+                      full))
+    if _wgt_precision_runtime(cfg):
+        for pw in (1, cfg.wgt_bits):
+            cases.append(Case(f"wgt_precision_{pw}", _precision_values(rng, cfg, (w, lanes), a_bits),
+                              _weights(rng, cfg, (f, lanes), pw), full, wgt_precision=pw))
+    if _act_precision_runtime(cfg):
         lowest = 2 if cfg.act_signed else 1
         cases += [
             Case(f"precision_{lowest}", _precision_values(rng, cfg, (w, 2 * lanes), lowest),
@@ -87,22 +125,26 @@ def corner_cases(cfg, rng) -> list[Case]:
         # Reuse the weights already in the tile: only activations are reloaded.
         last = cases[-1]
         reuse = Case("weights_kept", _precision_values(rng, cfg, last.act.shape, a_bits),
-                     last.wgt, a_bits, reload_weights=False)
+                     last.wgt, a_bits, reload_weights=False, wgt_precision=last.wgt_precision)
         cases.append(reuse)
     return cases
 
 
 def conv_layer(cfg, rng, *, channels=16, filters=16, size=8, kernel=3, padding=1,
                precision: int | None = None):
-    """A real convolution layer's operands: activations quantised to ``precision`` bits."""
+    """A real convolution layer's operands, activations quantised to ``precision`` bits and
+    weights to 8 (or fewer) bits; returns (x, w, geometry, runtime registers)."""
     p = precision or min(cfg.act_bits, 8)
     lo, hi = value_range(p, cfg.act_signed)
     x = rng.integers(lo, hi + 1, size=(1, channels, size, size), dtype=np.int64)
     # Post-ReLU-like sparsity: a third of the activations are zero.
     x[rng.random(x.shape) < 1 / 3] = 0
-    lo, hi = value_range(min(cfg.wgt_bits, 8), True)
+    pw = min(cfg.wgt_bits, 8)
+    lo, hi = value_range(pw, True)
     w = rng.integers(lo, hi + 1, size=(filters, channels, kernel, kernel), dtype=np.int64)
-    return x, w, dict(stride=1, padding=padding, dilation=1, groups=1), p
+    rt = cfg.runtime_values(p if _act_precision_runtime(cfg) else None,
+                            pw if _wgt_precision_runtime(cfg) else None)
+    return x, w, dict(stride=1, padding=padding, dilation=1, groups=1), rt
 
 
 SUITES = ("random", "corners", "conv")

@@ -38,8 +38,7 @@ def unpack_row(word: int, count: int, bits: int) -> list[int]:
 class TileDriver:
     def __init__(self, dut, cfg, manifest):
         self.dut, self.cfg = dut, cfg
-        layout = manifest["command_layout"]
-        self.precision_shift = layout["precision"]["offset"]
+        self.command_layout = manifest["command_layout"]
         self.compute_wall = 0.0     # wall seconds spent while the tile computes alone
 
     async def reset(self):
@@ -77,8 +76,13 @@ class TileDriver:
         wgt = np.asarray(wgt).reshape(cfg.filters, -1, cfg.lanes)
         return [pack_row(wgt[:, i, :], cfg.wgt_bits) for i in range(wgt.shape[1])]
 
-    async def run(self, act, wgt, precision=None, *, load_weights=True, timeout_cycles=None):
-        """One tile run on zero-padded operands; returns (outputs (W, F), cycles)."""
+    def command(self, bricks: int, rt: dict) -> int:
+        fields = {"bricks": bricks, **rt}
+        return sum(fields[name] << f["offset"] for name, f in self.command_layout.items())
+
+    async def run(self, act, wgt, rt=None, *, load_weights=True, timeout_cycles=None):
+        """One tile run on zero-padded operands with runtime registers ``rt``; returns
+        (outputs (W, F), cycles)."""
         cfg, dut = self.cfg, self.dut
         k = act.shape[1]
         pad = (-k) % cfg.lanes
@@ -88,8 +92,7 @@ class TileDriver:
         if load_weights:
             await self._write("wgt", self.wgt_rows(wgt))
         await self._write("act", self.act_rows(act))
-        p = precision if precision is not None else cfg.act_bits
-        dut.cmd__payload.value = bricks | (p << self.precision_shift)
+        dut.cmd__payload.value = self.command(bricks, rt or cfg.runtime_values())
         dut.cmd__valid.value = 1
         await ReadOnly()
         if not dut.cmd__ready.value:
@@ -97,7 +100,8 @@ class TileDriver:
         await RisingEdge(dut.clk)
         t0 = get_sim_time("ns")
         dut.cmd__valid.value = 0
-        limit = timeout_cycles or (bricks * cfg.act_bits + 64)
+        limit = timeout_cycles or (bricks * cfg.worst_brick_cycles(max(cfg.act_bits,
+                                                                       cfg.wgt_bits)) + 64)
         w0 = time.perf_counter()
         fired = await First(RisingEdge(dut.out__valid), Timer(limit * PERIOD_NS, unit="ns"))
         self.compute_wall += time.perf_counter() - w0

@@ -19,8 +19,10 @@ FAST = [
     ("stripes-4x4", {}),
     ("baseline-4x4", {"act_signed": False}),
     ("stripes-4x4", {"act_signed": False}),
+    ("dstripes-4x4", {}),
+    ("dstripes-4x4", {"act_signed": False}),
 ]
-SLOW = [("baseline-16x16", {}), ("stripes-16x16", {})]
+SLOW = [("baseline-16x16", {}), ("stripes-16x16", {}), ("dstripes-16x16", {})]
 
 
 def _id(item):

@@ -52,13 +52,13 @@ class _Record:
 async def _run_suite(drv, cfg, suite_name, seed, record) -> list[str]:
     failures = []
     for case in suite(cfg, suite_name, seed):
-        got, cycles = await drv.run(case.act, case.wgt, case.precision,
-                                    load_weights=case.reload_weights)
-        expected = tile_outputs(cfg, case.act, case.wgt, case.precision)
-        model = cycle_model.run_cycles(cfg, -(-case.act.shape[1] // cfg.lanes), case.precision)
+        rt = case.runtime(cfg)
+        got, cycles = await drv.run(case.act, case.wgt, rt, load_weights=case.reload_weights)
+        expected = tile_outputs(cfg, case.act, case.wgt, rt)
+        model = cycle_model.run_cycles(cfg, case.act, case.wgt, rt)
         ok = bool(np.array_equal(got, expected))
         record.add(suite=suite_name, case=case.name, outputs_match=ok, cycles=cycles,
-                   model_cycles=model, precision=case.precision, k=int(case.act.shape[1]))
+                   model_cycles=model, runtime=rt, k=int(case.act.shape[1]))
         if not ok:
             bad = tuple(np.argwhere(got != expected)[0])
             failures.append(f"{suite_name}/{case.name}: out[w={bad[0]}][f={bad[1]}] = "
@@ -71,22 +71,21 @@ async def _run_suite(drv, cfg, suite_name, seed, record) -> list[str]:
 
 async def _run_conv(drv, cfg, seed, record) -> list[str]:
     rng = np.random.default_rng(seed)
-    x, w, geometry, precision = conv_layer(cfg, rng)
+    x, w, geometry, rt = conv_layer(cfg, rng)
     lowering = lower_conv2d(cfg, x, w, **geometry)
-    p = precision if cfg.serial else None
     results, measured, predicted = [], 0, 0
     for run in lowering.runs:
-        got, cycles = await drv.run(run.act, run.wgt, p,
+        got, cycles = await drv.run(run.act, run.wgt, rt,
                                     load_weights=not run.same_weights_as_previous)
         results.append(got)
         measured += cycles
-        predicted += cycle_model.run_cycles(cfg, run.k // cfg.lanes, p)
+        predicted += cycle_model.run_cycles(cfg, run.act, run.wgt, rt)
     out = assemble_conv2d(lowering, results)
     expected = conv2d_direct(x, w, **geometry)
     ok = bool(np.array_equal(out, expected))
-    name = f"conv3x3_c{x.shape[1]}_k{w.shape[0]}_{x.shape[2]}x{x.shape[3]}_p{precision}"
+    name = f"conv3x3_c{x.shape[1]}_k{w.shape[0]}_{x.shape[2]}x{x.shape[3]}"
     record.add(suite="conv", case=name, outputs_match=ok, cycles=measured,
-               model_cycles=predicted, precision=p, runs=len(lowering.runs),
+               model_cycles=predicted, runtime=rt, runs=len(lowering.runs),
                macs=int(np.prod(expected.shape) * np.prod(w.shape[1:])))
     failures = []
     if not ok:
@@ -128,15 +127,15 @@ async def tile_throughput(dut):
     await drv.reset()
     rng = np.random.default_rng(seed)
     k = cfg.depth * cfg.lanes
-    p = cfg.act_bits if cfg.serial else None
+    rt = cfg.runtime_values()
     act = rng.integers(0, 1 << (cfg.act_bits - 1), (cfg.windows, k))
     wgt = rng.integers(-(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1), (cfg.filters, k))
     runs = int(os.environ.get("TERMWISE_BENCH_RUNS", "20"))
-    expected = tile_outputs(cfg, act, wgt, p)
+    expected = tile_outputs(cfg, act, wgt, rt)
     t0 = time.perf_counter()
     total = 0
     for i in range(runs):
-        got, cycles = await drv.run(act, wgt, p, load_weights=(i == 0))
+        got, cycles = await drv.run(act, wgt, rt, load_weights=(i == 0))
         total += cycles
     wall = time.perf_counter() - t0
     assert np.array_equal(got, expected)
@@ -144,4 +143,4 @@ async def tile_throughput(dut):
     record = _Record(seed)
     record.add(suite="bench", case="throughput", runs=runs, compute_cycles=total,
                wall_seconds=wall, compute_wall_seconds=drv.compute_wall, sim_ns=start_ns, outputs_match=True, cycles=total,
-               model_cycles=runs * cycle_model.run_cycles(cfg, cfg.depth, p))
+               model_cycles=runs * cycle_model.run_cycles(cfg, act, wgt, rt))

@@ -51,6 +51,16 @@ def test_precision_checked_against_datapath():
         cfg.check_precision(9)
 
 
+def test_arch_options_validated():
+    with pytest.raises(ConfigError, match="serial_bits: applies only to arch loom"):
+        TileConfig("stripes", 1, 1, 1, 8, 8, serial_bits=2)
+    with pytest.raises(ConfigError, match="serial_bits: must be one of 1, 2, 4 for loom, got 3"):
+        TileConfig("loom", 1, 1, 1, 8, 8, serial_bits=3)
+    with pytest.raises(ConfigError, match="column_registers: must be in 1..8"):
+        TileConfig("pragmatic", 1, 1, 1, 8, 8, sync="column")
+    assert TileConfig("pragmatic", 1, 1, 1, 8, 8).first_stage_bits == 2
+
+
 def test_top_name_spells_out_configuration():
     a = preset("stripes-4x4")
     assert a.top_name != a.replace(act_signed=False).top_name

@@ -23,8 +23,7 @@ def test_lowered_conv_equals_direct(name, geometry):
     x = rng.integers(-100, 100, (2, 8, 7, 6))
     w = rng.integers(-100, 100, (8, 8 // geometry["groups"], 3, 3))
     lowering = lower_conv2d(cfg, x, w, **geometry)
-    results = [tile_outputs(cfg, r.act, r.wgt, cfg.act_bits if cfg.serial else None)
-               for r in lowering.runs]
+    results = [tile_outputs(cfg, r.act, r.wgt) for r in lowering.runs]
     assert np.array_equal(assemble_conv2d(lowering, results), conv2d_direct(x, w, **geometry))
 
 
@@ -36,9 +35,13 @@ def test_weights_reused_across_window_groups():
 
 
 def test_cycle_model():
-    b, s = preset("baseline-4x4"), preset("stripes-4x4")
-    assert run_cycles(b, 10) == 11
-    assert run_cycles(s, 10, 5) == 52
-    assert run_cycles(s, 0, 5) == 1
+    b, s, d = preset("baseline-4x4"), preset("stripes-4x4"), preset("dstripes-4x4")
+    act, wgt = np.zeros((8, 40), int), np.zeros((4, 40), int)
+    assert run_cycles(b, act[:1], wgt) == 11
+    assert run_cycles(s, act, wgt, s.runtime_values(5)) == 52
+    assert run_cycles(s, act[:, :0], wgt[:, :0], s.runtime_values(5)) == 1
     with pytest.raises(ValueError):
-        run_cycles(s, 3, 9)
+        s.runtime_values(9)
+    # Dynamic Stripes: a zero step takes 1 cycle; a step with a 5 (signed: 4 bits) takes 4.
+    act[3, 6] = 5
+    assert run_cycles(d, act, wgt) == 9 * 1 + 4 + 2

@@ -1,0 +1,15 @@
+"""Dynamic Stripes (Delmas et al., arXiv 1706.00504): bit-serial at the precision of the
+widest activation of each step (family.md: "the bits of the widest value (position of the
+top one + 1, plus a sign bit for signed data)"), at least 1 cycle. Exact results."""
+
+import numpy as np
+
+from ..terms import precision_needed
+
+#: As Stripes: 1 cycle to raise ``out.valid`` and 1 to commit the last brick.
+RUN_OVERHEAD = 2
+
+
+def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
+    need = precision_needed(act, cfg.act_bits, cfg.act_signed)     # (W, steps, L)
+    return np.maximum(need.max(axis=(0, 2)), 1)
