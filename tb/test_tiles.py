@@ -21,8 +21,16 @@ FAST = [
     ("stripes-4x4", {"act_signed": False}),
     ("dstripes-4x4", {}),
     ("dstripes-4x4", {"act_signed": False}),
+    ("loom-4x4", {}),
+    ("loom-4x4", {"act_signed": False}),
+    ("pragmatic-4x4", {}),
+    ("pragmatic-4x4", {"act_signed": False}),
+    ("pragmatic-4x4", {"encoding": "booth"}),
+    ("laconic-4x4", {}),
+    ("laconic-4x4", {"act_signed": False}),
 ]
-SLOW = [("baseline-16x16", {}), ("stripes-16x16", {}), ("dstripes-16x16", {})]
+SLOW = [(f"{arch}-16x16", {}) for arch in
+        ("baseline", "stripes", "dstripes", "loom", "pragmatic", "laconic")]
 
 
 def _id(item):
