@@ -67,7 +67,11 @@ def register(subparsers, add_config_arguments, config_from_args) -> None:
     def cmd_compare(args) -> int:
         from . import compare
         from .api import check_options
-        check_options(args.clock_ns, args.target, args.liberty)
+        # Liberty and `sta` matter only when a preset has to be synthesised.
+        fresh = any(not os.path.exists(item) for item in args.items)
+        check_options(args.clock_ns, args.target if fresh else "fpga", args.liberty)
+        if args.target not in ("asic", "fpga", "both"):
+            check_options(args.clock_ns, args.target, args.liberty)
         reports = [compare.load_row_report(item, _synth_kwargs(args)) for item in args.items]
         rows, basis = compare.compare_rows(reports, args.precision)
         md = compare.to_markdown(rows, basis)
