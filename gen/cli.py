@@ -46,6 +46,7 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--encoding", help="pragmatic: plain | booth; laconic: booth")
     g.add_argument("--sync", help="pragmatic: pallet | column")
     g.add_argument("--column-registers", type=int, help="pragmatic column sync: bricks ahead")
+    g.add_argument("--dtype", help="int (default) or bf16 (baseline only)")
     s = g.add_mutually_exclusive_group()
     s.add_argument("--signed", dest="act_signed", action="store_true", default=None,
                    help="two's complement activations (default)")
@@ -55,7 +56,7 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 _FIELD_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
                "act_signed", "serial_bits", "first_stage_bits", "encoding", "sync",
-               "column_registers")
+               "column_registers", "dtype")
 
 
 def config_from_args(args) -> TileConfig:

@@ -131,6 +131,7 @@ class TileConfig:
     encoding: str | None = None
     sync: str | None = None
     column_registers: int | None = None
+    dtype: str = "int"
     name: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
@@ -154,6 +155,15 @@ class TileConfig:
                 shown = f"{valid[0]}..{valid[-1]}" if contiguous else ", ".join(map(str, valid))
                 raise ConfigError(option, f"must be one of {shown} for {self.arch}, "
                                   f"got {value!r}")
+        if self.dtype not in ("int", "bf16"):
+            raise ConfigError("dtype", f"must be int or bf16, got {self.dtype!r}")
+        if self.dtype == "bf16":
+            if self.arch != "baseline":
+                raise ConfigError("dtype", f"bf16 applies only to arch baseline, not {self.arch}")
+            if (self.act_bits, self.wgt_bits) != (16, 16) or self.acc_bits not in (None, 32):
+                raise ConfigError("dtype", "bf16 needs act_bits = wgt_bits = 16 and "
+                                  "acc_bits = 32 (fp32 accumulation)")
+            object.__setattr__(self, "acc_bits", 32)
         if self.arch == "pragmatic":
             if self.sync == "pallet" and self.column_registers:
                 raise ConfigError("column_registers", "must be 0 with sync = pallet")
@@ -197,6 +207,8 @@ class TileConfig:
         short = {"serial_bits": "s", "first_stage_bits": "fs", "encoding": "",
                  "sync": "", "column_registers": "r"}
         options = "".join(f"_{short[o]}{getattr(self, o)}" for o in ARCHS[self.arch].options)
+        if self.dtype != "int":
+            options += f"_{self.dtype}"
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
                 f"_a{self.act_bits}{sign}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
                 f"{options}")
@@ -280,6 +292,8 @@ class TileConfig:
         """The full configuration as plain data (round-trips through :func:`from_mapping`)."""
         d = dataclasses.asdict(self)
         d.pop("name")
+        if d["dtype"] == "int":
+            d.pop("dtype")
         return {k: v for k, v in d.items() if v is not None}
 
     def replace(self, **changes) -> "TileConfig":

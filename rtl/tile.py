@@ -20,20 +20,22 @@ from amaranth import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gen.config import clog2
+from ..gen.config import ConfigError, clog2
 from .buffer import OperandBuffer
 from .library import ModuleLibrary
 
 __all__ = ["Tile", "command_layout", "array_class"]
 
 
-def array_class(arch: str):
-    """The PE array of ``arch``: ``ARRAY`` of the module ``rtl/<arch>.py``."""
+def array_class(arch: str, dtype: str = "int"):
+    """The PE array of ``arch``: ``ARRAY`` of the module ``rtl/<arch>.py`` (integer
+    datapaths) or ``rtl/<arch>_<dtype>.py`` (e.g. ``baseline_bf16``)."""
+    name = arch if dtype == "int" else f"{arch}_{dtype}"
     try:
-        return importlib.import_module(f"{__package__}.{arch}").ARRAY
+        return importlib.import_module(f"{__package__}.{name}").ARRAY
     except ModuleNotFoundError as err:
-        if err.name == f"{__package__}.{arch}":
-            raise ValueError(f"arch: no RTL for {arch!r} yet") from None
+        if err.name == f"{__package__}.{name}":
+            raise ConfigError("arch", f"no RTL for {name!r} yet") from None
         raise
 
 
@@ -71,7 +73,7 @@ class Tile(wiring.Component):
             "busy": Out(1),
         })
         # Built here, not in elaborate(), so the PE modules are known before emission.
-        self.array = array_class(cfg.arch)(cfg, self.library)
+        self.array = array_class(cfg.arch, cfg.dtype)(cfg, self.library)
 
     def elaborate(self, platform):
         cfg = self.cfg

@@ -186,7 +186,9 @@ def _results(xml_path: Path) -> tuple[int, list[str]]:
 
 def run_regression(cfg: TileConfig, suites=("random", "corners", "conv"), *, seed: int = 1,
                    waves: bool | None = None,
-                   testbench_config: TileConfig | None = None) -> RegressionResult:
+                   testbench_config: TileConfig | None = None,
+                   test_module: str = "termwise.tb.tile_tests",
+                   extra_env: dict | None = None) -> RegressionResult:
     """Build (or reuse) the tile's model and run the named suites in one simulator start.
 
     ``waves=None`` follows the ``WAVES`` environment variable; with waves on, an FST file is
@@ -215,7 +217,7 @@ def run_regression(cfg: TileConfig, suites=("random", "corners", "conv"), *, see
     runner = _lean_runner()
     try:
         runner.test(
-            test_module="termwise.tb.tile_tests",
+            test_module=test_module,
             hdl_toplevel_lang="verilog",
             hdl_toplevel=top,
             build_dir=b.directory,
@@ -228,6 +230,7 @@ def run_regression(cfg: TileConfig, suites=("random", "corners", "conv"), *, see
                 "TERMWISE_SEED": str(seed),
                 "TERMWISE_REPORT": str(report),
                 "COCOTB_RANDOM_SEED": str(seed),
+                **(extra_env or {}),
             },
             log_file=test_dir / "sim.log",
         )
