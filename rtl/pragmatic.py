@@ -1,0 +1,295 @@
+"""Bit-Pragmatic array (Albericio et al., "Bit-Pragmatic Deep Neural Network Computing",
+MICRO 2017).
+
+Only the non-zero terms of the activations are processed. Each activation becomes a stream
+of terms, lowest first: ``encoding = "plain"`` streams the *oneffsets* (set bits) of ``|a|``
+with the sign of ``a`` (sign-magnitude), ``"booth"`` the radix-4 modified Booth terms of the
+two's complement value (``termwise.golden.terms``). A PE multiplies by shifting: each lane
+shifts its weight by a small *first-stage* offset of ``B = first_stage_bits`` bits, an adder
+tree sums the lanes, and one *second-stage* shifter after the tree (shared by the lanes of
+the PE) shifts the sum by the cycle's ``base``.
+
+Per cycle and per window (a column of PEs, all filters of one window), ``base`` is the
+lowest remaining term position among the window's lanes; every lane whose lowest remaining
+term lies in ``[base, base + 2**B - 1]`` retires it (offset = its position - ``base``). A
+brick takes as many cycles as that greedy process needs, at least 1 (an all-zero brick
+costs one cycle). The term generation and the choice of ``base`` are done once per window
+(:class:`PragmaticWindowEncoder`) and shared by all the window's filters (the paper's
+per-column oneffset generators).
+
+Synchronisation ``sync = "pallet"`` (the paper's pallet synchronisation): all windows work
+in lockstep on the same step (they share the weight bricks), so a step takes the longest
+of its windows' brick times. Column synchronisation (``sync = "column"``) is not built yet:
+the array constructor rejects it with a :class:`~termwise.gen.config.ConfigError`.
+
+Pipeline and double buffering: on the cycle a step finishes (or when the array is idle) the
+array loads the next activation row into the term serialisers and the next weight row into
+its weight registers and raises ``advance``; the serialisers present terms from the next
+cycle on, so consecutive steps follow each other without a bubble. A run costs one fill
+cycle (loading the first row) beyond its steps; each cycle's terms are added to the
+accumulators at the end of that cycle. Cycle model: ``termwise.golden.arch.pragmatic``.
+"""
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..gen.config import ConfigError, clog2
+from .accumulator import Accumulator
+from .adder_tree import AdderTree
+from .array import act_brick, array_signature, wgt_brick
+from .encoders import BoothTermSerializer, OneffsetEncoder, PriorityEncoder, booth_digit_count
+from .library import ModuleLibrary
+
+__all__ = ["PragmaticArray", "PragmaticPE", "PragmaticWindowEncoder", "term_positions",
+           "offset_bits"]
+
+
+def term_positions(cfg) -> int:
+    """Number of term positions (exponents ``0 .. positions - 1``) of one activation:
+    ``act_bits`` for oneffsets, ``2 * booth_digit_count`` for Booth terms."""
+    if cfg.encoding == "booth":
+        return 2 * booth_digit_count(cfg.act_bits, cfg.act_signed)
+    return cfg.act_bits
+
+
+def offset_bits(cfg) -> int:
+    """Width of a lane's first-stage offset port (``first_stage_bits``, at least 1 so that no
+    signal is zero bits wide; with ``first_stage_bits = 0`` the offset is always 0)."""
+    return max(cfg.first_stage_bits, 1)
+
+
+def _base_shape(cfg):
+    return range(max(term_positions(cfg), 2))
+
+
+class PragmaticPE(wiring.Component):
+    """Bit-Pragmatic inner-product unit (MICRO 2017, Section "Pragmatic"): per cycle
+    ``acc += (sum_l take_l * (-1)**neg_l * (wgt_l << offset_l)) << base``.
+
+    Each lane's first-stage shifter shifts its (optionally negated) weight by a
+    ``first_stage_bits``-bit offset; an adder tree sums the lanes; the second-stage shifter
+    shifts the sum by ``base`` before the accumulator (LSB-first terms: no partial-sum
+    register is needed, every cycle's contribution is final).
+
+    Attributes
+    ----------
+    wgt : In(ArrayLayout(signed(wgt_bits), lanes))
+    take, neg : In(lanes)
+        The lane retires a term this cycle; the term is negative.
+    offset : In(ArrayLayout(unsigned(offset_bits), lanes))
+        The term's position minus ``base`` (first-stage shift).
+    base : In(range(positions))
+        Second-stage shift, shared by the lanes.
+    en, clear : In(1)
+        Accumulate this cycle's terms; reset the accumulator (``clear`` wins).
+    acc : Out(signed(acc_bits))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.positions = term_positions(cfg)
+        super().__init__({
+            "wgt": In(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes)),
+            "take": In(cfg.lanes),
+            "neg": In(cfg.lanes),
+            "offset": In(data.ArrayLayout(unsigned(offset_bits(cfg)), cfg.lanes)),
+            "base": In(_base_shape(cfg)),
+            "en": In(1),
+            "clear": In(1),
+            "acc": Out(signed(cfg.acc_bits)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        span = 1 << cfg.first_stage_bits                 # offsets 0 .. span - 1
+        lane_bits = cfg.wgt_bits + 1 + span - 1          # -w needs one bit more than w
+        m.submodules.tree = tree = AdderTree(cfg.lanes, lane_bits)
+        for lane in range(cfg.lanes):
+            w = self.wgt[lane]
+            signed_w = Signal(signed(cfg.wgt_bits + 1), name=f"signed_w{lane}")
+            m.d.comb += signed_w.eq(Mux(self.neg[lane], -w, w))
+            if cfg.first_stage_bits:
+                shifted = signed_w << self.offset[lane]
+            else:
+                shifted = signed_w
+            m.d.comb += tree.inputs[lane].eq(Mux(self.take[lane], shifted, 0))
+        # Second stage: the sum moved to the cycle's base. The widest true value needs
+        # sum_width + positions - 1 bits; the accumulator wraps at acc_bits anyway.
+        addend_bits = min(tree.sum_width + self.positions - 1, cfg.acc_bits)
+        addend = Signal(signed(addend_bits))
+        m.d.comb += addend.eq(tree.sum << self.base)
+        m.submodules.accumulator = acc = Accumulator(addend_bits, cfg.acc_bits)
+        m.d.comb += [
+            acc.addend.eq(addend),
+            acc.en.eq(self.en),
+            acc.clear.eq(self.clear),
+            self.acc.eq(acc.value),
+        ]
+        return m
+
+
+class PragmaticWindowEncoder(wiring.Component):
+    """One window's term generation and per-cycle term selection, shared by all filters.
+
+    ``lanes`` serial term encoders (the shared :class:`~.encoders.OneffsetEncoder` on
+    ``|a|`` with a sign register, or :class:`~.encoders.BoothTermSerializer`) present each
+    lane's lowest remaining term. A priority encoder over the OR of the lanes' one-hot term
+    positions gives ``base``, the lowest; a lane whose term lies within
+    ``[base, base + 2**first_stage_bits - 1]`` retires it (``take``, and ``offset = exp -
+    base``), the others stall (MICRO 2017: two-stage shifting).
+
+    Attributes
+    ----------
+    values : In(ArrayLayout(act_shape, lanes))
+    load : In(1)
+        Capture ``values`` at the clock edge (wins over consuming terms).
+    take, neg : Out(lanes)
+    offset : Out(ArrayLayout(unsigned(offset_bits), lanes))
+    base : Out(range(positions))
+    done : Out(1)
+        This cycle retires every remaining term of the brick (also for a zero brick, and
+        when nothing is loaded).
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.positions = term_positions(cfg)
+        act_shape = signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
+        super().__init__({
+            "values": In(data.ArrayLayout(act_shape, cfg.lanes)),
+            "load": In(1),
+            "take": Out(cfg.lanes),
+            "neg": Out(cfg.lanes),
+            "offset": Out(data.ArrayLayout(unsigned(offset_bits(cfg)), cfg.lanes)),
+            "base": Out(_base_shape(cfg)),
+            "done": Out(1),
+        })
+
+    def _serializer(self, m, lane):
+        """The lane's term serialiser; returns (serializer, neg signal of its term)."""
+        cfg = self.cfg
+        value = self.values[lane]
+        if cfg.encoding == "booth":
+            ser = BoothTermSerializer(cfg.act_bits, is_signed=cfg.act_signed)
+            m.submodules[f"serializer_l{lane}"] = ser
+            m.d.comb += ser.value.eq(value)
+            return ser, ser.term.neg
+        ser = OneffsetEncoder(cfg.act_bits)
+        m.submodules[f"serializer_l{lane}"] = ser
+        if not cfg.act_signed:
+            m.d.comb += ser.value.eq(value)
+            return ser, Const(0, 1)
+        # Sign-magnitude: oneffsets of |a| (|-2**(n-1)| = 2**(n-1) fits in n unsigned
+        # bits), every term carrying the sign of a, kept in a register beside the encoder.
+        sign = Signal(name=f"sign_l{lane}")
+        m.d.comb += ser.value.eq(Mux(value < 0, -value, value))
+        with m.If(self.load):
+            m.d.sync += sign.eq(value < 0)
+        return ser, sign
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        positions = self.positions
+        span = 1 << cfg.first_stage_bits
+        sers, negs = zip(*(self._serializer(m, lane) for lane in range(cfg.lanes)))
+
+        # base: the lowest term position among the lanes.
+        m.submodules.base_detector = pick = PriorityEncoder(positions)
+        union = 0
+        for ser in sers:
+            onehot = Mux(ser.valid, (Const(1, positions) << ser.term.exp)[:positions], 0)
+            union = union | onehot
+        m.d.comb += [pick.value.eq(union), self.base.eq(pick.pos)]
+
+        finishing = []
+        for lane, ser in enumerate(sers):
+            diff = Signal(range(max(positions, 2)), name=f"diff_l{lane}")
+            m.d.comb += diff.eq(ser.term.exp - pick.pos)       # exp >= base when valid
+            in_window = (diff < span) if span < positions else Const(1, 1)
+            m.d.comb += [
+                self.take[lane].eq(ser.valid & in_window),
+                self.neg[lane].eq(negs[lane]),
+                self.offset[lane].eq(diff[:offset_bits(cfg)] if cfg.first_stage_bits else 0),
+                ser.load.eq(self.load),
+                ser.next.eq(self.take[lane]),
+            ]
+            finishing.append(~ser.valid | (self.take[lane] & ser.last))
+        m.d.comb += self.done.eq(Cat(finishing).all())
+        return m
+
+
+class PragmaticArray(wiring.Component):
+    """``filters`` x ``windows`` Bit-Pragmatic PEs with pallet synchronisation (see
+    :func:`.array.array_signature` and the module docstring).
+
+    Control: ``active`` says a step is loaded in the serialisers. The step ends on the cycle
+    every window's encoder reports ``done``; on that cycle (or whenever the array is idle)
+    the next rows are loaded and ``advance`` is raised. ``busy`` covers a loaded step
+    before its last cycle: the accumulators take the last terms at the end of that cycle.
+    """
+
+    def __init__(self, cfg, library: ModuleLibrary):
+        if cfg.sync == "column":
+            raise ConfigError("sync", "column synchronisation is not built yet; use pallet")
+        self.cfg = cfg
+        self.library = library
+        self.pe_name = library.add(f"{cfg.top_name}__pe", PragmaticPE(cfg))
+        super().__init__(array_signature(cfg))
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        active = Signal()
+        step_done = Signal()
+        load = Signal()
+        encoders = []
+        for w in range(cfg.windows):
+            enc = PragmaticWindowEncoder(cfg)
+            m.submodules[f"encoder_w{w}"] = enc
+            m.d.comb += [
+                enc.values.as_value().eq(act_brick(cfg, self.act_row, w)),
+                enc.load.eq(load),
+            ]
+            encoders.append(enc)
+        m.d.comb += [
+            step_done.eq(active & Cat(enc.done for enc in encoders).all()),
+            self.advance.eq(~active | step_done),
+            load.eq(self.valid & self.advance),
+            self.busy.eq(active & ~step_done),
+        ]
+        with m.If(self.start):
+            m.d.sync += active.eq(0)
+        with m.Elif(load):
+            m.d.sync += active.eq(1)
+        with m.Elif(step_done):
+            m.d.sync += active.eq(0)
+
+        # The step's weight bricks, held while its terms are processed (the next row waits
+        # on the buffer output).
+        wgt_regs = []
+        for f in range(cfg.filters):
+            reg = Signal(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes), name=f"wgt_f{f}")
+            with m.If(load):
+                m.d.sync += reg.as_value().eq(wgt_brick(cfg, self.wgt_row, f))
+            wgt_regs.append(reg)
+
+        for w, enc in enumerate(encoders):
+            for f in range(cfg.filters):
+                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+                m.d.comb += [
+                    pe.wgt.eq(wgt_regs[f]),
+                    pe.take.eq(enc.take),
+                    pe.neg.eq(enc.neg),
+                    pe.offset.eq(enc.offset),
+                    pe.base.eq(enc.base),
+                    pe.en.eq(active),
+                    pe.clear.eq(self.start),
+                    self.acc[w][f].eq(pe.acc),
+                ]
+        return m
+
+
+ARRAY = PragmaticArray
