@@ -1,0 +1,56 @@
+"""Laconic (Sharify et al., "Laconic Deep Learning Inference Acceleration", ISCA 2019): both
+operands radix-4 modified-Booth encoded, one (weight term, activation term) pair per lane
+per cycle.
+
+Per-step cycles (family.md, "Semantics (model)": "a brick takes max over lanes of
+terms(w) * terms(a) cycles (at least 1), both Booth-encoded"). A lane multiplies its
+activation ``a`` and weight ``w`` by enumerating every pair of their non-zero Booth terms
+(:func:`termwise.golden.terms.booth_term_count`: ``ceil(bits / 2)`` digits for two's
+complement values; unsigned activations are zero-extended by one bit first), one pair per
+cycle, so a lane needs ``terms(w) * terms(a)`` cycles. Every window and filter of the tile
+runs in lockstep -- the windows share the weight row and the filters the activation row,
+and the tile fetches the next rows only when all of them are done -- so a *step* (one
+brick of every window and every filter) takes
+
+    ``max(1, max over windows w, filters f, lanes l of terms(act[w, l]) * terms(wgt[f, l]))``
+
+cycles. A zero operand has no terms: a step whose pairs are all empty costs the minimum,
+1 cycle. The results are exact (Booth recoding loses nothing): no ``effective_operands``.
+
+A run of steps ``S_0 .. S_{n-1}`` takes ``sum(S_i) + RUN_OVERHEAD`` cycles from the command
+transfer to ``out.valid``.
+"""
+
+import numpy as np
+
+from ..terms import booth_term_count
+
+__all__ = ["RUN_OVERHEAD", "step_cycles", "pair_counts"]
+
+#: Fixed cycles of this implementation (rtl/laconic.py) beyond its steps: 1 cycle in which
+#: the first rows are taken into the array (Booth-encoded into the per-lane term
+#: serializers; later rows are taken during the previous step's last cycle, so there is no
+#: per-step bubble), plus 1 cycle in which the controller sees ``busy`` fall after the last
+#: pair has been added to the accumulators.
+RUN_OVERHEAD = 2
+
+
+def pair_counts(cfg, act, wgt) -> np.ndarray:
+    """Term pairs of every lane of every PE: ``terms(a) * terms(w)``, both Booth.
+
+    ``act`` is (windows, steps, lanes), ``wgt`` (filters, steps, lanes); the result is
+    (windows, filters, steps, lanes).
+    """
+    if cfg.encoding not in (None, "booth"):
+        raise ValueError(f"encoding: laconic supports booth only, got {cfg.encoding!r}")
+    ta = booth_term_count(act, cfg.act_bits, cfg.act_signed)      # (W, S, L)
+    tw = booth_term_count(wgt, cfg.wgt_bits, True)                # (F, S, L)
+    return ta[:, None, :, :] * tw[None, :, :, :]
+
+
+def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
+    """Cycles of every step: the most term pairs of any lane of any PE, at least 1."""
+    pairs = pair_counts(cfg, act, wgt)
+    if pairs.shape[2] == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.maximum(pairs.max(axis=(0, 1, 3)), 1).astype(np.int64)
