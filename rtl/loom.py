@@ -1,0 +1,247 @@
+"""Loom array (Sharify et al., "Loom: Exploiting Weight and Activation Precisions to
+Accelerate Convolutional Neural Networks", DAC 2018).
+
+Weights *and* activations are bit-serial, so the work of a brick scales with both
+precisions: a step (one brick of every window and of every filter) takes
+``ceil(Pa / serial_bits) * Pw`` cycles (family.md, "Semantics (model)"), where
+
+* ``Pw`` is the layer's weight precision, the runtime register ``wgt_precision``: the ``Pw``
+  least significant bits of each weight are used, as two's complement;
+* ``Pa`` is detected per step over every activation of the current row (all windows run in
+  lockstep since they share the weight bits), as in Dynamic Stripes, with the shared
+  :class:`~.encoders.PrecisionDetector`; activations are processed exactly;
+* ``serial_bits`` (1, 2 or 4) activation bits are consumed per cycle.
+
+Datapath (this implementation)
+------------------------------
+Each cycle a PE lane ANDs one weight bit with a ``serial_bits``-wide activation chunk; an
+adder tree sums the lanes. Two nested MSB-first shift accumulators (the shared
+:class:`~.accumulator.ShiftAccumulator`) rebuild the brick's dot product:
+
+* the inner one (``serial``, ``shift = serial_bits``) walks the activation chunks from the
+  top one down to chunk 0 for a fixed weight bit; activations are sign-extended to a
+  multiple of ``serial_bits`` and the top chunk is read as a signed chunk (for signed
+  activations), so the inner result is ``sum_lanes act * wgt_bit`` exactly;
+* the outer one (``serial_wgt``, ``shift = 1``) takes the inner result the cycle after its
+  last chunk (commit) and walks the weight bits from ``Pw - 1`` down to 0, negating on the
+  weight's sign bit ``Pw - 1``;
+* the output :class:`~.accumulator.Accumulator` adds the outer result the cycle after the
+  step's last weight bit has been committed.
+
+The loops: weight bits outer, activation chunks inner. Selecting the chunks (sign
+extension included) is done once per window and selecting the weight bits once per
+filter, in the array (the serialisers), not per PE. Control comes from two shared
+:class:`~.stripes.SerialSequencer` instances, one walking the chunks (its precision is
+``ceil(Pa / serial_bits)``) and one walking the weight bits (advanced once per chunk loop).
+
+Fixed cost of a run: the two commit stages after the last step's final cycle, plus the
+controller's cycle to raise ``out.valid`` (``golden/arch/loom.py:RUN_OVERHEAD = 3``).
+"""
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..gen.config import clog2
+from .accumulator import Accumulator, ShiftAccumulator
+from .adder_tree import AdderTree
+from .array import act_brick, array_signature, wgt_brick
+from .encoders import PrecisionDetector
+from .library import ModuleLibrary
+from .stripes import SerialSequencer
+
+__all__ = ["LoomPE", "LoomArray", "chunk_shape", "act_chunks"]
+
+
+def act_chunks(cfg) -> int:
+    """Activation chunks of a full-width value: ``ceil(act_bits / serial_bits)``."""
+    return -(-cfg.act_bits // cfg.serial_bits)
+
+
+def chunk_shape(cfg):
+    """Shape of one lane's activation chunk as the PE sees it: ``signed(serial_bits + 1)``
+    for signed activations (the top chunk is sign-extended by one bit, lower chunks are
+    zero-extended), ``unsigned(serial_bits)`` for unsigned ones."""
+    sb = cfg.serial_bits
+    return signed(sb + 1) if cfg.act_signed else unsigned(sb)
+
+
+class LoomPE(wiring.Component):
+    """Loom serial inner-product unit (DAC 2018): ``lanes`` AND gates between one weight bit
+    and one activation chunk each, an adder tree, two nested MSB-first shift accumulators
+    (activation chunks inner, weight bits outer) and the output accumulator.
+
+    Attributes
+    ----------
+    act_chunk : In(ArrayLayout(chunk_shape(cfg), lanes))
+        This cycle's activation chunk of each lane (already sign-extended if it is the top
+        chunk of signed activations).
+    wgt_bit : In(lanes)
+        This cycle's bit of each lane's weight.
+    en, first : In(1)
+        Process this cycle's chunk; the chunk is the top one (restart the inner sum).
+    commit : In(1)
+        Add the finished inner sum (one weight bit's worth) into the weight-bit accumulator.
+    wgt_first : In(1)
+        With ``commit``: the inner sum belongs to the weight's sign bit ``Pw - 1`` (restart
+        the weight-bit sum and negate).
+    acc_commit : In(1)
+        Add the finished brick (the weight-bit sum) into the output accumulator.
+    clear : In(1)
+    acc : Out(signed(acc_bits))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({
+            "act_chunk": In(data.ArrayLayout(chunk_shape(cfg), cfg.lanes)),
+            "wgt_bit": In(cfg.lanes),
+            "en": In(1),
+            "first": In(1),
+            "commit": In(1),
+            "wgt_first": In(1),
+            "acc_commit": In(1),
+            "clear": In(1),
+            "acc": Out(signed(cfg.acc_bits)),
+        })
+
+    @staticmethod
+    def inner_width(cfg) -> int:
+        """Signed width of ``sum_lanes act * wgt_bit`` (one more bit for unsigned act)."""
+        return cfg.act_bits + clog2(cfg.lanes) + (0 if cfg.act_signed else 1)
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        shape = chunk_shape(cfg)
+        m.submodules.tree = tree = AdderTree(cfg.lanes, shape.width, is_signed=cfg.act_signed)
+        term_width = tree.sum_width + (0 if cfg.act_signed else 1)
+        inner_width = max(self.inner_width(cfg), term_width)
+        m.submodules.serial = inner = ShiftAccumulator(term_width, inner_width,
+                                                       shift=cfg.serial_bits)
+        m.submodules.serial_wgt = outer = ShiftAccumulator(inner_width, cfg.brick_sum_bits,
+                                                           shift=1)
+        m.submodules.accumulator = acc = Accumulator(cfg.brick_sum_bits, cfg.acc_bits)
+        for lane in range(cfg.lanes):
+            m.d.comb += tree.inputs[lane].eq(Mux(self.wgt_bit[lane], self.act_chunk[lane], 0))
+        m.d.comb += [
+            inner.term.eq(tree.sum),
+            inner.en.eq(self.en),
+            inner.first.eq(self.first),
+            inner.negate.eq(0),
+            outer.term.eq(inner.value),
+            outer.en.eq(self.commit),
+            outer.first.eq(self.wgt_first),
+            outer.negate.eq(self.wgt_first),
+            acc.addend.eq(outer.value),
+            acc.en.eq(self.acc_commit),
+            acc.clear.eq(self.clear),
+            self.acc.eq(acc.value),
+        ]
+        return m
+
+
+class LoomArray(wiring.Component):
+    """``filters`` x ``windows`` Loom PEs (see :func:`.array.array_signature`), the shared
+    precision detector, the per-window chunk serialisers, the per-filter weight-bit
+    serialisers and the two sequencers. The rows are used straight from the buffer outputs
+    (they hold still until ``advance``)."""
+
+    def __init__(self, cfg, library: ModuleLibrary):
+        self.cfg = cfg
+        self.library = library
+        self.pe_name = library.add(f"{cfg.top_name}__pe", LoomPE(cfg))
+        super().__init__(array_signature(cfg))
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        sb = cfg.serial_bits
+        nch = act_chunks(cfg)
+        m = Module()
+
+        # Per-step activation precision Pa (Dynamic Stripes' detector over the whole row),
+        # in chunks: ceil(Pa / serial_bits).
+        m.submodules.precision_detector = det = PrecisionDetector(
+            cfg.windows * cfg.lanes, cfg.act_bits, is_signed=cfg.act_signed)
+        m.d.comb += det.values.as_value().eq(self.act_row)
+        step_chunks = Signal(range(nch + 1))
+        m.d.comb += step_chunks.eq((det.precision + (sb - 1)) >> clog2(sb))
+
+        # Activation chunks (inner loop) and weight bits (outer loop), MSB first. Never
+        # narrower than 2 positions so that no signal is zero bits wide (lint).
+        m.submodules.sequencer = seq = SerialSequencer(max(nch, 2))
+        m.submodules.wgt_sequencer = wseq = SerialSequencer(max(cfg.wgt_bits, 2))
+        m.d.comb += [
+            seq.precision.eq(step_chunks),
+            seq.start.eq(self.start),
+            seq.valid.eq(self.valid),
+            wseq.precision.eq(self.wgt_precision),
+            wseq.start.eq(self.start),
+            wseq.valid.eq(self.valid & seq.last),
+            self.advance.eq(seq.last & wseq.last),
+        ]
+        # Commit stages: inner -> weight-bit accumulator (seq.commit, with the weight bit's
+        # "first" delayed alongside), weight-bit accumulator -> output (wseq.commit delayed).
+        wgt_first = Signal()
+        acc_commit = Signal()
+        m.d.sync += [
+            wgt_first.eq(wseq.first),
+            acc_commit.eq(wseq.commit & ~self.start),
+        ]
+        m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit)
+
+        act_layout = data.ArrayLayout(cfg.act_bits, cfg.lanes)
+        wgt_layout = data.ArrayLayout(cfg.wgt_bits, cfg.lanes)
+        shape = chunk_shape(cfg)
+        ext_bits = nch * sb
+        chunks = []
+        for w in range(cfg.windows):
+            # The window's chunk serialiser, shared by all filters: chunk `bitpos` of every
+            # lane (activations sign- or zero-extended to a whole number of chunks); the top
+            # chunk of a signed activation carries the sign into the PE's extra bit.
+            bricks = data.View(act_layout, act_brick(cfg, self.act_row, w))
+            lanes = []
+            for lane in range(cfg.lanes):
+                value = bricks[lane]
+                pad = ext_bits - cfg.act_bits
+                if pad and cfg.act_signed:
+                    extended = Cat(value, value[-1].replicate(pad))
+                elif pad:
+                    extended = Cat(value, Const(0, pad))
+                else:
+                    extended = value
+                chunk = extended.word_select(seq.bitpos, sb)
+                if cfg.act_signed:
+                    lanes.append(Cat(chunk, chunk[-1] & seq.first))
+                else:
+                    lanes.append(chunk)
+            sig = Signal(shape.width * cfg.lanes, name=f"act_chunks_w{w}")
+            m.d.comb += sig.eq(Cat(lanes))
+            chunks.append(sig)
+        wbits = []
+        for f in range(cfg.filters):
+            # The filter's weight-bit serialiser, shared by all windows.
+            bricks = data.View(wgt_layout, wgt_brick(cfg, self.wgt_row, f))
+            sig = Signal(cfg.lanes, name=f"wgt_bits_f{f}")
+            m.d.comb += sig.eq(
+                Cat(bricks[lane].bit_select(wseq.bitpos, 1) for lane in range(cfg.lanes)))
+            wbits.append(sig)
+
+        for w in range(cfg.windows):
+            for f in range(cfg.filters):
+                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+                m.d.comb += [
+                    pe.act_chunk.as_value().eq(chunks[w]),
+                    pe.wgt_bit.eq(wbits[f]),
+                    pe.en.eq(self.valid),
+                    pe.first.eq(seq.first),
+                    pe.commit.eq(seq.commit),
+                    pe.wgt_first.eq(wgt_first),
+                    pe.acc_commit.eq(acc_commit),
+                    pe.clear.eq(self.start),
+                    self.acc[w][f].eq(pe.acc),
+                ]
+        return m
+
+
+ARRAY = LoomArray
