@@ -163,7 +163,6 @@ class TileConfig:
             if (self.act_bits, self.wgt_bits) != (16, 16) or self.acc_bits not in (None, 32):
                 raise ConfigError("dtype", "bf16 needs act_bits = wgt_bits = 16 and "
                                   "acc_bits = 32 (fp32 accumulation)")
-            object.__setattr__(self, "acc_bits", 32)
         if self.arch == "pragmatic":
             if self.sync == "pallet" and self.column_registers:
                 raise ConfigError("column_registers", "must be 0 with sync = pallet")
@@ -175,7 +174,11 @@ class TileConfig:
             raise ConfigError("act_signed", f"must be true or false, got {self.act_signed!r}")
         if self.act_signed and self.act_bits < 2:
             raise ConfigError("act_bits", "must be in 2..32 for signed activations, got 1")
-        if self.acc_bits is None:
+        # Remember whether acc_bits was derived, so replace() derives it again.
+        object.__setattr__(self, "_acc_derived", self.acc_bits is None)
+        if self.dtype == "bf16":
+            object.__setattr__(self, "acc_bits", 32)       # fp32 accumulators
+        elif self.acc_bits is None:
             object.__setattr__(self, "acc_bits", self.acc_bits_min)
         else:
             _check_int("acc_bits", self.acc_bits, self.brick_sum_bits, RANGES["acc_bits"][1])
@@ -297,6 +300,10 @@ class TileConfig:
         return {k: v for k, v in d.items() if v is not None}
 
     def replace(self, **changes) -> "TileConfig":
+        """A copy with ``changes``; a derived ``acc_bits`` is derived again."""
+        if self._acc_derived and "acc_bits" not in changes:
+            changes["acc_bits"] = None
+        changes.setdefault("name", self.name)
         return dataclasses.replace(self, **changes)
 
 
