@@ -1,0 +1,282 @@
+"""Network simulator: cycles of whole networks on every design, vectorised.
+
+Every layer is lowered exactly as :mod:`termwise.golden.lowering` does (per channel group
+an im2col matrix ``(M, Kg)`` against the group's filters ``(kg, Kg)``; K zero padded to
+whole bricks, chunks of ``depth`` bricks, filter groups of ``filters`` and window groups of
+``windows``, padding rows/filters zero), but instead of building :class:`Run` objects the
+steps of all runs are stacked along the steps axis and handed to the design's golden
+``step_cycles`` in large blocks. A step depends only on its own bricks, so
+
+    total = sum over (group, filter group, window group, brick) of max(step_cycles, 1)
+            + RUN_OVERHEAD * runs,     runs = groups * chunks * filter groups * window groups
+
+which equals the sum of :func:`termwise.golden.cycles.run_cycles` over the lowered runs
+(tested in ``tests/golden/test_netsim.py``). A design whose steps are *not* independent
+(a model with ``STEPS_INDEPENDENT = False``, or Pragmatic with column synchronisation)
+falls back to one ``run_cycles`` call per run.
+
+Optionally only a deterministic subset of the window groups of each layer is simulated
+(``max_window_groups``: evenly spaced, ``np.linspace(0, WG - 1, n).round()``), and the
+step cycles of the layer are scaled by ``WG / n``; the run count stays exact.
+
+Ideal ("potential") work follows :mod:`termwise.golden.potential`: every design's work per
+MAC is a product ``fa(act) * fw(wgt)``, so the sum over the ``M x kg x Kg`` MACs of a group
+is ``sum_k (sum_m fa[m, k]) * (sum_n fw[n, k])`` -- computed without broadcasting and tested
+equal to :func:`termwise.golden.potential.total_work`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .arch import model
+from .lowering import im2col
+from .potential import grouped_precision, layer_precision
+from .terms import essential_bits, precision_needed, term_count
+
+__all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
+           "layer_runtime", "simulate_layers", "LayerResult", "PRESETS", "design_config",
+           "steps_independent"]
+
+#: The equal-peak-throughput presets (256 16-bit MAC/cycle at 16 bits) used per design.
+PRESETS = {
+    "baseline": "baseline-16x16",
+    "stripes": "stripes-16x16",
+    "dstripes": "dstripes-16x16",
+    "loom": "loom-16x16",
+    "pragmatic": "pragmatic-16x16",
+    "laconic": "laconic-16x16",
+}
+
+
+def design_config(arch: str):
+    """The 16x16 preset of ``arch`` (:data:`PRESETS`)."""
+    from ..gen.config import preset
+    return preset(PRESETS[arch])
+
+
+def lowered_operands(layer) -> tuple[np.ndarray, np.ndarray]:
+    """The per-group matrices a layer is lowered to: ``A`` (G, M, Kg) and ``Wm`` (G, kg, Kg),
+    exactly the ``cols`` and ``wg`` of :func:`termwise.golden.lowering.lower_conv2d`
+    (a fully-connected layer is one group, M = batch)."""
+    x = np.asarray(layer.act, dtype=np.int64)
+    w = np.asarray(layer.wgt, dtype=np.int64)
+    if layer.kind == "fc":
+        return x.reshape(1, x.shape[0], -1), w.reshape(1, w.shape[0], -1)
+    g = layer.groups
+    k, cg, r, s = w.shape
+    cols = im2col(x, (r, s), layer.stride, layer.padding, layer.dilation)   # (M, C*R*S)
+    m = cols.shape[0]
+    a = cols.reshape(m, g, cg * r * s).transpose(1, 0, 2)
+    return a, w.reshape(g, k // g, cg * r * s)
+
+
+def steps_independent(cfg) -> bool:
+    mod = model(cfg.arch)
+    if not getattr(mod, "STEPS_INDEPENDENT", True):
+        return False
+    return not (cfg.arch == "pragmatic" and getattr(cfg, "sync", None) == "column")
+
+
+def _sample_groups(wg: int, limit: int | None) -> np.ndarray:
+    if limit is None or wg <= limit:
+        return np.arange(wg)
+    return np.unique(np.linspace(0, wg - 1, limit).round().astype(np.int64))
+
+
+def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
+                 block_elems: int = 1 << 22) -> dict:
+    """Cycles of one lowered layer (``a`` (G, M, K), ``wm`` (G, kg, K)) on ``cfg``.
+
+    Returns ``{"cycles", "runs", "steps", "step_cycles", "sampled", "scale"}``; ``cycles``
+    is exact unless window groups were sampled (then ``step_cycles * scale`` rounded).
+    """
+    rt = rt or cfg.runtime_values()
+    mod = model(cfg.arch)
+    a = np.asarray(a, dtype=np.int64)
+    wm = np.asarray(wm, dtype=np.int64)
+    g, m, k = a.shape
+    kg = wm.shape[1]
+    lanes, win, fil = cfg.lanes, cfg.windows, cfg.filters
+    st = math.ceil(k / lanes)
+    chunks = math.ceil(st / cfg.depth)
+    wgc, fgc = math.ceil(m / win), math.ceil(kg / fil)
+    runs = g * chunks * fgc * wgc
+    sel = _sample_groups(wgc, max_window_groups)
+    scale = wgc / len(sel)
+
+    if not steps_independent(cfg):
+        return _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs)
+
+    ap = np.zeros((g, wgc * win, st * lanes), dtype=np.int64)
+    ap[:, :m, :k] = a
+    act_t = ap.reshape(g, wgc, win, st, lanes)[:, sel].transpose(2, 0, 1, 3, 4)
+    nsel = len(sel)
+    act_t = np.ascontiguousarray(act_t).reshape(win, g * nsel * st, lanes)
+    del ap
+    wp = np.zeros((g, fgc * fil, st * lanes), dtype=np.int64)
+    wp[:, :kg, :k] = wm
+    wgt_t = np.ascontiguousarray(wp.reshape(g, fgc, fil, st, lanes).transpose(2, 0, 1, 3, 4))
+    wgt_t = wgt_t.reshape(fil, g * fgc * st, lanes)
+    del wp
+
+    total_steps = g * fgc * nsel * st
+    block = max(1, block_elems // ((win + fil) * lanes))
+    acc = 0
+    for start in range(0, total_steps, block):
+        idx = np.arange(start, min(start + block, total_steps))
+        gi, fi, wi, si = np.unravel_index(idx, (g, fgc, nsel, st))
+        act = np.take(act_t, (gi * nsel + wi) * st + si, axis=1)
+        wgt = np.take(wgt_t, (gi * fgc + fi) * st + si, axis=1)
+        cyc = np.asarray(mod.step_cycles(cfg, act, wgt, rt), dtype=np.int64)
+        acc += int(np.maximum(cyc, 1).sum())
+    step_total = acc * scale
+    return {"cycles": int(round(step_total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
+            "steps": int(round(total_steps * scale)), "step_cycles": step_total,
+            "sampled": nsel < wgc, "scale": scale}
+
+
+def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
+    """Fallback for designs whose steps depend on each other: lower_matmul per group and one
+    run_cycles per run (only the sampled window groups)."""
+    from .cycles import run_cycles
+    from .lowering import lower_matmul
+    mod = model(cfg.arch)
+    acc, steps = 0, 0
+    keep = set(int(s) for s in sel)
+    for gi in range(a.shape[0]):
+        for run in lower_matmul(cfg, a[gi], wm[gi]):
+            if int(run.rows[0]) // cfg.windows not in keep:
+                continue
+            acc += run_cycles(cfg, run.act, run.wgt, rt) - mod.RUN_OVERHEAD
+            steps += run.k // cfg.lanes
+    step_total = acc * scale
+    return {"cycles": int(round(step_total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
+            "steps": int(round(steps * scale)), "step_cycles": step_total,
+            "sampled": scale != 1, "scale": scale}
+
+
+def layer_runtime(cfg, layer) -> dict:
+    """Runtime registers of a layer: Stripes' ``precision`` = the layer's activation
+    precision, Loom's ``wgt_precision`` = its weight precision (lossless on the data when
+    the workload gives none)."""
+    p = layer.act_precision or layer_precision(layer.act, cfg.act_bits, cfg.act_signed)
+    pw = layer.wgt_precision or layer_precision(layer.wgt, cfg.wgt_bits, True)
+    return cfg.runtime_values(precision=min(p, cfg.act_bits),
+                              wgt_precision=min(pw, cfg.wgt_bits))
+
+
+def _factors(cfg, design, a, w, rt):
+    """Per-operand factors of the per-MAC work of :func:`potential.mac_work`."""
+    wa, ww = cfg.act_bits, cfg.wgt_bits
+    signed = cfg.act_signed
+    if design == "baseline":
+        return wa, ww
+    if design == "stripes":
+        return rt["precision"], ww
+    if design == "dstripes":
+        return grouped_precision(a, wa, signed, cfg.lanes), ww
+    if design == "loom":
+        return grouped_precision(a, wa, signed, cfg.lanes), rt["wgt_precision"]
+    enc = _encoding(cfg, design)
+    if design == "pragmatic":
+        return term_count(a, wa, enc, signed=signed), ww
+    if design == "laconic":
+        return term_count(a, wa, enc, signed=signed), term_count(w, ww, enc, signed=True)
+    raise ValueError(f"unknown design {design!r}")
+
+
+def _encoding(cfg, design):
+    """Term encoding of the ideal work: Pragmatic's configured one, Booth for Laconic."""
+    if design == "pragmatic" and cfg.arch == "pragmatic":
+        return cfg.encoding
+    return "booth"
+
+
+def layer_potential(cfg, design, a, wm, rt) -> int:
+    """Ideal single-bit-product work of ``design`` over the layer's MACs (per group
+    ``M x kg x Kg``, no padding), as :func:`termwise.golden.potential.total_work` counts it
+    with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the design's encoding
+    (Pragmatic: its preset's, ``plain``; Laconic: ``booth``) and the runtime precisions."""
+    total = 0
+    for gi in range(a.shape[0]):
+        fa, fw = _factors(cfg, design, a[gi], wm[gi], rt)
+        m, k = a[gi].shape
+        n = wm[gi].shape[0]
+        sa = np.asarray(fa).sum(axis=0) if np.ndim(fa) else np.full(k, fa * m)
+        sw = np.asarray(fw).sum(axis=0) if np.ndim(fw) else np.full(k, fw * n)
+        total += int(np.dot(np.asarray(sa, dtype=np.int64), np.asarray(sw, dtype=np.int64)))
+    return total
+
+
+def layer_stats(layer, a, bits: int = 16, group: int = 16) -> dict:
+    """Value statistics that explain a layer's speedups (on the layer's input activations
+    and weights, not on the im2col copies; group precision on the im2col rows)."""
+    x = np.asarray(layer.act, dtype=np.int64)
+    w = np.asarray(layer.wgt, dtype=np.int64)
+    gp = [grouped_precision(a[gi], bits, layer.act_signed, group)[:, ::group].mean()
+          for gi in range(a.shape[0])]
+    return {
+        "act_zero_fraction": float((x == 0).mean()),
+        "wgt_zero_fraction": float((w == 0).mean()),
+        "act_precision": layer_precision(x, bits, layer.act_signed),
+        "wgt_precision": layer_precision(w, bits, True),
+        "act_group_precision_mean": float(np.mean(gp)),
+        "act_value_precision_mean": float(precision_needed(x, bits, layer.act_signed).mean()),
+        "act_essential_bits_mean": float(essential_bits(x, bits).mean()),
+        "act_booth_terms_mean": float(term_count(x, bits, "booth", signed=True).mean()),
+        "wgt_booth_terms_mean": float(term_count(w, bits, "booth", signed=True).mean()),
+    }
+
+
+@dataclass
+class LayerResult:
+    name: str
+    shape: str
+    macs: int
+    stats: dict
+    designs: dict = field(default_factory=dict)   # arch -> {cycles, runs, work, rt, ...}
+
+
+def simulate_layers(layers, archs, *, max_window_groups=None, progress=None) -> list:
+    """Simulate every layer on every design of ``archs`` (each on its 16x16 preset).
+
+    ``progress(i, n, layer, seconds)`` is called after each layer. Designs without a golden
+    model raise ``ValueError`` from :func:`termwise.golden.arch.model`: check first with
+    :func:`available_designs`.
+    """
+    cfgs = {arch: design_config(arch) for arch in archs}
+    results = []
+    n = len(layers)
+    for i, layer in enumerate(layers):
+        t0 = time.perf_counter()
+        a, wm = lowered_operands(layer)
+        res = LayerResult(layer.name, layer.shape_text(), layer.macs,
+                          layer_stats(layer, a, 16, 16))
+        for arch, cfg in cfgs.items():
+            rt = layer_runtime(cfg, layer)
+            cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups)
+            cyc["work"] = layer_potential(cfg, arch, a, wm, rt)
+            cyc["rt"] = {r: rt[r] for r in cfg.runtime}
+            res.designs[arch] = cyc
+        results.append(res)
+        if progress:
+            progress(i + 1, n, layer, time.perf_counter() - t0)
+    return results
+
+
+def available_designs(archs) -> tuple[list, dict]:
+    """Split ``archs`` into those with a golden model and ``{arch: reason}`` for the rest."""
+    ok, missing = [], {}
+    for arch in archs:
+        try:
+            model(arch)
+        except ValueError as err:
+            missing[arch] = str(err)
+            continue
+        ok.append(arch)
+    return ok, missing

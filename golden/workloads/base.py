@@ -1,0 +1,142 @@
+"""Layer and workload records, the workload registry and synthetic values."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Layer", "Workload", "WORKLOADS", "load_workload", "synthetic_values",
+           "PRECISIONS"]
+
+#: Base fixed-point widths a workload can be quantised to.
+PRECISIONS = (8, 16)
+
+
+@dataclass
+class Layer:
+    """One convolution or fully-connected layer with integer operands.
+
+    ``act`` is (N, C, H, W) for a convolution, (N, C) for a fully-connected layer; ``wgt``
+    is (K, C // groups, R, S) or (K, C). Both are signed ``bits``-wide integers.
+    ``act_precision`` (Stripes' runtime ``p``) and ``wgt_precision`` (Loom's ``Pw``) are the
+    per-layer precisions; ``None`` means "lossless on this data" (the widest value).
+    """
+
+    name: str
+    kind: str                      # "conv" | "fc"
+    act: np.ndarray
+    wgt: np.ndarray
+    bits: int
+    stride: int = 1
+    padding: int = 0
+    dilation: int = 1
+    groups: int = 1
+    act_precision: int | None = None
+    wgt_precision: int | None = None
+    act_signed: bool = True
+    synthetic: bool = False
+
+    @property
+    def depthwise(self) -> bool:
+        return self.kind == "conv" and self.groups > 1 and self.groups == self.act.shape[1]
+
+    @property
+    def out_hw(self) -> tuple[int, int]:
+        if self.kind == "fc":
+            return (1, 1)
+        from ..lowering import conv_output_size
+        _, _, h, w = self.act.shape
+        _, _, r, s = self.wgt.shape
+        return (conv_output_size(h, r, self.stride, self.padding, self.dilation),
+                conv_output_size(w, s, self.stride, self.padding, self.dilation))
+
+    @property
+    def macs(self) -> int:
+        """Multiply-accumulates of the layer (no padding)."""
+        n = self.act.shape[0]
+        if self.kind == "fc":
+            return int(n * self.wgt.shape[0] * self.wgt.shape[1])
+        oh, ow = self.out_hw
+        k, cg, r, s = self.wgt.shape
+        return int(n * oh * ow * k * cg * r * s)
+
+    def shape_text(self) -> str:
+        if self.kind == "fc":
+            return f"fc {self.wgt.shape[1]}->{self.wgt.shape[0]}"
+        n, c, h, w = self.act.shape
+        k, cg, r, s = self.wgt.shape
+        g = f" g{self.groups}" if self.groups > 1 else ""
+        return f"{c}x{h}x{w} {r}x{s}/{self.stride} p{self.padding}{g} -> {k}"
+
+
+@dataclass
+class Workload:
+    name: str
+    bits: int
+    layers: list[Layer]
+    synthetic: bool = False
+    notes: list[str] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def macs(self) -> int:
+        return sum(layer.macs for layer in self.layers)
+
+
+def synthetic_values(shape, bits: int, kind: str, seed_text: str) -> np.ndarray:
+    """Deterministic synthetic operands (labelled "synthetic" in every report).
+
+    Activations (``kind='act'``): ReLU of a normal with sigma ``2**(bits-4)`` (about half
+    zeros, the rest mostly within ``bits - 2`` bits); weights: a normal with sigma
+    ``2**(bits-5)``; both rounded and clipped to the signed ``bits`` range. The seed is the
+    CRC32 of ``seed_text`` (the layer's name), so every run sees the same values.
+    """
+    rng = np.random.default_rng(zlib.crc32(seed_text.encode()))
+    lo, hi = -(1 << (bits - 1)) + 1, (1 << (bits - 1)) - 1
+    if kind == "act":
+        v = np.maximum(rng.standard_normal(shape, dtype=np.float32), 0) * 2.0 ** (bits - 4)
+    elif kind == "wgt":
+        v = rng.standard_normal(shape, dtype=np.float32) * 2.0 ** (bits - 5)
+    else:
+        raise ValueError(f"kind must be 'act' or 'wgt', got {kind!r}")
+    return np.clip(np.rint(v), lo, hi).astype(np.int64)
+
+
+def _efficientnet(bits, **kw):
+    from .efficientnet import load
+    return load(bits, **kw)
+
+
+def _digits(bits, **kw):
+    from .digits import load
+    return load(bits, **kw)
+
+
+def _shapes(name):
+    def loader(bits, **kw):
+        from .shapes import load
+        return load(name, bits, **kw)
+    return loader
+
+
+#: name -> loader(bits, **options) -> Workload
+WORKLOADS = {
+    "efficientnet-lite0": _efficientnet,
+    "digits-cnn": _digits,
+    "alexnet": _shapes("alexnet"),
+    "vgg16": _shapes("vgg16"),
+    "resnet50": _shapes("resnet50"),
+}
+
+
+def load_workload(name: str, bits: int = 16, **kw) -> Workload:
+    """Load (or build and cache) a workload quantised to ``bits`` (8 or 16)."""
+    from ...gen.config import ConfigError
+    if name not in WORKLOADS:
+        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got {name!r}")
+    if isinstance(bits, bool) or bits not in PRECISIONS:
+        raise ConfigError("precision", f"must be one of {', '.join(map(str, PRECISIONS))}, "
+                          f"got {bits!r}")
+    return WORKLOADS[name](bits, **kw)

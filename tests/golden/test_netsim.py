@@ -1,0 +1,120 @@
+"""Network simulator: the vectorised layer cycles equal the sum over lowered runs of
+run_cycles, the ideal work equals potential.total_work, and the CLI rejects bad input."""
+
+import numpy as np
+import pytest
+
+from termwise.gen.config import ConfigError, TileConfig, preset
+from termwise.golden import potential
+from termwise.golden.arch import model
+from termwise.golden.cycles import run_cycles
+from termwise.golden.lowering import lower_conv2d, lower_matmul
+from termwise.golden.netsim import (PRESETS, layer_cycles, layer_potential, layer_runtime,
+                                    lowered_operands, available_designs)
+from termwise.golden.workloads import Layer
+
+ARCHS = list(PRESETS)
+
+
+def _have(arch):
+    try:
+        model(arch)
+        return True
+    except ValueError:
+        return False
+
+
+def _small_cfg(arch):
+    """A small tile of ``arch`` with depth 2 so that layers split into several chunks."""
+    opts = {"loom": {"serial_bits": 2}}.get(arch, {})
+    return TileConfig(arch=arch, filters=3, windows=4, lanes=4, act_bits=8, wgt_bits=8,
+                      depth=2, **opts)
+
+
+def _layers(rng):
+    def ints(shape, lo, hi):
+        return rng.integers(lo, hi + 1, size=shape)
+    x = ints((2, 6, 7, 6), -20, 100) * (rng.random((2, 6, 7, 6)) < 0.6)
+    return [
+        Layer("conv3x3", "conv", x, ints((7, 6, 3, 3), -128, 127), 8, stride=1, padding=1),
+        Layer("conv_s2", "conv", x, ints((4, 3, 3, 3), -30, 30), 8, stride=2, padding=1,
+              groups=2),
+        Layer("dw", "conv", x, ints((6, 1, 3, 3), -128, 127), 8, padding=1, groups=6),
+        Layer("pw", "conv", x, ints((9, 6, 1, 1), -3, 3), 8),
+        Layer("fc", "fc", ints((3, 37), -128, 127), ints((10, 37), -128, 127), 8),
+    ]
+
+
+def _reference_cycles(cfg, layer, rt):
+    if layer.kind == "fc":
+        runs = lower_matmul(cfg, layer.act, layer.wgt)
+    else:
+        runs = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
+                            padding=layer.padding, groups=layer.groups).runs
+    return sum(run_cycles(cfg, r.act, r.wgt, rt) for r in runs), len(runs)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_vectorised_cycles_equal_lowered_runs(arch):
+    if not _have(arch):
+        pytest.skip(f"no golden model for {arch} yet")
+    rng = np.random.default_rng(5)
+    cfg = _small_cfg(arch)
+    for layer in _layers(rng):
+        a, wm = lowered_operands(layer)
+        rt = layer_runtime(cfg, layer)
+        ref, nruns = _reference_cycles(cfg, layer, rt)
+        for block in (1 << 22, 37):            # one block, and many small blocks
+            got = layer_cycles(cfg, a, wm, rt, block_elems=block)
+            assert got["runs"] == nruns, layer.name
+            assert got["cycles"] == ref, (arch, layer.name)
+            assert not got["sampled"]
+
+
+def test_lowered_operands_match_lowering():
+    rng = np.random.default_rng(1)
+    cfg = _small_cfg("baseline")
+    layer = _layers(rng)[1]
+    a, wm = lowered_operands(layer)
+    low = lower_conv2d(cfg, layer.act, layer.wgt, stride=2, padding=1, groups=2)
+    n_first = low.groups[1][0]
+    run = low.runs[0]
+    assert a.shape[0] == 2 and wm.shape[0] == 2
+    np.testing.assert_array_equal(run.act, a[0, :cfg.windows, :run.k])
+    np.testing.assert_array_equal(low.runs[n_first].wgt[:wm.shape[1]],
+                                  wm[1, :cfg.filters, :run.k])
+
+
+def test_sampling_is_deterministic_and_exact_for_baseline():
+    rng = np.random.default_rng(2)
+    cfg = _small_cfg("baseline")
+    layer = _layers(rng)[0]
+    a, wm = lowered_operands(layer)
+    rt = layer_runtime(cfg, layer)
+    full = layer_cycles(cfg, a, wm, rt)
+    s1 = layer_cycles(cfg, a, wm, rt, max_window_groups=5)
+    s2 = layer_cycles(cfg, a, wm, rt, max_window_groups=5)
+    assert s1["sampled"] and s1 == s2
+    assert s1["cycles"] == full["cycles"]      # value-independent design: scaling is exact
+
+
+@pytest.mark.parametrize("design", potential.DESIGNS)
+def test_potential_equals_total_work(design):
+    rng = np.random.default_rng(3)
+    cfg = preset(PRESETS[design]).replace(depth=16) if design in PRESETS else None
+    for layer in _layers(rng):
+        a, wm = lowered_operands(layer)
+        rt = layer_runtime(cfg, layer)
+        got = layer_potential(cfg, design, a, wm, rt)
+        enc = cfg.encoding if design == "pragmatic" else "booth"
+        ref = sum(potential.total_work(a[g][:, None, :], wm[g][None, :, :], design,
+                                       act_bits=16, wgt_bits=16, act_signed=True,
+                                       encoding=enc, act_precision=rt["precision"],
+                                       wgt_precision=rt["wgt_precision"], group=16)
+                  for g in range(a.shape[0]))
+        assert got == ref, (design, layer.name)
+
+
+def test_available_designs_reports_missing():
+    ok, missing = available_designs(["baseline", "stripes"])
+    assert ok == ["baseline", "stripes"] and not missing
