@@ -1,0 +1,103 @@
+"""bfloat16 bit-parallel baseline (DaDianNao-like, bf16 operands, float32 accumulation):
+what one tile run computes, in the hardware's order, and how long it takes.
+
+Values are bit patterns: operands ``uint16`` bf16 (as stored in the tile's buffers), results
+``float32`` (the tile's 32-bit output words).
+
+Exact model (:func:`tile_outputs_bf16`), written from the arithmetic, not the RTL: each
+product ``act * wgt`` in float32 (exact for bf16 operands unless it underflows below 2**-126,
+then rounded once, RNE, or overflows to inf); each brick's ``lanes`` products summed pairwise
+level by level (``(p0 + p1), (p2 + p3), ...``, an odd last one passed up; the order of
+:class:`termwise.rtl.fp.FloatAdderTree`), one float32 rounding per addition; the brick sums
+added in brick order to an accumulator starting at ``+0.0``. The tile must match it bit for
+bit (any NaN equals any NaN).
+
+Reference comparison (the MIOpen discipline, :mod:`termwise.golden.primitives.verify`): a
+convolution lowered onto the tile and assembled in float32 on the host
+(:func:`assemble_conv2d_f32`) is compared with
+:func:`termwise.golden.primitives.bf16.conv2d_bf16` (same bf16 inputs, float32 accumulation
+in sequential ``c, r, s`` order) by the normalised RMS error
+``sqrt(sum (a-b)^2) / (sqrt(n) * max|ref|)`` under ``FP32_THRESHOLD = 1e-5``: both sides
+have exact products and differ only in the order of float32 additions, whose error is of
+order ``sqrt(T) * 2**-24`` for ``T`` products per output (~1e-6 for T = 144).
+
+Cycles: the bf16 datapath is not pipelined (multipliers, adder tree and accumulator adder
+in one cycle), so the model is the integer baseline's, one cycle per brick plus
+``RUN_OVERHEAD = 1``; :func:`termwise.golden.cycles.run_cycles` (which looks models up by
+arch) gives it for bf16 configurations too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..primitives.bf16 import bf16_to_f32
+from .baseline import RUN_OVERHEAD, step_cycles
+
+__all__ = ["RUN_OVERHEAD", "step_cycles", "tree_sum", "tile_outputs_bf16",
+           "assemble_matmul_f32", "assemble_conv2d_f32", "nan_equal"]
+
+
+def tree_sum(values: np.ndarray) -> np.ndarray:
+    """Pairwise float32 sum over the last axis, level by level (the hardware tree)."""
+    level = [values[..., i] for i in range(values.shape[-1])]
+    with np.errstate(all="ignore"):
+        while len(level) > 1:
+            paired = [x + y for x, y in zip(level[0::2], level[1::2])]
+            level = paired + ([level[-1]] if len(level) % 2 else [])
+    return np.asarray(level[0], dtype=np.float32)
+
+
+def tile_outputs_bf16(cfg, act, wgt) -> np.ndarray:
+    """One run: ``act`` (windows, K), ``wgt`` (filters, K) bf16 bit patterns -> float32
+    (windows, filters), in the hardware's order (module docstring). K is padded with +0.0
+    to whole bricks, as the driver does."""
+    act = np.asarray(act, dtype=np.uint16)
+    wgt = np.asarray(wgt, dtype=np.uint16)
+    if act.shape[-1] != wgt.shape[-1]:
+        raise ValueError(f"k: activations have {act.shape[-1]} values, weights {wgt.shape[-1]}")
+    if act.shape[-1] > cfg.depth * cfg.lanes:
+        raise ValueError(f"k: {act.shape[-1]} exceeds depth*lanes = {cfg.depth * cfg.lanes}")
+    pad = (-act.shape[-1]) % cfg.lanes
+    a = bf16_to_f32(np.pad(act, ((0, 0), (0, pad)))).reshape(act.shape[0], -1, cfg.lanes)
+    w = bf16_to_f32(np.pad(wgt, ((0, 0), (0, pad)))).reshape(wgt.shape[0], -1, cfg.lanes)
+    with np.errstate(all="ignore"):
+        products = a[:, None] * w[None, :]                  # (W, F, bricks, lanes), float32
+    sums = tree_sum(products)                               # (W, F, bricks)
+    acc = np.zeros(sums.shape[:2], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for i in range(sums.shape[2]):
+            acc = acc + sums[:, :, i]
+    return acc
+
+
+def assemble_matmul_f32(runs, results, m: int, n: int) -> np.ndarray:
+    """The host's assembly of float32 run results into (M, N): the output starts at +0.0
+    and each run's result is added in float32 in run order (K chunks in order)."""
+    out = np.zeros((m, n), dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for run, res in zip(runs, results):
+            r, c = run.rows >= 0, run.cols >= 0
+            idx = np.ix_(run.rows[r], run.cols[c])
+            out[idx] = out[idx] + np.asarray(res, dtype=np.float32)[np.ix_(r, c)]
+    return out
+
+
+def assemble_conv2d_f32(lowering, results) -> np.ndarray:
+    """:func:`termwise.golden.lowering.assemble_conv2d` in float32 (see
+    :func:`assemble_matmul_f32`)."""
+    n, k, oh, ow = lowering.out_shape
+    kg = k // len(lowering.groups)
+    out = np.zeros((n, k, oh, ow), dtype=np.float32)
+    for first, count, g in lowering.groups:
+        mat = assemble_matmul_f32(lowering.runs[first:first + count],
+                                  results[first:first + count], n * oh * ow, kg)
+        out[:, g * kg:(g + 1) * kg] = mat.reshape(n, oh, ow, kg).transpose(0, 3, 1, 2)
+    return out
+
+
+def nan_equal(a, b) -> np.ndarray:
+    """Elementwise bit equality of float32 arrays, any NaN equal to any NaN."""
+    a = np.asarray(a, dtype=np.float32)
+    b = np.asarray(b, dtype=np.float32)
+    return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))

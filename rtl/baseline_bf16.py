@@ -1,0 +1,125 @@
+"""bfloat16 bit-parallel baseline array: the DaDianNao-like tile of :mod:`.baseline` with
+bf16 operands and float32 accumulation (``cfg.dtype == "bf16"``).
+
+Every PE takes one brick per cycle: ``lanes`` bf16 x bf16 -> fp32 multipliers (exact products
+unless they leave the normal range), a float32 adder tree (pairwise, level by level, see
+:class:`.fp.FloatAdderTree`) and a float32 accumulator register starting at ``+0.0``, all in
+IEEE round-to-nearest-even with subnormals (:mod:`.fp`). Operand buffer rows carry bf16 bit
+patterns (16-bit words), output rows fp32 bit patterns (``acc_bits = 32``).
+
+Timing: the multipliers, the tree and the accumulator's adder form one combinational path
+(no pipeline registers), so a run of N bricks takes exactly the integer baseline's N + 1
+cycles (:mod:`termwise.golden.arch.baseline`, used unchanged by
+:func:`termwise.golden.cycles.run_cycles`). The tile outputs float32 accumulators; rounding
+them to bf16 (RNE, :class:`.fp.FP32ToBF16`) is left to the host or an output stage.
+
+Each distinct module is emitted once (:mod:`.library`): the PE, and inside it the bf16
+multiplier and the fp32 adder, instantiated by name ``lanes`` and ``lanes`` times.
+"""
+
+from amaranth import Module, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from .array import act_brick, array_signature, wgt_brick
+from .fp import BF16Multiplier, FloatAccumulator, FloatAdderTree, FP32Adder, local_component
+from .library import ModuleLibrary
+
+__all__ = ["BF16PE", "BF16BaselineArray", "ARRAY"]
+
+
+class BF16PE(wiring.Component):
+    """bf16 inner-product unit: ``lanes`` multipliers, a float32 adder tree and a float32
+    accumulator. One brick per cycle when ``en`` is set.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+    multiplier, adder : callable ``(m, name) -> interface`` or None
+        Factories of the multipliers and adders (see :func:`.fp.local_component`); ``None``
+        builds local submodules (what Amaranth's simulator needs).
+
+    Attributes
+    ----------
+    act, wgt : In(ArrayLayout(unsigned(16), lanes))
+        bf16 bit patterns, lane 0 first.
+    en, clear : In(1)
+        Accumulate this cycle's brick; reset the accumulator to ``+0.0`` (``clear`` wins).
+    acc : Out(unsigned(32))
+        float32 bit pattern of the accumulator.
+    """
+
+    def __init__(self, cfg, *, multiplier=None, adder=None):
+        self.cfg = cfg
+        self.multiplier = multiplier or local_component(BF16Multiplier)
+        self.adder = adder or local_component(FP32Adder)
+        super().__init__({
+            "act": In(data.ArrayLayout(unsigned(16), cfg.lanes)),
+            "wgt": In(data.ArrayLayout(unsigned(16), cfg.lanes)),
+            "en": In(1),
+            "clear": In(1),
+            "acc": Out(unsigned(32)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.submodules.tree = tree = FloatAdderTree(cfg.lanes, self.adder)
+        m.submodules.accumulator = acc = FloatAccumulator(self.adder)
+        for lane in range(cfg.lanes):
+            mul = self.multiplier(m, f"mul{lane}")
+            m.d.comb += [
+                mul.a.eq(self.act[lane]),
+                mul.b.eq(self.wgt[lane]),
+                tree.inputs[lane].eq(mul.product),
+            ]
+        m.d.comb += [
+            acc.addend.eq(tree.sum),
+            acc.en.eq(self.en),
+            acc.clear.eq(self.clear),
+            self.acc.eq(acc.value),
+        ]
+        return m
+
+
+def _library_factory(library: ModuleLibrary, name: str):
+    def make(m, instance_name):
+        return library.instantiate(m, name, instance_name, clocked=False)
+    return make
+
+
+class BF16BaselineArray(wiring.Component):
+    """``filters`` x ``windows`` bf16 PEs (see :func:`.array.array_signature`); ``acc``
+    carries float32 bit patterns."""
+
+    def __init__(self, cfg, library: ModuleLibrary):
+        if cfg.dtype != "bf16" or (cfg.act_bits, cfg.wgt_bits, cfg.acc_bits) != (16, 16, 32):
+            raise ValueError("BF16BaselineArray needs dtype bf16 with 16-bit operands and "
+                             "32-bit accumulators")
+        self.cfg = cfg
+        self.library = library
+        mul_name = library.add(f"{cfg.top_name}__bf16_mul", BF16Multiplier())
+        add_name = library.add(f"{cfg.top_name}__fp32_add", FP32Adder())
+        pe = BF16PE(cfg, multiplier=_library_factory(library, mul_name),
+                    adder=_library_factory(library, add_name))
+        self.pe_name = library.add(f"{cfg.top_name}__pe", pe)
+        super().__init__(array_signature(cfg))
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.d.comb += [self.advance.eq(1), self.busy.eq(0)]
+        for w in range(cfg.windows):
+            for f in range(cfg.filters):
+                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+                m.d.comb += [
+                    pe.act.eq(act_brick(cfg, self.act_row, w)),
+                    pe.wgt.eq(wgt_brick(cfg, self.wgt_row, f)),
+                    pe.en.eq(self.valid),
+                    pe.clear.eq(self.start),
+                    self.acc[w][f].eq(pe.acc),
+                ]
+        return m
+
+
+ARRAY = BF16BaselineArray
