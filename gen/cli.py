@@ -47,6 +47,12 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sync", help="pragmatic: pallet | column")
     g.add_argument("--column-registers", type=int, help="pragmatic column sync: bricks ahead")
     g.add_argument("--dtype", help="int (default) or bf16 (baseline only)")
+    o = p.add_argument_group("fused output stage")
+    o.add_argument("--bias", action="store_true", default=None, help="add a bias per filter")
+    o.add_argument("--residual", action="store_true", default=None,
+                   help="add a residual row per window (an input stream)")
+    o.add_argument("--activation", help="none | relu | relu6")
+    o.add_argument("--out-bits", type=int, help="requantise outputs to this many bits")
     s = g.add_mutually_exclusive_group()
     s.add_argument("--signed", dest="act_signed", action="store_true", default=None,
                    help="two's complement activations (default)")
@@ -56,7 +62,7 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 _FIELD_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
                "act_signed", "serial_bits", "first_stage_bits", "encoding", "sync",
-               "column_registers", "dtype")
+               "column_registers", "dtype", "bias", "residual", "activation", "out_bits")
 
 
 def config_from_args(args) -> TileConfig:

@@ -132,6 +132,10 @@ class TileConfig:
     sync: str | None = None
     column_registers: int | None = None
     dtype: str = "int"
+    bias: bool = False
+    residual: bool = False
+    activation: str = "none"
+    out_bits: int | None = None
     name: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
@@ -163,6 +167,17 @@ class TileConfig:
             if (self.act_bits, self.wgt_bits) != (16, 16) or self.acc_bits not in (None, 32):
                 raise ConfigError("dtype", "bf16 needs act_bits = wgt_bits = 16 and "
                                   "acc_bits = 32 (fp32 accumulation)")
+        for flag in ("bias", "residual"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(flag, f"must be true or false, got {getattr(self, flag)!r}")
+        if self.activation not in ("none", "relu", "relu6"):
+            raise ConfigError("activation", f"must be none, relu or relu6, got "
+                              f"{self.activation!r}")
+        if self.out_bits is not None:
+            _check_int("out_bits", self.out_bits, 2, 32)
+        if self.output_stage and self.dtype != "int":
+            raise ConfigError("dtype", "the fused output stage (bias, residual, activation, "
+                              "out_bits) needs dtype = int")
         if self.arch == "pragmatic":
             if self.sync == "pallet" and self.column_registers:
                 raise ConfigError("column_registers", "must be 0 with sync = pallet")
@@ -212,6 +227,10 @@ class TileConfig:
         options = "".join(f"_{short[o]}{getattr(self, o)}" for o in ARCHS[self.arch].options)
         if self.dtype != "int":
             options += f"_{self.dtype}"
+        if self.output_stage:
+            options += ("_o" + ("b" if self.bias else "") + ("r" if self.residual else "")
+                        + {"none": "", "relu": "relu", "relu6": "relu6"}[self.activation]
+                        + (f"q{self.out_bits}" if self.out_bits else ""))
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
                 f"_a{self.act_bits}{sign}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
                 f"{options}")
@@ -241,6 +260,17 @@ class TileConfig:
         }[self.arch]
 
     @property
+    def output_stage(self) -> bool:
+        """Whether the tile has a fused output stage (see rtl/output_stage.py)."""
+        return (self.bias or self.residual or self.activation != "none"
+                or self.out_bits is not None)
+
+    @property
+    def out_value_bits(self) -> int:
+        """Width of one output value: ``out_bits`` after requantisation, else ``acc_bits``."""
+        return self.out_bits or self.acc_bits
+
+    @property
     def act_row_bits(self) -> int:
         """One activation buffer row: a brick for every window."""
         return self.windows * self.lanes * self.act_bits
@@ -252,8 +282,8 @@ class TileConfig:
 
     @property
     def out_row_bits(self) -> int:
-        """One output row: one accumulator per filter, for one window."""
-        return self.filters * self.acc_bits
+        """One output row: one value per filter, for one window."""
+        return self.filters * self.out_value_bits
 
     def peak_macs_per_cycle(self, precision: int = 16) -> float:
         """Peak (worst-case, dense) multiply-accumulates per cycle with ``precision``-bit
@@ -264,14 +294,23 @@ class TileConfig:
         """Validate a runtime activation precision against this datapath."""
         return _check_int("precision", precision, 1, self.act_bits)
 
-    def runtime_values(self, precision: int | None = None,
-                       wgt_precision: int | None = None) -> dict:
-        """The runtime registers of one run, validated (defaults: the full widths)."""
+    def runtime_values(self, precision: int | None = None, wgt_precision: int | None = None,
+                       *, multiplier: int | None = None, shift: int | None = None,
+                       cap: int | None = None) -> dict:
+        """The runtime registers of one run, validated. Defaults: full precisions; for the
+        output stage a scale of 1 (multiplier 1, shift 0) and the largest cap."""
         rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
         if precision is not None:
             rt["precision"] = self.check_precision(precision)
         if wgt_precision is not None:
             rt["wgt_precision"] = _check_int("wgt_precision", wgt_precision, 1, self.wgt_bits)
+        if self.out_bits:
+            rt["multiplier"] = _check_int("multiplier", 1 if multiplier is None else multiplier,
+                                          0, (1 << 16) - 1)
+            rt["shift"] = _check_int("shift", 0 if shift is None else shift, 0, 63)
+        if self.activation == "relu6":
+            top = (1 << (self.out_value_bits - 1)) - 1
+            rt["cap"] = _check_int("cap", top if cap is None else cap, 0, top)
         return rt
 
     def derived(self) -> dict[str, Any]:
@@ -285,6 +324,8 @@ class TileConfig:
             "act_row_bits": self.act_row_bits,
             "wgt_row_bits": self.wgt_row_bits,
             "out_row_bits": self.out_row_bits,
+            "output_stage": self.output_stage,
+            "out_value_bits": self.out_value_bits,
             "max_k": self.depth * self.lanes,
             "runtime": list(self.runtime),
             "peak_macs_per_cycle_at_16b": self.peak_macs_per_cycle(16),
@@ -295,8 +336,10 @@ class TileConfig:
         """The full configuration as plain data (round-trips through :func:`from_mapping`)."""
         d = dataclasses.asdict(self)
         d.pop("name")
-        if d["dtype"] == "int":
-            d.pop("dtype")
+        for key, default in (("dtype", "int"), ("bias", False), ("residual", False),
+                             ("activation", "none")):
+            if d[key] == default:
+                d.pop(key)
         return {k: v for k, v in d.items() if v is not None}
 
     def replace(self, **changes) -> "TileConfig":

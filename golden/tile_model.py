@@ -39,9 +39,48 @@ def check_operands(cfg, act, wgt) -> None:
         raise ValueError(f"k: {act.shape[-1]} exceeds depth*lanes = {cfg.depth * cfg.lanes}")
 
 
-def tile_outputs(cfg, act, wgt, rt=None) -> np.ndarray:
-    """Outputs of one run: ``act`` (windows, K), ``wgt`` (filters, K) -> (windows, filters)."""
+def tile_outputs(cfg, act, wgt, rt=None, *, bias=None, residual=None) -> np.ndarray:
+    """Outputs of one run: ``act`` (windows, K), ``wgt`` (filters, K) -> (windows, filters).
+
+    With a fused output stage (``cfg.output_stage``) the run is the golden fused operator
+    :func:`~termwise.golden.primitives.conv_bias_add_act` / ``conv_bias_act`` on the run
+    seen as a 1x1 convolution, with ``bias`` (filters,) and ``residual`` (windows, filters)
+    in accumulator units and the requantisation and cap from ``rt``.
+    """
     check_operands(cfg, act, wgt)
+    rt = rt or cfg.runtime_values()
     a, w = effective_operands(cfg, act, wgt, rt)
-    out = np.einsum("wk,fk->wf", a, w)
-    return wrap(out, cfg.acc_bits, True)
+    if not cfg.output_stage:
+        return wrap(np.einsum("wk,fk->wf", a, w), cfg.acc_bits, True)
+    from .primitives import Requant, conv_bias_act, conv_bias_add_act
+    x = a.T[np.newaxis, :, np.newaxis, :]              # (1, K, 1, windows)
+    kernel = w[:, :, np.newaxis, np.newaxis]            # (filters, K, 1, 1)
+    b = np.zeros(w.shape[0], np.int64) if bias is None or not cfg.bias else np.asarray(bias)
+    requant = Requant(rt["multiplier"], rt["shift"], cfg.out_bits) if cfg.out_bits else None
+    kwargs = dict(activation="identity" if cfg.activation == "none" else cfg.activation,
+                  requant=requant)
+    if cfg.activation == "relu6":
+        # The hardware's cap is in output units; the golden operator takes it in accumulator
+        # units and requantises it. Pass a cap whose requantised value is rt["cap"] exactly
+        # when requantising, else the cap itself.
+        kwargs["cap"] = rt["cap"] if requant is None else _acc_cap(requant, rt["cap"])
+    if cfg.residual:
+        res = np.zeros((a.shape[0], w.shape[0]), np.int64) if residual is None else residual
+        out = conv_bias_add_act(x, kernel, b, np.asarray(res).T[np.newaxis, :, np.newaxis, :],
+                                **kwargs)
+    else:
+        out = conv_bias_act(x, kernel, b, **kwargs)
+    out = out[0, :, 0, :].T
+    return out if cfg.out_bits else wrap(out, cfg.acc_bits, True)
+
+
+def _acc_cap(requant, cap_out: int) -> int:
+    """An accumulator-unit cap that requantises to exactly ``cap_out`` (the largest such)."""
+    lo, hi = 0, 1 << 62
+    while lo < hi:                      # largest c with requant(c) <= cap_out
+        mid = (lo + hi + 1) // 2
+        if int(requant(np.array([mid]))[0]) <= cap_out:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

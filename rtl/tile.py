@@ -23,6 +23,7 @@ from amaranth.lib.wiring import In, Out
 from ..gen.config import ConfigError, clog2
 from .buffer import OperandBuffer
 from .library import ModuleLibrary
+from .output_stage import MULTIPLIER_BITS, SHIFT_BITS, OutputStage
 
 __all__ = ["Tile", "command_layout", "array_class"]
 
@@ -40,11 +41,19 @@ def array_class(arch: str, dtype: str = "int"):
 
 
 def command_layout(cfg) -> data.StructLayout:
-    return data.StructLayout({
+    """The command's fields: the run length and the runtime registers (the output stage's
+    only when the tile has one)."""
+    fields = {
         "bricks": unsigned(clog2(cfg.depth + 1)),
         "precision": unsigned(clog2(cfg.act_bits + 1)),
         "wgt_precision": unsigned(clog2(cfg.wgt_bits + 1)),
-    })
+    }
+    if cfg.out_bits:
+        fields["multiplier"] = unsigned(MULTIPLIER_BITS)
+        fields["shift"] = unsigned(SHIFT_BITS)
+    if cfg.activation == "relu6":
+        fields["cap"] = signed(cfg.out_value_bits)
+    return data.StructLayout(fields)
 
 
 class Tile(wiring.Component):
@@ -55,7 +64,11 @@ class Tile(wiring.Component):
     wgt, act : In(stream.Signature(unsigned(row bits)))
         Buffer fills, one row per transfer.
     cmd : In(stream.Signature(command_layout(cfg)))
-    out : Out(stream.Signature(ArrayLayout(signed(acc_bits), filters)))
+    out : Out(stream.Signature(ArrayLayout(signed(out_value_bits), filters)))
+    bias : In(stream.Signature(ArrayLayout(signed(acc_bits), filters)))
+        Only with ``cfg.bias``: the bias of every filter, kept until the next transfer.
+    residual : In(stream.Signature(ArrayLayout(signed(acc_bits), filters)))
+        Only with ``cfg.residual``: one row per window, consumed with the ``out`` rows.
     busy : Out(1)
         A run is in progress (buffers do not accept writes).
     library : ModuleLibrary
@@ -65,13 +78,20 @@ class Tile(wiring.Component):
     def __init__(self, cfg):
         self.cfg = cfg
         self.library = ModuleLibrary()
-        super().__init__({
+        acc_row = data.ArrayLayout(signed(cfg.acc_bits), cfg.filters)
+        members = {
             "wgt": In(stream.Signature(unsigned(cfg.wgt_row_bits))),
             "act": In(stream.Signature(unsigned(cfg.act_row_bits))),
             "cmd": In(stream.Signature(command_layout(cfg))),
-            "out": Out(stream.Signature(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters))),
+            "out": Out(stream.Signature(
+                data.ArrayLayout(signed(cfg.out_value_bits), cfg.filters))),
             "busy": Out(1),
-        })
+        }
+        if cfg.bias:
+            members["bias"] = In(stream.Signature(acc_row))
+        if cfg.residual:
+            members["residual"] = In(stream.Signature(acc_row))
+        super().__init__(members)
         # Built here, not in elaborate(), so the PE modules are known before emission.
         self.array = array_class(cfg.arch, cfg.dtype)(cfg, self.library)
 
@@ -104,7 +124,6 @@ class Tile(wiring.Component):
             array.wgt_row.eq(wbuf.read_data),
             array.valid.eq(running & (index < bricks)),
             array.start.eq(start),
-            self.out.payload.eq(array.acc[window]),
         ]
         m.d.sync += index.eq(index_next)
 
@@ -141,11 +160,41 @@ class Tile(wiring.Component):
                 with m.If((index >= bricks) & ~array.busy):
                     m.next = "OUT"
             with m.State("OUT"):
-                m.d.comb += [self.out.valid.eq(1), self.busy.eq(1)]
-                with m.If(self.out.ready):
+                m.d.comb += self.busy.eq(1)
+                # With a residual input, a row leaves only together with its residual row.
+                row_ready = self.residual.valid if cfg.residual else 1
+                m.d.comb += self.out.valid.eq(row_ready)
+                if cfg.residual:
+                    m.d.comb += self.residual.ready.eq(self.out.ready)
+                with m.If(self.out.ready & row_ready):
                     m.d.sync += window.eq(window + 1)
                     with m.If(window == cfg.windows - 1):
                         m.d.sync += window.eq(0)
                         m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
                         m.next = "IDLE"
+        self._output(m, array, window, start)
         return m
+
+    def _output(self, m, array, window, start):
+        """The output row: the window's accumulators, through the fused stage if any."""
+        cfg = self.cfg
+        if not cfg.output_stage:
+            m.d.comb += self.out.payload.eq(array.acc[window])
+            return
+        m.submodules.output_stage = stage = OutputStage(cfg)
+        m.d.comb += [stage.acc.eq(array.acc[window]), self.out.payload.eq(stage.result)]
+        if cfg.bias:
+            bias = Signal.like(stage.bias)
+            m.d.comb += [self.bias.ready.eq(~self.busy), stage.bias.eq(bias)]
+            with m.If(self.bias.valid & self.bias.ready):
+                m.d.sync += bias.eq(self.bias.payload)
+        if cfg.residual:
+            m.d.comb += stage.residual.eq(self.residual.payload)
+        # The stage's runtime registers, latched from the command.
+        fields = {name for name, _ in command_layout(cfg)}
+        for name in ("multiplier", "shift", "cap"):
+            if name in fields:
+                reg = Signal.like(getattr(stage, name), name=f"{name}_reg")
+                m.d.comb += getattr(stage, name).eq(reg)
+                with m.If(start):
+                    m.d.sync += reg.eq(getattr(self.cmd.payload, name))

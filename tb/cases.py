@@ -24,11 +24,15 @@ class Case:
     precision: int | None = None        # runtime activation precision (if the arch has one)
     reload_weights: bool = True
     wgt_precision: int | None = None    # runtime weight precision (if the arch has one)
+    stage: dict | None = None           # output-stage registers: multiplier, shift, cap
+    bias: np.ndarray | None = None      # (filters,) with cfg.bias
+    residual: np.ndarray | None = None  # (windows, filters) with cfg.residual
 
     def runtime(self, cfg) -> dict:
         return cfg.runtime_values(
             self.precision if "precision" in cfg.runtime else None,
-            self.wgt_precision if "wgt_precision" in cfg.runtime else None)
+            self.wgt_precision if "wgt_precision" in cfg.runtime else None,
+            **(self.stage or {}))
 
 
 def _precision_values(rng, cfg, shape, precision):
@@ -147,7 +151,34 @@ def conv_layer(cfg, rng, *, channels=16, filters=16, size=8, kernel=3, padding=1
     return x, w, dict(stride=1, padding=padding, dilation=1, groups=1), rt
 
 
-SUITES = ("random", "corners", "conv")
+def fused_cases(cfg, rng, count: int = 10) -> list[Case]:
+    """Runs through the fused output stage: random bias, residual and requantisation
+    registers, including saturation both ways, ties for round-half-even and caps."""
+    cases = []
+    w, f = cfg.windows, cfg.filters
+    acc_scale = 1 << (cfg.act_bits + cfg.wgt_bits - 2)
+    for i in range(count):
+        k = int(rng.integers(1, 4 * cfg.lanes + 1))
+        base = random_cases(cfg, rng, 1)[0]
+        act = _precision_values(rng, cfg, (w, k), min(cfg.act_bits, 8))
+        wgt = _weights(rng, cfg, (f, k), min(cfg.wgt_bits, 8))
+        stage = {}
+        if cfg.out_bits:
+            # Scales from "everything saturates" (i = 0) down to "many values round".
+            stage["multiplier"] = int(rng.integers(0 if i == 1 else 1, 1 << 16))
+            need = (k * 128 * 128 * stage["multiplier"]).bit_length() - cfg.out_bits + 1
+            stage["shift"] = int(min(63, max(0, need - (3 if i == 0 else int(rng.integers(0, 3))))))
+        if cfg.activation == "relu6":
+            top = (1 << (cfg.out_value_bits - 1)) - 1
+            stage["cap"] = int(rng.integers(0, top + 1)) if i % 3 else top
+        bias = rng.integers(-acc_scale, acc_scale, f) if cfg.bias else None
+        residual = rng.integers(-acc_scale, acc_scale, (w, f)) if cfg.residual else None
+        cases.append(Case(f"fused{i}_k{k}", act, wgt, base.precision, True, base.wgt_precision,
+                          stage, bias, residual))
+    return cases
+
+
+SUITES = ("random", "corners", "conv", "fused")
 
 
 def suite(cfg, name: str, seed: int) -> list[Case]:
@@ -156,4 +187,6 @@ def suite(cfg, name: str, seed: int) -> list[Case]:
         return random_cases(cfg, rng)
     if name == "corners":
         return corner_cases(cfg, rng)
+    if name == "fused":
+        return fused_cases(cfg, rng)
     raise ValueError(f"suite: unknown suite {name!r} (valid: {', '.join(SUITES)})")

@@ -52,6 +52,11 @@ class TileDriver:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
 
+    async def _present_residual(self, window, residual):
+        row = np.zeros(self.cfg.filters, np.int64) if residual is None else residual[window]
+        self.dut.residual__payload.value = pack_row(row, self.cfg.acc_bits)
+        self.dut.residual__valid.value = 1
+
     async def _write(self, stream: str, rows: list[int]):
         valid = getattr(self.dut, f"{stream}__valid")
         payload = getattr(self.dut, f"{stream}__payload")
@@ -78,17 +83,24 @@ class TileDriver:
 
     def command(self, bricks: int, rt: dict) -> int:
         fields = {"bricks": bricks, **rt}
-        return sum(fields[name] << f["offset"] for name, f in self.command_layout.items())
+        word = 0
+        for name, f in self.command_layout.items():
+            word |= (fields[name] & ((1 << f["width"]) - 1)) << f["offset"]
+        return word
 
-    async def run(self, act, wgt, rt=None, *, load_weights=True, timeout_cycles=None):
+    async def run(self, act, wgt, rt=None, *, load_weights=True, timeout_cycles=None,
+                  bias=None, residual=None):
         """One tile run on zero-padded operands with runtime registers ``rt``; returns
-        (outputs (W, F), cycles)."""
+        (outputs (W, F), cycles). ``bias`` (filters,) is loaded first when given;
+        ``residual`` (windows, filters) is streamed beside the output rows."""
         cfg, dut = self.cfg, self.dut
         k = act.shape[1]
         pad = (-k) % cfg.lanes
         act = np.pad(np.asarray(act), ((0, 0), (0, pad)))
         wgt = np.pad(np.asarray(wgt), ((0, 0), (0, pad)))
         bricks = act.shape[1] // cfg.lanes
+        if bias is not None:
+            await self._write("bias", [pack_row(bias, cfg.acc_bits)])
         if load_weights:
             await self._write("wgt", self.wgt_rows(wgt))
         await self._write("act", self.act_rows(act))
@@ -103,17 +115,24 @@ class TileDriver:
         limit = timeout_cycles or (bricks * cfg.worst_brick_cycles(max(cfg.act_bits,
                                                                        cfg.wgt_bits)) + 64)
         w0 = time.perf_counter()
+        if cfg.residual:   # out.valid waits for the first residual row
+            await self._present_residual(0, residual)
         fired = await First(RisingEdge(dut.out__valid), Timer(limit * PERIOD_NS, unit="ns"))
         self.compute_wall += time.perf_counter() - w0
         if not dut.out__valid.value:
             raise AssertionError(f"no result within {limit} cycles")
         cycles = round((get_sim_time("ns") - t0) / PERIOD_NS)
         rows = []
-        for _ in range(cfg.windows):
+        for w in range(cfg.windows):
+            if cfg.residual:
+                await self._present_residual(w, residual)
             await ReadOnly()
             if not dut.out__valid.value:
                 raise AssertionError("out.valid dropped before every window was read")
-            rows.append(unpack_row(int(dut.out__payload.value), cfg.filters, cfg.acc_bits))
+            rows.append(unpack_row(int(dut.out__payload.value), cfg.filters,
+                                   cfg.out_value_bits))
             await RisingEdge(dut.clk)
+        if cfg.residual:
+            dut.residual__valid.value = 0
         del fired
         return np.array(rows, dtype=np.int64), cycles

@@ -67,6 +67,23 @@ def test_tile_regression_16x16(item, request):
     _check(preset(name).replace(**changes), ("random", "corners", "conv"), request)
 
 
+FUSED = dict(bias=True, residual=True, activation="relu", out_bits=8)
+
+
+@pytest.mark.parametrize("name", ["baseline-4x4", "stripes-4x4"])
+def test_fused_output_stage_and_layer_chain(name, request):
+    """The fused output stage (bias, residual, requantise, ReLU) on random runs and on two
+    consecutive conv layers, the first feeding the second."""
+    _check(preset(name).replace(**FUSED), ("fused", "chain"), request)
+
+
+@pytest.mark.parametrize("changes", [dict(activation="relu6", out_bits=8),
+                                     dict(bias=True, activation="relu6"),
+                                     dict(out_bits=12)], ids=["relu6-q8", "bias-relu6", "q12"])
+def test_fused_output_stage_variants(changes, request):
+    _check(preset("baseline-4x4").replace(**changes), ("fused",), request)
+
+
 @pytest.mark.parametrize("name", ["stripes-4x4", "baseline-4x4"])
 def test_regression_detects_a_wrong_model(name):
     """The regression must fail when the golden side believes in another design: here the

@@ -53,8 +53,10 @@ async def _run_suite(drv, cfg, suite_name, seed, record) -> list[str]:
     failures = []
     for case in suite(cfg, suite_name, seed):
         rt = case.runtime(cfg)
-        got, cycles = await drv.run(case.act, case.wgt, rt, load_weights=case.reload_weights)
-        expected = tile_outputs(cfg, case.act, case.wgt, rt)
+        got, cycles = await drv.run(case.act, case.wgt, rt, load_weights=case.reload_weights,
+                                    bias=case.bias, residual=case.residual)
+        expected = tile_outputs(cfg, case.act, case.wgt, rt, bias=case.bias,
+                                residual=case.residual)
         model = cycle_model.run_cycles(cfg, case.act, case.wgt, rt)
         ok = bool(np.array_equal(got, expected))
         record.add(suite=suite_name, case=case.name, outputs_match=ok, cycles=cycles,
@@ -96,6 +98,75 @@ async def _run_conv(drv, cfg, seed, record) -> list[str]:
     return failures
 
 
+def _run_operand(run, table, *, rows):
+    """Pick a run's slice of a per-output table (bias per filter, residual per output),
+    zeros where the run is padded."""
+    cols = run.cols
+    if not rows:
+        return np.where(cols >= 0, table[np.maximum(cols, 0)], 0)
+    r, c = np.maximum(run.rows, 0), np.maximum(cols, 0)
+    out = table[np.ix_(r, c)]
+    out[run.rows < 0] = 0
+    out[:, cols < 0] = 0
+    return out
+
+
+async def _fused_conv(drv, cfg, x, w, bias, residual, requant, rt_base):
+    """One convolution through the tile's fused stage; returns (output, cycles, model)."""
+    from ..golden.lowering import assemble_conv2d, lower_conv2d
+    lowering = lower_conv2d(cfg, x, w, stride=1, padding=1)
+    assert all(r.chunk == 0 for r in lowering.runs), "the fused stage needs K in one run"
+    n, k, oh, ow = lowering.out_shape
+    res_mat = residual.transpose(0, 2, 3, 1).reshape(-1, k)
+    rt = dict(rt_base, multiplier=requant.multiplier, shift=requant.shift)
+    results, measured, predicted = [], 0, 0
+    for run in lowering.runs:
+        b = _run_operand(run, bias, rows=False)
+        res = _run_operand(run, res_mat, rows=True)
+        got, cycles = await drv.run(run.act, run.wgt, rt, bias=b, residual=res,
+                                    load_weights=not run.same_weights_as_previous)
+        results.append(got)
+        measured += cycles
+        predicted += cycle_model.run_cycles(cfg, run.act, run.wgt, rt)
+    return assemble_conv2d(lowering, results), measured, predicted
+
+
+async def _run_chain(drv, cfg, seed, record) -> list[str]:
+    """Two consecutive conv layers through the fused stage: the first layer's requantised
+    outputs are the second layer's activations and residual, exactly as in the golden
+    model (conv + bias + ReLU + requantise, then conv + bias + residual + ReLU +
+    requantise)."""
+    from ..golden.primitives import Requant, conv_bias_act, conv_bias_add_act
+    assert cfg.bias and cfg.residual and cfg.activation == "relu" and cfg.out_bits
+    rng = np.random.default_rng(seed)
+    x1 = rng.integers(0, 1 << (min(cfg.act_bits, 8) - 1), (1, 8, 6, 6))
+    w1 = rng.integers(-64, 64, (16, 8, 3, 3))
+    b1 = rng.integers(-2000, 2000, 16)
+    w2 = rng.integers(-64, 64, (16, 16, 3, 3))
+    b2 = rng.integers(-2000, 2000, 16)
+    r1 = Requant(3 << 12, 24, cfg.out_bits)           # scale 3/4096
+    r2 = Requant(5 << 11, 24, cfg.out_bits)           # scale 5/8192
+    rt = cfg.runtime_values(min(cfg.act_bits, 8) if "precision" in cfg.runtime else None)
+    zeros = np.zeros((1, 16, 6, 6), np.int64)
+    y1_hw, m1, p1 = await _fused_conv(drv, cfg, x1, w1, b1, zeros, r1, rt)
+    residual = y1_hw << 6                               # rescaled to layer 2's accumulators
+    y2_hw, m2, p2 = await _fused_conv(drv, cfg, y1_hw, w2, b2, residual, r2, rt)
+    y1 = conv_bias_act(x1, w1, b1, activation="relu", requant=r1, padding=1)
+    y2 = conv_bias_add_act(y1, w2, b2, y1 << 6, activation="relu", requant=r2, padding=1)
+    ok = bool(np.array_equal(y1_hw, y1) and np.array_equal(y2_hw, y2))
+    nonzero = float(np.mean(y2 != 0))
+    record.add(suite="chain", case="conv3x3_8-16-16_relu_requant_residual", outputs_match=ok,
+               cycles=m1 + m2, model_cycles=p1 + p2, runtime=rt, nonzero_fraction=nonzero)
+    failures = []
+    if not ok:
+        failures.append("chain: layer outputs differ from the golden fused operators")
+    if m1 + m2 != p1 + p2:
+        failures.append(f"chain: {m1 + m2} cycles measured, model says {p1 + p2}")
+    if not 0.1 < nonzero < 0.95:
+        failures.append(f"chain: test data is degenerate ({nonzero:.0%} non-zero outputs)")
+    return failures
+
+
 @cocotb.test()
 async def tile_regression(dut):
     """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
@@ -110,6 +181,8 @@ async def tile_regression(dut):
     for name in os.environ.get("TERMWISE_SUITES", "random").split(","):
         if name == "conv":
             failures += await _run_conv(drv, cfg, seed, record)
+        elif name == "chain":
+            failures += await _run_chain(drv, cfg, seed, record)
         else:
             failures += await _run_suite(drv, cfg, name, seed, record)
     assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
