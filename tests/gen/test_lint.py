@@ -6,7 +6,9 @@ from termwise.gen.config import preset
 from termwise.tb.lint import lint
 
 FAST = [("baseline-4x4", {}), ("stripes-4x4", {}), ("stripes-4x4", {"act_signed": False}),
-        ("baseline-4x4", {"windows": 3, "lanes": 5, "filters": 1})]
+        ("baseline-4x4", {"windows": 3, "lanes": 5, "filters": 1}),
+        ("baseline-4x4", {"bias": True, "residual": True, "activation": "relu6", "out_bits": 8}),
+        ("stripes-4x4", {"out_bits": 12, "activation": "relu"})]
 
 
 @pytest.mark.parametrize("name,changes", FAST)
