@@ -1,0 +1,121 @@
+"""Hand-computable tests of the Bit-Pragmatic cycle model (golden/arch/pragmatic.py), and a
+cross-check of its vectorised greedy process against a scalar one written on the term
+lists of golden/terms.py."""
+
+import numpy as np
+import pytest
+
+from termwise.gen.config import TileConfig, preset
+from termwise.golden import cycles
+from termwise.golden.arch import pragmatic as prag
+from termwise.golden.terms import terms
+
+
+def _cfg(**kw):
+    base = dict(arch="pragmatic", filters=2, windows=2, lanes=4, act_bits=8, wgt_bits=8)
+    base.update(kw)
+    return TileConfig(**base)
+
+
+def _brick(values, B, bits=8, signed=False, encoding="plain"):
+    masks = prag.term_masks(np.array([values]), bits, signed, encoding)
+    return int(prag.brick_cycles(masks, B)[0])
+
+
+def test_zero_brick_costs_one_cycle():
+    assert _brick([0, 0, 0, 0], 2) == 1
+
+
+@pytest.mark.parametrize("B,expected", [(0, 4), (1, 2), (2, 1), (3, 1), (4, 1)])
+def test_staggered_single_terms(B, expected):
+    # One term per lane at positions 0, 1, 2, 3: a window of 2**B positions takes them.
+    assert _brick([1, 2, 4, 8], B) == expected
+
+
+@pytest.mark.parametrize("B", range(5))
+def test_one_lane_retires_one_term_per_cycle(B):
+    assert _brick([0xFF, 0, 0, 0], B) == 8
+    assert _brick([0x55, 0, 0, 0], B) == 4
+
+
+@pytest.mark.parametrize("B,expected", [(0, 2), (1, 2), (2, 2), (3, 1)])
+def test_far_term_waits_for_the_window(B, expected):
+    # Lane 1's only term is at position 4: inside [0, 2**B - 1] only for B = 3.
+    assert _brick([1, 16, 0, 0], B) == expected
+
+
+def test_base_moves_to_lowest_remaining_term():
+    # B = 1: cycle 1 base 0 takes lane 0's bit 0 and lane 1's bit 1; cycle 2 base 2 takes
+    # lane 0's bit 2 (lane 1's bit 5 is out of [2, 3]); cycle 3 base 5 takes bit 5.
+    assert _brick([0b101, 0b100010, 0, 0], 1) == 3
+
+
+def test_sign_magnitude_and_booth():
+    # Plain: |-128| has one oneffset (position 7), -1 one (position 0, too far from 7
+    # for B = 2, not for B = 3); -127 has 7.
+    assert _brick([-128, 0, 0, 0], 2, signed=True) == 1
+    assert _brick([-128, -1, 0, 0], 2, signed=True) == 2
+    assert _brick([-128, -1, 0, 0], 3, signed=True) == 1
+    assert _brick([-127, 0, 0, 0], 2, signed=True) == 7
+    # Booth: 255 unsigned = 256 - 1 (two terms), -1 signed = one term, 0x55 = 4 terms.
+    assert _brick([255, 0, 0, 0], 2, encoding="booth") == 2
+    assert _brick([-1, 0, 0, 0], 2, signed=True, encoding="booth") == 1
+    assert _brick([0x55, 0, 0, 0], 0, signed=True, encoding="booth") == 4
+
+
+def test_pallet_step_is_the_slowest_window():
+    cfg = _cfg(first_stage_bits=2, act_signed=False)
+    act = np.array([[[1, 2, 4, 8], [0, 0, 0, 0]],          # window 0: 1 cycle, then 1
+                    [[0xF, 0, 0, 0], [1, 16, 0, 0]]])      # window 1: 4 cycles, then 2
+    wgt = np.zeros((2, 2, 4), dtype=np.int64)
+    assert prag.step_cycles(cfg, act, wgt, cfg.runtime_values()).tolist() == [4, 2]
+
+
+def test_run_formula_fill_steps_out():
+    cfg = _cfg(first_stage_bits=2, act_signed=False)
+    act = np.array([[1, 2, 4, 8, 0xF, 0, 0, 0], [0] * 8])
+    wgt = np.ones((2, 8), dtype=np.int64)
+    # steps: 1 + 4 cycles, + 1 fill + 1 out.valid
+    assert cycles.run_cycles(cfg, act, wgt) == 1 + 4 + prag.RUN_OVERHEAD == 7
+    assert prag.RUN_OVERHEAD == 2
+
+
+def _scalar_brick(values, bits, signed, encoding, B):
+    """Straight transcription of the paper's rule on term lists, one cycle at a time."""
+    pending = [[e for _, e in terms(int(v), bits, encoding, signed=signed)] for v in values]
+    count = 0
+    while any(pending):
+        base = min(p[0] for p in pending if p)
+        for p in pending:
+            if p and p[0] <= base + (1 << B) - 1:
+                p.pop(0)
+        count += 1
+    return max(count, 1)
+
+
+@pytest.mark.parametrize("encoding", ["plain", "booth"])
+@pytest.mark.parametrize("signed", [True, False])
+@pytest.mark.parametrize("B", [0, 2, 4])
+def test_vectorised_matches_scalar_reference(encoding, signed, B):
+    rng = np.random.default_rng(B + 10 * signed)
+    lo, hi = (-128, 127) if signed else (0, 255)
+    vals = rng.integers(lo, hi + 1, size=(60, 4))
+    vals[rng.random(vals.shape) < 0.3] = 0
+    got = prag.brick_cycles(prag.term_masks(vals, 8, signed, encoding), B)
+    want = [_scalar_brick(row, 8, signed, encoding, B) for row in vals]
+    assert got.tolist() == want
+
+
+def test_worst_case_is_the_configs_worst_brick():
+    for enc, signed in (("plain", True), ("plain", False), ("booth", True)):
+        cfg = preset("pragmatic-4x4").replace(encoding=enc, act_signed=signed)
+        lo, hi = (-128, 127) if signed else (0, 255)
+        vals = np.arange(lo, hi + 1).reshape(1, -1, 1)
+        worst = prag.window_cycles(cfg, vals).max()
+        assert worst <= cfg.worst_brick_cycles(cfg.act_bits)
+
+
+def test_column_sync_rejected():
+    cfg = _cfg(sync="column", column_registers=2)
+    with pytest.raises(ValueError, match="sync"):
+        prag.step_cycles(cfg, np.zeros((2, 1, 4), np.int64), np.zeros((2, 1, 4), np.int64), {})
