@@ -17,7 +17,7 @@ from amaranth import signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["array_signature", "act_brick", "wgt_brick"]
+__all__ = ["array_signature", "owning_array_signature", "act_brick", "wgt_brick"]
 
 
 def array_signature(cfg) -> wiring.Signature:
@@ -29,6 +29,32 @@ def array_signature(cfg) -> wiring.Signature:
         "precision": In(range(cfg.act_bits + 1)),
         "wgt_precision": In(range(cfg.wgt_bits + 1)),
         "advance": Out(1),
+        "busy": Out(1),
+        "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
+                                    cfg.windows)),
+    })
+
+
+def owning_array_signature(cfg) -> wiring.Signature:
+    """The contract of an array that keeps its operands in a layout of its own (class
+    attribute ``OWNS_OPERANDS = True``; e.g. Cnvlutin's zero-free activation bricks).
+
+    The tile then creates no buffers: it forwards its ``wgt`` and ``act`` streams (one row
+    per transfer, as always) to ``wgt_write`` / ``act_write``, accepted only while
+    ``load_enable`` is high; ``rewind`` pulses when a run has delivered its results (the
+    next loads start a new set of rows). On ``start`` the array latches ``bricks`` and
+    begins; it holds ``busy`` high from the cycle after ``start`` until ``acc`` is final.
+    """
+    from amaranth.lib import stream
+    return wiring.Signature({
+        "wgt_write": In(stream.Signature(unsigned(cfg.wgt_row_bits))),
+        "act_write": In(stream.Signature(unsigned(cfg.act_row_bits))),
+        "load_enable": In(1),
+        "rewind": In(1),
+        "bricks": In(range(cfg.depth + 1)),
+        "start": In(1),
+        "precision": In(range(cfg.act_bits + 1)),
+        "wgt_precision": In(range(cfg.wgt_bits + 1)),
         "busy": Out(1),
         "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
                                     cfg.windows)),

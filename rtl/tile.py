@@ -98,11 +98,17 @@ class Tile(wiring.Component):
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth)
-        m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth)
         m.submodules.array = array = self.array
-        wiring.connect(m, wiring.flipped(self.wgt), wbuf.write)
-        wiring.connect(m, wiring.flipped(self.act), abuf.write)
+        owning = getattr(array, "OWNS_OPERANDS", False)
+        if owning:      # the array keeps its operands its own way (rtl/array.py)
+            wiring.connect(m, wiring.flipped(self.wgt), array.wgt_write)
+            wiring.connect(m, wiring.flipped(self.act), array.act_write)
+            wbuf = abuf = None
+        else:
+            m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth)
+            m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth)
+            wiring.connect(m, wiring.flipped(self.wgt), wbuf.write)
+            wiring.connect(m, wiring.flipped(self.act), abuf.write)
 
         bricks = Signal.like(self.cmd.payload.bricks)
         precision = Signal(range(cfg.act_bits + 1), init=cfg.act_bits)
@@ -114,18 +120,23 @@ class Tile(wiring.Component):
         running = Signal()
         consume = Signal()
 
-        m.d.comb += [
-            consume.eq(running & (index < bricks) & array.advance),
-            index_next.eq(Mux(start, 0, index + consume)),
-            # Synchronous reads: the row addressed now is on the array next cycle.
-            wbuf.read_addr.eq(index_next),
-            abuf.read_addr.eq(index_next),
-            array.act_row.eq(abuf.read_data),
-            array.wgt_row.eq(wbuf.read_data),
-            array.valid.eq(running & (index < bricks)),
-            array.start.eq(start),
-        ]
-        m.d.sync += index.eq(index_next)
+        m.d.comb += array.start.eq(start)
+        if owning:
+            m.d.comb += array.bricks.eq(self.cmd.payload.bricks)
+            finished = ~array.busy
+        else:
+            m.d.comb += [
+                consume.eq(running & (index < bricks) & array.advance),
+                index_next.eq(Mux(start, 0, index + consume)),
+                # Synchronous reads: the row addressed now is on the array next cycle.
+                wbuf.read_addr.eq(index_next),
+                abuf.read_addr.eq(index_next),
+                array.act_row.eq(abuf.read_data),
+                array.wgt_row.eq(wbuf.read_data),
+                array.valid.eq(running & (index < bricks)),
+            ]
+            m.d.sync += index.eq(index_next)
+            finished = (index >= bricks) & ~array.busy
 
         # The command's precision, clamped to 1..act_bits. The array sees it on the start
         # cycle already (its sequencer loads its first bit position then).
@@ -142,12 +153,11 @@ class Tile(wiring.Component):
         ]
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += [
-                    self.cmd.ready.eq(1),
-                    wbuf.enable.eq(1),
-                    abuf.enable.eq(1),
-                    start.eq(self.cmd.valid),
-                ]
+                m.d.comb += [self.cmd.ready.eq(1), start.eq(self.cmd.valid)]
+                if owning:
+                    m.d.comb += array.load_enable.eq(1)
+                else:
+                    m.d.comb += [wbuf.enable.eq(1), abuf.enable.eq(1)]
                 with m.If(self.cmd.valid):
                     m.d.sync += [
                         bricks.eq(self.cmd.payload.bricks),
@@ -157,7 +167,7 @@ class Tile(wiring.Component):
                     m.next = "RUN"
             with m.State("RUN"):
                 m.d.comb += [running.eq(1), self.busy.eq(1)]
-                with m.If((index >= bricks) & ~array.busy):
+                with m.If(finished):
                     m.next = "OUT"
             with m.State("OUT"):
                 m.d.comb += self.busy.eq(1)
@@ -170,7 +180,10 @@ class Tile(wiring.Component):
                     m.d.sync += window.eq(window + 1)
                     with m.If(window == cfg.windows - 1):
                         m.d.sync += window.eq(0)
-                        m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
+                        if owning:
+                            m.d.comb += array.rewind.eq(1)
+                        else:
+                            m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
                         m.next = "IDLE"
         self._output(m, array, window, start)
         return m
