@@ -11,13 +11,16 @@ Suites (``TERMWISE_SUITES``, comma-separated):
 ``random``
     bf16-rounded normal data at several scales and lengths (one to ``depth`` bricks), a
     sparse run with zeros of both signs, a run over a wide exponent range (subnormal,
-    underflowing and overflowing products) and a run of uniformly random bit patterns
-    (NaNs and infinities included).
+    underflowing and overflowing products), a run mixing magnitudes 2**-30..2**30 in every
+    brick (brick sums round, so the tree order matters: with plain normal data most brick
+    sums are exact and any order gives the same bits) and a run of uniformly random bit
+    patterns (NaNs and infinities included).
 ``specials``
     zeros of both signs, subnormal inputs and products, the largest finite value and
     overflow to inf, infinities and NaNs (inf * 0, inf - inf within a brick and across
-    bricks), exact cancellation (x + -x = +0), rounding ties, one value, K not a multiple
-    of ``lanes``, weights kept between runs.
+    bricks), exact cancellation (x + -x = +0), rounding ties, the tree's order
+    (``2**24 + 1 + 1 + 1``), one value, K not a multiple of ``lanes``, weights kept between
+    runs.
 ``conv``
     a 3x3 convolution (32 in / 16 out channels, 8x8, padding 1, normal data rounded to bf16)
     lowered onto the tile (:mod:`termwise.golden.lowering`; padding taps are +0.0), K split
@@ -29,7 +32,8 @@ Suites (``TERMWISE_SUITES``, comma-separated):
     unrounded data under ``BF16_THRESHOLD`` (1e-2).
 
 Environment: ``TERMWISE_MANIFEST``, ``TERMWISE_SUITES``, ``TERMWISE_SEED``,
-``TERMWISE_REPORT`` (a JSON record of every run, as :mod:`termwise.tb.tile_tests`).
+``TERMWISE_REPORT`` (a JSON record of every run, as :mod:`termwise.tb.tile_tests`);
+``TERMWISE_BF16_ORDER=sequential`` only to check that a wrong golden order is caught.
 """
 
 from __future__ import annotations
@@ -54,6 +58,10 @@ from ..golden.primitives.verify import (BF16_THRESHOLD, FP32_THRESHOLD,
 from .driver import PERIOD_NS, TileDriver
 
 SUITES = ("random", "specials", "conv")
+
+#: The golden model's lane order; ``TERMWISE_BF16_ORDER=sequential`` makes the golden side
+#: wrong on purpose (the runner's self-test), the hardware sums by a tree.
+GOLDEN_ORDER = os.environ.get("TERMWISE_BF16_ORDER", "tree")
 
 POS_ZERO, NEG_ZERO = 0x0000, 0x8000
 POS_INF, NEG_INF = 0x7F80, 0xFF80
@@ -100,6 +108,11 @@ def random_cases(cfg, rng) -> list[Case]:
     sign = lambda shape: np.where(rng.random(shape) < 0.5, -1.0, 1.0)  # noqa: E731
     cases.append(Case(f"wide_exponents_k{k}", bf16(sign((w, k)) * 2.0 ** e_act),
                       bf16(sign((f, k)) * 2.0 ** e_wgt)))
+    # Magnitudes 2**-30 .. 2**30 within a brick: brick sums need more than float32's 24
+    # bits, so they round, and the tree's order shows in the result bits.
+    k = 16 * lanes
+    cases.append(Case(f"mixed_magnitudes_k{k}", bf16(sign((w, k)) * 2.0 ** rng.uniform(
+        -15, 15, (w, k))), bf16(sign((f, k)) * 2.0 ** rng.uniform(-15, 15, (f, k)))))
     k = 2 * lanes
     cases.append(Case(f"random_bit_patterns_k{k}",
                       rng.integers(0, 1 << 16, (w, k)).astype(np.uint16),
@@ -184,6 +197,10 @@ def special_cases(cfg, rng) -> list[Case]:
                                                       [0x3380] + [POS_ZERO] * (lanes - 1),
                                                       np.uint16), (w, 3)),
              full((f, 6 * lanes), ONE)),
+        # 2**24 + 1 + 1 + 1: the tree gives (2**24 + 1) + (1 + 1) = 2**24 + 2, a sequential
+        # sum 2**24 (each + 1 ties to even): the tree order shows in the bits.
+        Case("tree_order", np.tile(np.array([0x4B80] + [ONE] * (lanes - 1), np.uint16),
+                                   (w, 2)), full((f, k2), ONE)),
         Case("full_depth_ones", full((w, cfg.depth * lanes), ONE),
              full((f, cfg.depth * lanes), ONE)),
         Case("single_value", _normal(rng, (w, 1)), _normal(rng, (f, 1))),
@@ -244,14 +261,15 @@ async def _run_suite(drv, cfg, suite_name, seed, record) -> list[str]:
     for case in suite(cfg, suite_name, seed):
         got, cycles = await _run(drv, cfg, case.act, case.wgt,
                                  load_weights=case.reload_weights)
-        expected = tile_outputs_bf16(cfg, case.act, case.wgt)
+        expected = tile_outputs_bf16(cfg, case.act, case.wgt, order=GOLDEN_ORDER)
         model = cycle_model.run_cycles(cfg, case.act, case.wgt)
         match = nan_equal(got, expected)
         ok = bool(match.all())
         record.add(suite=suite_name, case=case.name, outputs_match=ok, cycles=cycles,
                    model_cycles=model, k=int(case.act.shape[1]),
                    nan=int(np.isnan(expected).sum()), inf=int(np.isinf(expected).sum()),
-                   zero=int((expected == 0).sum()))
+                   zero=int((expected == 0).sum()),
+                   subnormal=int(np.sum((expected != 0) & (np.abs(expected) < 2.0 ** -126))))
         if not ok:
             bad = tuple(np.argwhere(~match)[0])
             failures.append(f"{suite_name}/{case.name}: out[w={bad[0]}][f={bad[1]}] = "

@@ -48,10 +48,14 @@ def tree_sum(values: np.ndarray) -> np.ndarray:
     return np.asarray(level[0], dtype=np.float32)
 
 
-def tile_outputs_bf16(cfg, act, wgt) -> np.ndarray:
+def tile_outputs_bf16(cfg, act, wgt, *, order: str = "tree") -> np.ndarray:
     """One run: ``act`` (windows, K), ``wgt`` (filters, K) bf16 bit patterns -> float32
     (windows, filters), in the hardware's order (module docstring). K is padded with +0.0
-    to whole bricks, as the driver does."""
+    to whole bricks, as the driver does. ``order="sequential"`` sums each brick's lanes
+    left to right instead of by the tree: not the hardware, used to show that the bit-exact
+    comparison tells the two apart."""
+    if order not in ("tree", "sequential"):
+        raise ValueError(f"order: expected 'tree' or 'sequential', got {order!r}")
     act = np.asarray(act, dtype=np.uint16)
     wgt = np.asarray(wgt, dtype=np.uint16)
     if act.shape[-1] != wgt.shape[-1]:
@@ -63,7 +67,13 @@ def tile_outputs_bf16(cfg, act, wgt) -> np.ndarray:
     w = bf16_to_f32(np.pad(wgt, ((0, 0), (0, pad)))).reshape(wgt.shape[0], -1, cfg.lanes)
     with np.errstate(all="ignore"):
         products = a[:, None] * w[None, :]                  # (W, F, bricks, lanes), float32
-    sums = tree_sum(products)                               # (W, F, bricks)
+    if order == "tree":
+        sums = tree_sum(products)                           # (W, F, bricks)
+    else:
+        sums = products[..., 0]
+        with np.errstate(all="ignore"):
+            for lane in range(1, cfg.lanes):
+                sums = sums + products[..., lane]
     acc = np.zeros(sums.shape[:2], dtype=np.float32)
     with np.errstate(all="ignore"):
         for i in range(sums.shape[2]):
