@@ -54,6 +54,8 @@ ARCHS = {
     "laconic": Arch("Laconic (ISCA 2019): Booth terms of weights and activations, one term "
                     "pair per lane per cycle",
                     options={"encoding": ("booth", ("booth",))}),
+    "cnvlutin": Arch("Cnvlutin (ISCA 2016): zero activations skipped, zero-free bricks with "
+                     "offsets, decoupled lanes"),
 }
 
 #: Every design option of any arch (fields of :class:`TileConfig`, ``None`` = arch default).
@@ -257,6 +259,7 @@ class TileConfig:
             "loom": -(-p // (self.serial_bits or 1)) * p,
             "pragmatic": booth if self.encoding == "booth" else p,
             "laconic": booth * booth,
+            "cnvlutin": 1,
         }[self.arch]
 
     @property

@@ -36,7 +36,15 @@ def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
 
 
 def run_cycles(cfg, act, wgt, rt=None) -> int:
-    """Cycles from the command transfer to ``out.valid`` for one run."""
+    """Cycles from the command transfer to ``out.valid`` for one run.
+
+    Designs whose lanes are not in lockstep per step (Cnvlutin's decoupled lanes) define
+    ``run_cycles(cfg, act_bricks, wgt_bricks, rt)`` in their model instead of per-step
+    costs."""
     if np.asarray(act).shape[1] == 0:
         return 1
-    return int(step_cycles(cfg, act, wgt, rt).sum()) + model(cfg.arch).RUN_OVERHEAD
+    arch = model(cfg.arch)
+    rt = rt or cfg.runtime_values()
+    if hasattr(arch, "run_cycles"):
+        return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt))
+    return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD

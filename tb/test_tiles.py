@@ -28,9 +28,12 @@ FAST = [
     ("pragmatic-4x4", {"encoding": "booth"}),
     ("laconic-4x4", {}),
     ("laconic-4x4", {"act_signed": False}),
+    ("cnvlutin-4x4", {}),
+    ("cnvlutin-4x4", {"act_signed": False}),
+    ("cnvlutin-4x4", {"windows": 2}),
 ]
 SLOW = [(f"{arch}-16x16", {}) for arch in
-        ("baseline", "stripes", "dstripes", "loom", "pragmatic", "laconic")]
+        ("baseline", "stripes", "dstripes", "loom", "pragmatic", "laconic", "cnvlutin")]
 
 
 def _id(item):
