@@ -1,0 +1,344 @@
+"""Laconic array (Sharify et al., "Laconic Deep Learning Inference Acceleration", ISCA 2019).
+
+Both operands are radix-4 modified-Booth recoded into signed power-of-two terms (weights two's
+complement; unsigned activations zero-extended by one bit first, see
+:mod:`termwise.golden.terms`). Each lane of each PE processes one (weight term, activation
+term) pair per cycle: the pair's product is ``+-2**(ew + ea)``. A lane therefore needs
+``terms(w) * terms(a)`` cycles; all windows and filters of the tile run in lockstep (the
+windows share the weight row and the filters the activation row), so a step takes the
+largest pair count of any lane of any PE, at least 1 cycle (family.md; golden model
+:mod:`termwise.golden.arch.laconic`).
+
+Structure
+---------
+* **Booth encoders, shared.** One :class:`~.encoders.BoothEncoder` per window lane
+  (``act_encoder_w*_l*``, shared by the window's filters) and one per filter lane
+  (``wgt_encoder_f*_l*``, shared by the filter's windows), on the operand rows. Recoding is
+  done once per value, not once per PE lane.
+* **Per-PE-lane term enumeration.** The pair order is "for each weight term, for each
+  activation term"; how far a lane has got depends on both its window (``terms(a)``) and
+  its filter (``terms(w)``), so each PE lane keeps its own state: two
+  :class:`~.encoders.DigitSerializer` (radix 4) holding the pending-digit masks of its weight
+  (outer loop) and activation (inner loop). When the inner serializer shows its last term
+  the outer one advances and the inner one reloads the activation's digits. The digit masks
+  of the current step's activations are kept once per window lane in the array
+  (``act_digits``), so that reload does not need a copy per PE lane. Using
+  :class:`~.encoders.BoothTermSerializer` per PE lane instead would repeat the Booth
+  encoder ``filters * windows * lanes`` times for each operand and still need the reload.
+* **Reduction: signed one-hot + adder tree.** Each lane emits its pair's product
+  ``+-(1 << (ew + ea))`` as a signed one-hot word (a thermometer code ``-(1 << e)`` when
+  negative: no adder per lane) and the shared :class:`~.adder_tree.AdderTree` sums the
+  lanes; the sum goes straight into the PE's :class:`~.accumulator.Accumulator` (the
+  exponents are absolute, so no shift register is needed). The paper's histogram per
+  exponent followed by shift-and-add computes the same sum ``sum_e (n+(e) - n-(e)) << e``;
+  the one-hot form reuses the shared tree, is exact by construction, and costs a narrow
+  tree (``2 (nd_a + nd_w)`` bits wide) instead of a 2-D counter array plus shifters.
+* **Step length, precomputed.** Since ``max over w, f of terms(a[w,l]) * terms(w[f,l]) =
+  (max_w terms(a[w,l])) * (max_f terms(w[f,l]))`` (counts are non-negative), a
+  :class:`PairCountDetector` turns the encoders' term counts into the step's cycle count
+  (per lane: the largest activation count times the largest weight count; the largest over
+  lanes; at least 1). A counter then ends the step: no completion signal has to be
+  collected from every PE lane.
+
+Timing (double buffered)
+------------------------
+The array takes a row pair (``advance``) on the last cycle of the current step (or when
+idle): the serializers and ``act_digits`` load at that edge and the step counter is set to
+the new step's length, so the next step's first pairs are processed in the following cycle
+while the tile's buffers already present the next rows: no bubble between steps. The first
+row of a run costs one fill cycle; ``busy`` stays high until the last step's last cycle has
+been added to the accumulators. A run of steps ``S_i`` takes ``sum(S_i) + 2`` cycles from
+the command transfer to ``out.valid`` (``RUN_OVERHEAD = 2`` in the golden model).
+"""
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from .accumulator import Accumulator
+from .adder_tree import AdderTree
+from .array import act_brick, array_signature, wgt_brick
+from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
+from .library import ModuleLibrary
+
+__all__ = ["DigitMasks", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
+           "pair_positions"]
+
+
+class DigitMasks(data.StructLayout):
+    """The radix-4 Booth digits of one value as masks (a :class:`~.encoders.DigitSerializer`
+    load): ``nonzero``, ``neg`` (digit negative) and ``shift`` (digit is +-2: the term is
+    ``2**(2i + 1)``), ``ndigits`` bits each, digit 0 in bit 0."""
+
+    def __init__(self, ndigits: int):
+        self.ndigits = ndigits
+        super().__init__({"nonzero": ndigits, "neg": ndigits, "shift": ndigits})
+
+
+def _masks_of(encoder: BoothEncoder):
+    """The :class:`DigitMasks` value of a :class:`~.encoders.BoothEncoder`'s outputs."""
+    nd = encoder.ndigits
+    return Cat(encoder.nonzero,
+               Cat(encoder.digits[i].neg for i in range(nd)),
+               Cat(encoder.digits[i].exp[0] for i in range(nd)))
+
+
+def pair_positions(cfg) -> int:
+    """Exponent positions of a pair product: ``ew + ea`` is at most
+    ``(2 nd_w - 1) + (2 nd_a - 1)``."""
+    nda = booth_digit_count(cfg.act_bits, cfg.act_signed)
+    ndw = booth_digit_count(cfg.wgt_bits, True)
+    return 2 * ndw + 2 * nda - 1
+
+
+class LaconicPE(wiring.Component):
+    """Laconic PE (ISCA 2019): one filter x one window, ``lanes`` term-pair lanes, an adder
+    tree and an accumulator.
+
+    Each lane enumerates the (weight term, activation term) pairs of its operands, one per
+    cycle while ``en`` is set: for each weight term (outer :class:`~.encoders.DigitSerializer`)
+    every activation term (inner one, reloaded from ``act`` when it shows its last term).
+    A lane with ``terms(w) * terms(a)`` pairs is done after that many cycles and then emits
+    zeros. The pair's product ``+-2**(ew + ea)`` enters the adder tree as a signed one-hot
+    word; the tree's sum is added to the accumulator on every ``en`` cycle.
+
+    Attributes
+    ----------
+    wgt : In(ArrayLayout(DigitMasks(nd_w), lanes))
+        Booth digits of the filter's weights; captured on ``take``.
+    act : In(ArrayLayout(DigitMasks(nd_a), lanes))
+        Booth digits of the window's activations: those of the step being taken on
+        ``take``, of the current step otherwise (inner-loop reloads).
+    take : In(1)
+        Load both serializers of every lane (a new step starts next cycle; wins over ``en``
+        for the state, but the current pair is still accumulated).
+    en : In(1)
+        A step is in progress: process one pair per lane and accumulate.
+    clear : In(1)
+        Reset the accumulator (wins).
+    acc : Out(signed(acc_bits))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.nda = booth_digit_count(cfg.act_bits, cfg.act_signed)
+        self.ndw = booth_digit_count(cfg.wgt_bits, True)
+        self.positions = pair_positions(cfg)
+        super().__init__({
+            "wgt": In(data.ArrayLayout(DigitMasks(self.ndw), cfg.lanes)),
+            "act": In(data.ArrayLayout(DigitMasks(self.nda), cfg.lanes)),
+            "take": In(1),
+            "en": In(1),
+            "clear": In(1),
+            "acc": Out(signed(cfg.acc_bits)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        npos = self.positions
+        m.submodules.tree = tree = AdderTree(cfg.lanes, npos + 1)
+        m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
+        for lane in range(cfg.lanes):
+            ws = DigitSerializer(self.ndw, 2)
+            as_ = DigitSerializer(self.nda, 2)
+            m.submodules[f"wgt_serializer{lane}"] = ws
+            m.submodules[f"act_serializer{lane}"] = as_
+            wgt, act = self.wgt[lane], self.act[lane]
+            m.d.comb += [
+                ws.nonzero.eq(wgt.nonzero), ws.neg.eq(wgt.neg), ws.shift.eq(wgt.shift),
+                as_.nonzero.eq(act.nonzero), as_.neg.eq(act.neg), as_.shift.eq(act.shift),
+                # Inner loop: every cycle the next activation term; after the last one the
+                # next weight term, with the activation's terms reloaded.
+                as_.next.eq(self.en),
+                ws.next.eq(self.en & as_.last),
+                ws.load.eq(self.take),
+                as_.load.eq(self.take | (self.en & as_.last & ~ws.last)),
+            ]
+            # The pair: +-2**(ew + ea) as a signed one-hot word (negative: a thermometer code,
+            # ones from bit e up, i.e. -(1 << e) with no adder).
+            exp = Signal(range(npos), name=f"pair_exp{lane}")
+            onehot = Signal(npos, name=f"pair_onehot{lane}")
+            therm = Signal(npos, name=f"pair_therm{lane}")
+            neg = Signal(name=f"pair_neg{lane}")
+            pair = Signal(signed(npos + 1), name=f"pair{lane}")
+            m.d.comb += [
+                exp.eq(ws.term.exp + as_.term.exp),
+                onehot.eq((Const(1, npos) << exp)[:npos]),
+                therm.eq(Cat(onehot[:k + 1].any() for k in range(npos))),
+                neg.eq(ws.term.neg ^ as_.term.neg),
+            ]
+            with m.If(self.en & ws.valid & as_.valid):
+                m.d.comb += pair.eq(Mux(neg, Cat(therm, Const(1, 1)), Cat(onehot, Const(0, 1))))
+            m.d.comb += tree.inputs[lane].eq(pair)
+        m.d.comb += [
+            acc.addend.eq(tree.sum),
+            acc.en.eq(self.en),
+            acc.clear.eq(self.clear),
+            self.acc.eq(acc.value),
+        ]
+        return m
+
+
+def _max_tree(values):
+    """Balanced maximum of unsigned values."""
+    level = list(values)
+    while len(level) > 1:
+        paired = [Mux(a > b, a, b) for a, b in zip(level[0::2], level[1::2])]
+        level = paired + ([level[-1]] if len(level) % 2 else [])
+    return level[0]
+
+
+class PairCountDetector(wiring.Component):
+    """Cycles of a Laconic step from the operands' Booth term counts. Combinational.
+
+    ``cycles = max(1, max over lanes l of (max_w act_count[w, l]) * (max_f wgt_count[f,
+    l]))``, which equals the largest ``terms(a) * terms(w)`` of any lane of any PE because
+    counts are non-negative (Sharify et al., ISCA 2019: a lane takes ``terms(a) *
+    terms(w)`` cycles; the tile's PEs run in lockstep).
+
+    Parameters
+    ----------
+    windows, filters, lanes : int
+    nda, ndw : int
+        Booth digits of an activation and of a weight (the largest counts).
+
+    Attributes
+    ----------
+    act_count : In(ArrayLayout(range(nda + 1), windows * lanes))
+        Term count of activation ``(w, l)`` at index ``w * lanes + l``.
+    wgt_count : In(ArrayLayout(range(ndw + 1), filters * lanes))
+        Term count of weight ``(f, l)`` at index ``f * lanes + l``.
+    cycles : Out(range(nda * ndw + 1))
+    """
+
+    def __init__(self, windows: int, filters: int, lanes: int, nda: int, ndw: int):
+        self.windows, self.filters, self.lanes = windows, filters, lanes
+        self.nda, self.ndw = nda, ndw
+        super().__init__({
+            "act_count": In(data.ArrayLayout(range(nda + 1), windows * lanes)),
+            "wgt_count": In(data.ArrayLayout(range(ndw + 1), filters * lanes)),
+            "cycles": Out(range(max(nda * ndw, 1) + 1)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        lanes = self.lanes
+        products = []
+        for lane in range(lanes):
+            amax = Signal(range(self.nda + 1), name=f"act_max{lane}")
+            wmax = Signal(range(self.ndw + 1), name=f"wgt_max{lane}")
+            prod = Signal(range(self.nda * self.ndw + 1), name=f"pairs{lane}")
+            m.d.comb += [
+                amax.eq(_max_tree(self.act_count[w * lanes + lane]
+                                  for w in range(self.windows))),
+                wmax.eq(_max_tree(self.wgt_count[f * lanes + lane]
+                                  for f in range(self.filters))),
+                prod.eq(amax * wmax),
+            ]
+            products.append(prod)
+        most = Signal.like(self.cycles)
+        m.d.comb += [
+            most.eq(_max_tree(products)),
+            self.cycles.eq(Mux(most == 0, 1, most)),
+        ]
+        return m
+
+
+class LaconicArray(wiring.Component):
+    """``filters`` x ``windows`` Laconic PEs with shared Booth encoders, the step-length
+    detector and the step counter (see the module docstring and
+    :func:`.array.array_signature`)."""
+
+    def __init__(self, cfg, library: ModuleLibrary):
+        if cfg.encoding not in (None, "booth"):
+            raise ValueError(f"encoding: laconic supports booth only, got {cfg.encoding!r}")
+        self.cfg = cfg
+        self.library = library
+        self.pe_name = library.add(f"{cfg.top_name}__pe", LaconicPE(cfg))
+        super().__init__(array_signature(cfg))
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        nda = booth_digit_count(cfg.act_bits, cfg.act_signed)
+        ndw = booth_digit_count(cfg.wgt_bits, True)
+        lanes = cfg.lanes
+
+        m.submodules.pair_detector = det = PairCountDetector(
+            cfg.windows, cfg.filters, lanes, nda, ndw)
+
+        # Step control: `remaining` cycles of the current step are left (this one included).
+        active = Signal()
+        remaining = Signal.like(det.cycles)
+        ready = Signal()            # the current step ends this cycle (or there is none)
+        take = Signal()
+        m.d.comb += [
+            ready.eq(~active | (remaining == 1)),
+            take.eq(ready & self.valid),
+            self.advance.eq(ready),
+            self.busy.eq(active),
+        ]
+        with m.If(self.start):
+            m.d.sync += active.eq(0)
+        with m.Elif(take):
+            m.d.sync += [active.eq(1), remaining.eq(det.cycles)]
+        with m.Elif(active):
+            m.d.sync += remaining.eq(remaining - 1)
+            with m.If(remaining == 1):
+                m.d.sync += active.eq(0)
+
+        # Booth encoders: one per weight lane of each filter, shared by its windows.
+        wgt_layout = data.ArrayLayout(cfg.wgt_bits, lanes)
+        wgt_masks = []
+        for f in range(cfg.filters):
+            brick = data.View(wgt_layout, wgt_brick(cfg, self.wgt_row, f))
+            masks = Signal(data.ArrayLayout(DigitMasks(ndw), lanes), name=f"wgt_digits_f{f}")
+            for lane in range(lanes):
+                enc = BoothEncoder(cfg.wgt_bits, is_signed=True)
+                m.submodules[f"wgt_encoder_f{f}_l{lane}"] = enc
+                m.d.comb += [
+                    enc.value.eq(brick[lane]),
+                    masks[lane].eq(_masks_of(enc)),
+                    det.wgt_count[f * lanes + lane].eq(enc.count),
+                ]
+            wgt_masks.append(masks)
+
+        # Booth encoders: one per activation lane of each window, shared by its filters; the
+        # current step's digits are kept once per window for the PEs' inner-loop reloads.
+        act_layout = data.ArrayLayout(cfg.act_bits, lanes)
+        act_masks = []
+        for w in range(cfg.windows):
+            brick = data.View(act_layout, act_brick(cfg, self.act_row, w))
+            layout = data.ArrayLayout(DigitMasks(nda), lanes)
+            fresh = Signal(layout, name=f"act_digits_in_w{w}")
+            kept = Signal(layout, name=f"act_digits_w{w}")
+            masks = Signal(layout, name=f"act_digits_pe_w{w}")
+            for lane in range(lanes):
+                enc = BoothEncoder(cfg.act_bits, is_signed=cfg.act_signed)
+                m.submodules[f"act_encoder_w{w}_l{lane}"] = enc
+                m.d.comb += [
+                    enc.value.eq(brick[lane]),
+                    fresh[lane].eq(_masks_of(enc)),
+                    det.act_count[w * lanes + lane].eq(enc.count),
+                ]
+            with m.If(take):
+                m.d.sync += kept.eq(fresh)
+            m.d.comb += masks.eq(Mux(take, fresh.as_value(), kept.as_value()))
+            act_masks.append(masks)
+
+        for w in range(cfg.windows):
+            for f in range(cfg.filters):
+                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+                m.d.comb += [
+                    pe.wgt.eq(wgt_masks[f]),
+                    pe.act.eq(act_masks[w]),
+                    pe.take.eq(take),
+                    pe.en.eq(active),
+                    pe.clear.eq(self.start),
+                    self.acc[w][f].eq(pe.acc),
+                ]
+        return m
+
+
+ARRAY = LaconicArray
