@@ -1,0 +1,286 @@
+"""Cnvlutin array (Albericio et al., "Cnvlutin: Ineffectual-Neuron-Free Deep Neural Network
+Computing", ISCA 2016): zero activations are skipped, lanes are decoupled.
+
+Storage (the paper's zero-free neuron array format, ZFNAf). The array owns its operands
+(``OWNS_OPERANDS``, :func:`.array.owning_array_signature`):
+
+* Activations arrive as dense rows, as the host sends them (row ``b`` holds brick ``b`` of
+  every window). Per window, a :class:`ZeroFreeEncoder` in the write path keeps only the
+  non-zero values of lane ``l`` with their brick index ``b`` as the *offset*, appended to
+  that lane's own store (:class:`ZeroFreeStore`, one memory per lane). This is the paper's
+  encoder that turns dense output bricks into the zero-free format.
+* Weights are kept per lane: ``wgt_store_l<l>`` row ``b`` holds ``wgt[f][b * lanes + l]``
+  of every filter ``f``, with one read port per window, so each lane reads its own weights
+  at its own offset every cycle (the paper's per-subunit synapse buffers).
+
+Schedule. Every cycle (a *step*) each lane of each window takes its next (value, offset)
+pair, or nothing once its stream is empty (or its next offset is not below the command's
+``bricks``: rows beyond the run are ignored). The offset addresses the lane's weight store;
+one cycle later PE (filter ``f``, window ``w``) -- the shared bit-parallel
+:class:`~termwise.rtl.pe.BitParallelPE`, emitted once -- adds
+``sum_l value_l * wgt[f][offset_l * lanes + l]`` (a lane that took nothing contributes 0).
+Since every lane advances one pair per cycle, all lanes sit at the same stream position:
+one step counter addresses every lane store, and a lane is live while the step is below its
+count. The run ends on the first step where no lane has a pair (at least one step is
+taken), which is hidden behind the weight read of the last pairs. Cycle model:
+:mod:`termwise.golden.arch.cnvlutin` (``max(1, longest lane stream) + 2``).
+
+Activation rows must be written for every run: ``rewind`` empties the zero-free stores
+(rows not written read as zero). Weights stay in their stores across runs.
+"""
+
+from amaranth import Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+
+from .array import act_brick, owning_array_signature, wgt_brick
+from .library import ModuleLibrary
+from .pe import BitParallelPE
+
+__all__ = ["CnvlutinArray", "ZeroFreeEncoder", "ZeroFreeStore", "entry_layout", "ARRAY"]
+
+
+def _act_shape(cfg):
+    return signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
+
+
+def _addr_shape(cfg):
+    """A brick index / store address (never zero bits wide)."""
+    return range(max(cfg.depth, 2))
+
+
+def entry_layout(cfg) -> data.StructLayout:
+    """One zero-free pair: a non-zero ``value`` and its brick index ``offset``."""
+    return data.StructLayout({"value": _act_shape(cfg), "offset": _addr_shape(cfg)})
+
+
+class ZeroFreeEncoder(wiring.Component):
+    """Dense brick -> zero-free lane streams (Cnvlutin, ISCA 2016, Section 4: the encoder
+    that writes output bricks in ZFNAf).
+
+    For each lane whose value in the incoming ``brick`` is non-zero, ``write[l]`` is raised
+    with ``entry[l] = {value, offset: index}`` at ``addr[l]``, the lane's next free slot;
+    ``count[l]`` counts the pairs written since ``rewind``. Combinational but for the counts.
+
+    Attributes
+    ----------
+    brick : In(ArrayLayout(act_shape, lanes))
+    index : In(range(depth))
+        The brick's position in the run (the offset of its pairs).
+    valid, rewind : In(1)
+        Encode ``brick`` this cycle; empty the streams (``rewind`` wins).
+    write : Out(lanes)
+    addr : Out(ArrayLayout(range(depth), lanes))
+    entry : Out(ArrayLayout(entry_layout(cfg), lanes))
+    count : Out(ArrayLayout(range(depth + 1), lanes))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        lanes = cfg.lanes
+        super().__init__({
+            "brick": In(data.ArrayLayout(_act_shape(cfg), lanes)),
+            "index": In(_addr_shape(cfg)),
+            "valid": In(1),
+            "rewind": In(1),
+            "write": Out(lanes),
+            "addr": Out(data.ArrayLayout(_addr_shape(cfg), lanes)),
+            "entry": Out(data.ArrayLayout(entry_layout(cfg), lanes)),
+            "count": Out(data.ArrayLayout(range(cfg.depth + 1), lanes)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        for lane in range(self.cfg.lanes):
+            value, count = self.brick[lane], self.count[lane]
+            write = self.write[lane]
+            m.d.comb += [
+                write.eq(self.valid & (value != 0)),
+                self.addr[lane].eq(count),
+                self.entry[lane].value.eq(value),
+                self.entry[lane].offset.eq(self.index),
+            ]
+            with m.If(self.rewind):
+                m.d.sync += count.eq(0)
+            with m.Elif(write):
+                m.d.sync += count.eq(count + 1)
+        return m
+
+
+class ZeroFreeStore(wiring.Component):
+    """One window's zero-free activation streams: a :class:`ZeroFreeEncoder` (``encoder``)
+    in the write path and one memory per lane (``lane<l>``), read at a shared stream
+    position.
+
+    Reads are synchronous: drive ``read_addr`` with the position of the next cycle; the
+    lane outputs then describe position ``step``. Lane ``l`` has a pair (``has[l]``) when
+    ``step`` is below its count and the pair's offset is below ``bricks``.
+
+    Attributes
+    ----------
+    brick, index, valid, rewind : In
+        As :class:`ZeroFreeEncoder` (the dense write path).
+    read_addr : In(range(depth))
+    step : In(range(depth + 1))
+    bricks : In(range(depth + 1))
+    has : Out(lanes)
+    value : Out(ArrayLayout(act_shape, lanes))
+    offset : Out(ArrayLayout(range(depth), lanes))
+    count : Out(ArrayLayout(range(depth + 1), lanes))
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        lanes = cfg.lanes
+        super().__init__({
+            "brick": In(data.ArrayLayout(_act_shape(cfg), lanes)),
+            "index": In(_addr_shape(cfg)),
+            "valid": In(1),
+            "rewind": In(1),
+            "read_addr": In(_addr_shape(cfg)),
+            "step": In(range(cfg.depth + 1)),
+            "bricks": In(range(cfg.depth + 1)),
+            "has": Out(lanes),
+            "value": Out(data.ArrayLayout(_act_shape(cfg), lanes)),
+            "offset": Out(data.ArrayLayout(_addr_shape(cfg), lanes)),
+            "count": Out(data.ArrayLayout(range(cfg.depth + 1), lanes)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.submodules.encoder = enc = ZeroFreeEncoder(cfg)
+        m.d.comb += [enc.brick.eq(self.brick), enc.index.eq(self.index),
+                     enc.valid.eq(self.valid), enc.rewind.eq(self.rewind),
+                     self.count.eq(enc.count)]
+        for lane in range(cfg.lanes):
+            mem = memory.Memory(shape=entry_layout(cfg), depth=cfg.depth, init=[])
+            m.submodules[f"lane{lane}"] = mem
+            wp, rp = mem.write_port(), mem.read_port()
+            head = rp.data
+            m.d.comb += [
+                wp.addr.eq(enc.addr[lane]),
+                wp.data.eq(enc.entry[lane]),
+                wp.en.eq(enc.write[lane]),
+                rp.addr.eq(self.read_addr),
+                self.has[lane].eq((self.step < enc.count[lane]) & (head.offset < self.bricks)),
+                self.value[lane].eq(head.value),
+                self.offset[lane].eq(head.offset),
+            ]
+        return m
+
+
+class CnvlutinArray(wiring.Component):
+    """``filters`` x ``windows`` PEs fed by decoupled zero-free lanes (see the module
+    docstring; contract :func:`.array.owning_array_signature`)."""
+
+    OWNS_OPERANDS = True
+
+    def __init__(self, cfg, library: ModuleLibrary):
+        self.cfg = cfg
+        self.library = library
+        self.pe_name = library.add(f"{cfg.top_name}__pe", BitParallelPE(cfg))
+        super().__init__(owning_array_signature(cfg))
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        (act_pointer, act_take), (wgt_pointer, wgt_take) = self._write_pointers(m)
+
+        # Run control: one stream position for every lane of every window.
+        bricks = Signal(range(cfg.depth + 1))
+        step = Signal(range(cfg.depth + 1))
+        stepping, first, pe_en = Signal(), Signal(), Signal()
+        any_has, done = Signal(), Signal()
+        step_next = Signal(range(cfg.depth + 1))
+        m.d.comb += [
+            done.eq(stepping & ~any_has & ~first),
+            step_next.eq(Mux(self.start, 0, Mux(stepping & ~done, step + 1, step))),
+            self.busy.eq((stepping & ~done) | pe_en),
+        ]
+        m.d.sync += [step.eq(step_next), pe_en.eq(stepping & ~done)]
+        with m.If(self.start):
+            m.d.sync += [bricks.eq(self.bricks), stepping.eq(1), first.eq(1)]
+        with m.Elif(stepping):
+            m.d.sync += first.eq(0)
+            with m.If(done):
+                m.d.sync += stepping.eq(0)
+
+        wgt_ports = self._weight_stores(m, wgt_pointer, wgt_take)
+        has_bits = []
+        for w in range(cfg.windows):
+            store = ZeroFreeStore(cfg)
+            m.submodules[f"act_store_w{w}"] = store
+            values = Signal(data.ArrayLayout(_act_shape(cfg), cfg.lanes), name=f"values_w{w}")
+            m.d.comb += [
+                store.brick.eq(act_brick(cfg, self.act_write.payload, w)),
+                store.index.eq(act_pointer),
+                store.valid.eq(act_take),
+                store.rewind.eq(self.rewind),
+                store.read_addr.eq(step_next),
+                store.step.eq(step),
+                store.bricks.eq(bricks),
+            ]
+            for lane in range(cfg.lanes):
+                live = stepping & store.has[lane]
+                has_bits.append(store.has[lane])
+                m.d.comb += wgt_ports[lane][w].addr.eq(store.offset[lane])
+                m.d.sync += values[lane].eq(Mux(live, store.value[lane], 0))
+            for f in range(cfg.filters):
+                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+                m.d.comb += [
+                    pe.act.eq(values),
+                    pe.en.eq(pe_en),
+                    pe.clear.eq(self.start),
+                    self.acc[w][f].eq(pe.acc),
+                ]
+                for lane in range(cfg.lanes):
+                    m.d.comb += pe.wgt[lane].eq(wgt_ports[lane][w].data[f])
+        m.d.comb += any_has.eq(stepping & _any(has_bits))
+        return m
+
+    def _write_pointers(self, m):
+        """Row pointers of the two write streams (rows accepted since ``rewind``, while
+        ``load_enable``); returns ((act pointer, act strobe), (wgt pointer, wgt strobe))."""
+        cfg = self.cfg
+        result = []
+        for kind, stream in (("act", self.act_write), ("wgt", self.wgt_write)):
+            pointer = Signal(range(cfg.depth + 1), name=f"{kind}_pointer")
+            take = Signal(name=f"{kind}_take")
+            m.d.comb += [stream.ready.eq(self.load_enable & (pointer < cfg.depth)),
+                         take.eq(stream.valid & stream.ready)]
+            with m.If(self.rewind):
+                m.d.sync += pointer.eq(0)
+            with m.Elif(take):
+                m.d.sync += pointer.eq(pointer + 1)
+            result.append((pointer, take))
+        return result
+
+    def _weight_stores(self, m, wgt_pointer, wgt_take):
+        """Per-lane weight stores ``wgt_store_l<l>`` (row ``b``: every filter's weight of
+        lane ``l`` in brick ``b``), one read port per window; returns ports[lane][window]."""
+        cfg = self.cfg
+        ports = []
+        for lane in range(cfg.lanes):
+            mem = memory.Memory(shape=data.ArrayLayout(signed(cfg.wgt_bits), cfg.filters),
+                                depth=cfg.depth, init=[])
+            m.submodules[f"wgt_store_l{lane}"] = mem
+            wp = mem.write_port()
+            m.d.comb += [wp.addr.eq(wgt_pointer), wp.en.eq(wgt_take)]
+            for f in range(cfg.filters):
+                brick = wgt_brick(cfg, self.wgt_write.payload, f)
+                m.d.comb += wp.data[f].eq(
+                    brick[lane * cfg.wgt_bits:(lane + 1) * cfg.wgt_bits])
+            ports.append([mem.read_port() for _ in range(cfg.windows)])
+        return ports
+
+
+def _any(bits):
+    """OR of a list of 1-bit values."""
+    out = bits[0]
+    for b in bits[1:]:
+        out = out | b
+    return out
+
+
+ARRAY = CnvlutinArray
