@@ -14,11 +14,13 @@ Results are exact (every term of every activation is processed).
 
 Run formula (this implementation, ``rtl/pragmatic.py``)::
 
-    cycles = 1 (fill: the first row is loaded into the term serialisers)
+    cycles = 1 (fill: the first rows are loaded into the term serialisers and the weight
+                registers)
            + sum over steps of step_cycles
-           + 1 (the tile raises out.valid the cycle after the last step)
 
-i.e. ``RUN_OVERHEAD = 2``; a run with no bricks takes 1 cycle (``golden.cycles``).
+i.e. ``RUN_OVERHEAD = 1``. The array lowers ``busy`` during the last cycle of the last
+step, so the tile raises ``out.valid`` at the very edge that adds the last terms to the
+accumulators: no drain cycle. A run with no bricks takes 1 cycle (``golden.cycles``).
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from ..terms import booth_digits, check_range
 
 __all__ = ["RUN_OVERHEAD", "term_masks", "brick_cycles", "window_cycles", "step_cycles"]
 
-#: 1 fill cycle loading the first activation row into the serialisers, plus 1 cycle to
-#: raise ``out.valid`` after the last step's last cycle.
-RUN_OVERHEAD = 2
+#: 1 fill cycle loading the first activation row into the serialisers (and the first
+#: weight row into the weight registers); ``out.valid`` rises at the end of the last step.
+RUN_OVERHEAD = 1
 
 
 def term_masks(values, bits: int, signed: bool, encoding: str = "plain") -> np.ndarray:
