@@ -80,9 +80,10 @@ def to_markdown(r: dict) -> str:
         if ws:
             lines.append(f"Slowest stage: {ws['instance']} ({ws['cell']}) driving "
                          f"{ws['cap_pf']} pF, {ws['delay_ns']} ns"
-                         + (" on a net that leaves its module: a broadcast that per-module "
-                            "synthesis did not buffer (register or buffer it in the RTL)."
-                            if ws["net_leaves_module"] and ws["cap_pf"] > 0.5 else "."))
+                         + (": a high-fanout net, most likely a broadcast into other modules "
+                            "that per-module synthesis could not buffer (register or buffer it "
+                            "in the RTL)." if ws["cap_pf"] > 1.0 or (
+                                ws["net_leaves_module"] and ws["cap_pf"] > 0.5) else "."))
         if a.get("abc_fallback_modules"):
             lines.append("ABC fallback script (unbuffered) on: "
                          + ", ".join(a["abc_fallback_modules"]) + ".")
