@@ -212,10 +212,10 @@ class PrecisionDetector(wiring.Component):
             m.d.comb += self.precision.eq(1)
             return m
         m.submodules.lod = lod = LeadingOneDetector(width)
-        union = folded[0]
-        for v in folded[1:]:
-            union = union | v
-        m.d.comb += lod.value.eq(union)
+        while len(folded) > 1:               # balanced OR tree: log2(n) deep, not n
+            folded = [a | b for a, b in zip(folded[0::2], folded[1::2])] + \
+                ([folded[-1]] if len(folded) % 2 else [])
+        m.d.comb += lod.value.eq(folded[0])
         with m.If(lod.length == 0):
             m.d.comb += self.precision.eq(1)
         with m.Else():
