@@ -19,7 +19,7 @@ MODULE = "termwise.tb.bf16_tests"
 
 def bf16_config(**changes):
     """``baseline-4x4`` (4 filters x 4 lanes, depth 64) as a bf16 tile."""
-    return preset("baseline-4x4").replace(act_bits=16, wgt_bits=16, dtype="bf16", **changes)
+    return preset("baseline-bf16-4x4").replace(**changes) if changes else preset("baseline-bf16-4x4")
 
 
 CONFIGS = {
