@@ -9,9 +9,15 @@ Storage (the paper's zero-free neuron array format, ZFNAf). The array owns its o
   non-zero values of lane ``l`` with their brick index ``b`` as the *offset*, appended to
   that lane's own store (:class:`ZeroFreeStore`, one memory per lane). This is the paper's
   encoder that turns dense output bricks into the zero-free format.
-* Weights are kept per lane: ``wgt_store_l<l>`` row ``b`` holds ``wgt[f][b * lanes + l]``
-  of every filter ``f``, with one read port per window, so each lane reads its own weights
-  at its own offset every cycle (the paper's per-subunit synapse buffers).
+* Weights are kept per lane (:class:`WeightStore`): memory ``lane<l>`` row ``b`` holds
+  ``wgt[f][b * lanes + l]`` of every filter ``f``, with one read port per window, so each
+  lane reads its own weights at its own offset every cycle (the paper's per-subunit
+  synapse buffers).
+
+Submodules (for the synthesis area breakdown): ``act_store_w<w>`` (zero-free activation
+stores) with its ``encoder``, ``wgt_store`` (weight stores), ``pe_f<f>_w<w>`` (the shared
+PE with its ``tree`` and ``accumulator``); the array level holds the step control and the
+per-lane value registers.
 
 Schedule. Every cycle (a *step*) each lane of each window takes its next (value, offset)
 pair, or nothing once its stream is empty (or its next offset is not below the command's
@@ -37,7 +43,8 @@ from .array import act_brick, owning_array_signature, wgt_brick
 from .library import ModuleLibrary
 from .pe import BitParallelPE
 
-__all__ = ["CnvlutinArray", "ZeroFreeEncoder", "ZeroFreeStore", "entry_layout", "ARRAY"]
+__all__ = ["CnvlutinArray", "ZeroFreeEncoder", "ZeroFreeStore", "WeightStore", "entry_layout",
+           "ARRAY"]
 
 
 def _act_shape(cfg):
@@ -206,7 +213,9 @@ class CnvlutinArray(wiring.Component):
             with m.If(done):
                 m.d.sync += stepping.eq(0)
 
-        wgt_ports = self._weight_stores(m, wgt_pointer, wgt_take)
+        m.submodules.wgt_store = wgt_store = WeightStore(cfg)
+        m.d.comb += [wgt_store.row.eq(self.wgt_write.payload), wgt_store.addr.eq(wgt_pointer),
+                     wgt_store.en.eq(wgt_take)]
         has_bits = []
         for w in range(cfg.windows):
             store = ZeroFreeStore(cfg)
@@ -224,7 +233,7 @@ class CnvlutinArray(wiring.Component):
             for lane in range(cfg.lanes):
                 live = stepping & store.has[lane]
                 has_bits.append(store.has[lane])
-                m.d.comb += wgt_ports[lane][w].addr.eq(store.offset[lane])
+                m.d.comb += wgt_store.read_addr[w][lane].eq(store.offset[lane])
                 m.d.sync += values[lane].eq(Mux(live, store.value[lane], 0))
             for f in range(cfg.filters):
                 pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
@@ -235,7 +244,7 @@ class CnvlutinArray(wiring.Component):
                     self.acc[w][f].eq(pe.acc),
                 ]
                 for lane in range(cfg.lanes):
-                    m.d.comb += pe.wgt[lane].eq(wgt_ports[lane][w].data[f])
+                    m.d.comb += pe.wgt[lane].eq(wgt_store.data[w][lane][f])
         m.d.comb += any_has.eq(stepping & _any(has_bits))
         return m
 
@@ -256,23 +265,56 @@ class CnvlutinArray(wiring.Component):
             result.append((pointer, take))
         return result
 
-    def _weight_stores(self, m, wgt_pointer, wgt_take):
-        """Per-lane weight stores ``wgt_store_l<l>`` (row ``b``: every filter's weight of
-        lane ``l`` in brick ``b``), one read port per window; returns ports[lane][window]."""
+
+class WeightStore(wiring.Component):
+    """Per-lane weight stores (Cnvlutin, ISCA 2016: each subunit's own synapse buffer).
+
+    Memory ``lane<l>`` row ``b`` holds ``wgt[f][b * lanes + l]`` of every filter ``f``,
+    written from the dense weight row ``b`` (the host's format); it has one synchronous read
+    port per window, so every lane of every window reads its own offset each cycle.
+
+    Attributes
+    ----------
+    row : In(unsigned(wgt_row_bits))
+    addr : In(range(depth))
+    en : In(1)
+        Write ``row`` at ``addr``.
+    read_addr : In(ArrayLayout(ArrayLayout(range(depth), lanes), windows))
+    data : Out(ArrayLayout(ArrayLayout(ArrayLayout(signed(wgt_bits), filters), lanes),
+        windows))
+        ``data[w][l]``: the weights of every filter at the offset ``read_addr[w][l]`` of
+        the previous cycle.
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        word = data.ArrayLayout(signed(cfg.wgt_bits), cfg.filters)
+        super().__init__({
+            "row": In(unsigned(cfg.wgt_row_bits)),
+            "addr": In(_addr_shape(cfg)),
+            "en": In(1),
+            "read_addr": In(data.ArrayLayout(data.ArrayLayout(_addr_shape(cfg), cfg.lanes),
+                                             cfg.windows)),
+            "data": Out(data.ArrayLayout(data.ArrayLayout(word, cfg.lanes), cfg.windows)),
+        })
+
+    def elaborate(self, platform):
         cfg = self.cfg
-        ports = []
+        m = Module()
         for lane in range(cfg.lanes):
             mem = memory.Memory(shape=data.ArrayLayout(signed(cfg.wgt_bits), cfg.filters),
                                 depth=cfg.depth, init=[])
-            m.submodules[f"wgt_store_l{lane}"] = mem
+            m.submodules[f"lane{lane}"] = mem
             wp = mem.write_port()
-            m.d.comb += [wp.addr.eq(wgt_pointer), wp.en.eq(wgt_take)]
+            m.d.comb += [wp.addr.eq(self.addr), wp.en.eq(self.en)]
             for f in range(cfg.filters):
-                brick = wgt_brick(cfg, self.wgt_write.payload, f)
-                m.d.comb += wp.data[f].eq(
-                    brick[lane * cfg.wgt_bits:(lane + 1) * cfg.wgt_bits])
-            ports.append([mem.read_port() for _ in range(cfg.windows)])
-        return ports
+                brick = wgt_brick(cfg, self.row, f)
+                m.d.comb += wp.data[f].eq(brick[lane * cfg.wgt_bits:(lane + 1) * cfg.wgt_bits])
+            for w in range(cfg.windows):
+                rp = mem.read_port()
+                m.d.comb += [rp.addr.eq(self.read_addr[w][lane]),
+                             self.data[w][lane].eq(rp.data)]
+        return m
 
 
 def _any(bits):
