@@ -15,9 +15,13 @@ which equals the sum of :func:`termwise.golden.cycles.run_cycles` over the lower
 (a model with ``STEPS_INDEPENDENT = False``, or Pragmatic with column synchronisation)
 falls back to one ``run_cycles`` call per run.
 
-Optionally only a deterministic subset of the window groups of each layer is simulated
-(``max_window_groups``: evenly spaced, ``np.linspace(0, WG - 1, n).round()``), and the
-step cycles of the layer are scaled by ``WG / n``; the run count stays exact.
+Sampling (optional, deterministic): ``max_window_groups`` keeps evenly spaced window groups
+(``np.linspace(0, WG - 1, n).round()``); ``sample_pairs`` bounds the work per layer and
+design to about ``sample_pairs`` PE-lane evaluations: at most
+``sample_pairs // (filters * windows * lanes)`` steps, drawn uniformly without replacement
+(``np.random.default_rng(0)``) from all the layer's steps. The step cycles are scaled by
+(all steps / sampled steps); run counts stay exact, and so do the totals of the designs
+whose step cost does not depend on the values (baseline, Stripes).
 
 Ideal ("potential") work follows :mod:`termwise.golden.potential`: every design's work per
 MAC is a product ``fa(act) * fw(wgt)``, so the sum over the ``M x kg x Kg`` MACs of a group
@@ -89,7 +93,7 @@ def _sample_groups(wg: int, limit: int | None) -> np.ndarray:
 
 
 def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
-                 block_elems: int = 1 << 22) -> dict:
+                 sample_pairs: int | None = None, block_elems: int = 1 << 22) -> dict:
     """Cycles of one lowered layer (``a`` (G, M, K), ``wm`` (G, kg, K)) on ``cfg``.
 
     Returns ``{"cycles", "runs", "steps", "step_cycles", "sampled", "scale"}``; ``cycles``
@@ -125,10 +129,20 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
     del wp
 
     total_steps = g * fgc * nsel * st
+    order = None
+    if sample_pairs is not None:
+        cap = max(1, sample_pairs // (fil * win * lanes))
+        if total_steps > cap:
+            rng = np.random.default_rng(0)
+            order = np.sort(rng.choice(total_steps, cap, replace=False))
+            scale *= total_steps / cap
+    n_eval = total_steps if order is None else len(order)
     block = max(1, block_elems // ((win + fil) * lanes))
     acc = 0
-    for start in range(0, total_steps, block):
-        idx = np.arange(start, min(start + block, total_steps))
+    for start in range(0, n_eval, block):
+        idx = np.arange(start, min(start + block, n_eval))
+        if order is not None:
+            idx = order[idx]
         gi, fi, wi, si = np.unravel_index(idx, (g, fgc, nsel, st))
         act = np.take(act_t, (gi * nsel + wi) * st + si, axis=1)
         wgt = np.take(wgt_t, (gi * fgc + fi) * st + si, axis=1)
@@ -136,8 +150,8 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
         acc += int(np.maximum(cyc, 1).sum())
     step_total = acc * scale
     return {"cycles": int(round(step_total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
-            "steps": int(round(total_steps * scale)), "step_cycles": step_total,
-            "sampled": nsel < wgc, "scale": scale}
+            "steps": int(round(n_eval * scale)), "step_cycles": step_total,
+            "sampled": scale != 1, "scale": scale}
 
 
 def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
@@ -197,20 +211,38 @@ def _encoding(cfg, design):
     return "booth"
 
 
-def layer_potential(cfg, design, a, wm, rt) -> int:
+def layer_potential(cfg, design, a, wm, rt, cache=None) -> int:
     """Ideal single-bit-product work of ``design`` over the layer's MACs (per group
     ``M x kg x Kg``, no padding), as :func:`termwise.golden.potential.total_work` counts it
     with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the design's encoding
-    (Pragmatic: its preset's, ``plain``; Laconic: ``booth``) and the runtime precisions."""
-    total = 0
-    for gi in range(a.shape[0]):
-        fa, fw = _factors(cfg, design, a[gi], wm[gi], rt)
-        m, k = a[gi].shape
-        n = wm[gi].shape[0]
-        sa = np.asarray(fa).sum(axis=0) if np.ndim(fa) else np.full(k, fa * m)
-        sw = np.asarray(fw).sum(axis=0) if np.ndim(fw) else np.full(k, fw * n)
-        total += int(np.dot(np.asarray(sa, dtype=np.int64), np.asarray(sw, dtype=np.int64)))
-    return total
+    (Pragmatic: its preset's, ``plain``; Laconic: ``booth``) and the runtime precisions.
+    ``cache`` (a dict) shares per-operand factors between designs of one layer."""
+    cache = {} if cache is None else cache
+    fa, fw = _factors_cached(cfg, design, a, wm, rt, cache)
+    g, m, k = a.shape
+    n = wm.shape[1]
+    sa = np.asarray(fa, dtype=np.int64).sum(axis=1) if np.ndim(fa) else np.full((g, k), fa * m)
+    sw = np.asarray(fw, dtype=np.int64).sum(axis=1) if np.ndim(fw) else np.full((g, k), fw * n)
+    return int((sa.astype(np.int64) * sw.astype(np.int64)).sum())
+
+
+def _factors_cached(cfg, design, a, w, rt, cache):
+    wa, ww, signed = cfg.act_bits, cfg.wgt_bits, cfg.act_signed
+
+    def get(name, fn):
+        if name not in cache:
+            cache[name] = fn()
+        return cache[name]
+    if design in ("dstripes", "loom"):
+        fa = get(("gp", wa, cfg.lanes), lambda: grouped_precision(a, wa, signed, cfg.lanes))
+        return fa, (ww if design == "dstripes" else rt["wgt_precision"])
+    if design in ("pragmatic", "laconic"):
+        enc = _encoding(cfg, design)
+        fa = get(("ta", wa, enc), lambda: term_count(a, wa, enc, signed=signed))
+        if design == "pragmatic":
+            return fa, ww
+        return fa, get(("tw", ww, enc), lambda: term_count(w, ww, enc, signed=True))
+    return _factors(cfg, design, a, w, rt)
 
 
 def layer_stats(layer, a, bits: int = 16, group: int = 16) -> dict:
@@ -218,8 +250,7 @@ def layer_stats(layer, a, bits: int = 16, group: int = 16) -> dict:
     and weights, not on the im2col copies; group precision on the im2col rows)."""
     x = np.asarray(layer.act, dtype=np.int64)
     w = np.asarray(layer.wgt, dtype=np.int64)
-    gp = [grouped_precision(a[gi], bits, layer.act_signed, group)[:, ::group].mean()
-          for gi in range(a.shape[0])]
+    gp = grouped_precision(a, bits, layer.act_signed, group)[..., ::group]
     return {
         "act_zero_fraction": float((x == 0).mean()),
         "wgt_zero_fraction": float((w == 0).mean()),
@@ -242,7 +273,8 @@ class LayerResult:
     designs: dict = field(default_factory=dict)   # arch -> {cycles, runs, work, rt, ...}
 
 
-def simulate_layers(layers, archs, *, max_window_groups=None, progress=None) -> list:
+def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
+                    progress=None) -> list:
     """Simulate every layer on every design of ``archs`` (each on its 16x16 preset).
 
     ``progress(i, n, layer, seconds)`` is called after each layer. Designs without a golden
@@ -257,10 +289,13 @@ def simulate_layers(layers, archs, *, max_window_groups=None, progress=None) -> 
         a, wm = lowered_operands(layer)
         res = LayerResult(layer.name, layer.shape_text(), layer.macs,
                           layer_stats(layer, a, 16, 16))
+        cache = {}
         for arch, cfg in cfgs.items():
             rt = layer_runtime(cfg, layer)
-            cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups)
-            cyc["work"] = layer_potential(cfg, arch, a, wm, rt)
+            cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
+                               sample_pairs=sample_pairs)
+            cyc["work"] = layer_potential(cfg, arch, a, wm, rt, cache)
+            cyc["seconds"] = time.perf_counter() - t0
             cyc["rt"] = {r: rt[r] for r in cfg.runtime}
             res.designs[arch] = cyc
         results.append(res)

@@ -1,0 +1,166 @@
+"""``termwise sim``: network-level cycles of every design on a workload.
+
+    termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16] -o DIR
+
+Hook into :mod:`termwise.gen.cli` with ``sim_cli.register(sub, add_config_arguments,
+config_from_args)``. Each design runs on its 16x16 preset (equal peak throughput: 256
+16-bit MAC/cycle at 16 bits); the baseline is always simulated, as the reference of the
+speedups. Writes DIR/sim.json, sim.csv, sim.md and sim_*.png.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .config import ConfigError
+
+__all__ = ["register", "run_sim", "parse_archs"]
+
+#: Window groups sampled per layer by default for the synthetic shape-only workloads.
+SHAPES_DEFAULT_SAMPLE = 64
+#: Default bound of PE-lane evaluations per layer and design (netsim ``sample_pairs``):
+#: 2048 steps of a 16x16x16 tile, 512 of a 64-window one.
+DEFAULT_SAMPLE_PAIRS = 1 << 23
+
+
+def parse_archs(text: str) -> list[str]:
+    from ..golden.netsim import PRESETS
+    if not text:
+        raise ConfigError("arch", f"give one or more of {', '.join(PRESETS)} or 'all'")
+    if text == "all":
+        return list(PRESETS)
+    archs = [a.strip() for a in text.split(",") if a.strip()]
+    for a in archs:
+        if a not in PRESETS:
+            raise ConfigError("arch", f"must be 'all' or a comma list of {', '.join(PRESETS)}, "
+                              f"got {a!r}")
+    return list(dict.fromkeys(archs))
+
+
+def _check_precision(value) -> int:
+    try:
+        bits = int(value)
+    except (TypeError, ValueError):
+        bits = None
+    if bits not in (8, 16):
+        raise ConfigError("precision", f"must be 8 or 16, got {value!r}")
+    return bits
+
+
+def run_sim(workload: str, archs, precision, out_dir, *, images: int = 1,
+            max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
+            log=None) -> dict:
+    """Simulate and write the reports; returns the sim.json document."""
+    from ..golden import netsim
+    from ..golden.report_sim import summarise, write_reports
+    from ..golden.workloads import WORKLOADS, load_workload
+
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if workload not in WORKLOADS:
+        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
+                          f"{workload!r}")
+    bits = _check_precision(precision)
+    archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
+    if isinstance(images, bool) or not isinstance(images, int) or images < 1:
+        raise ConfigError("images", f"must be a positive integer, got {images!r}")
+    if max_window_groups is not None and max_window_groups < 1:
+        raise ConfigError("max_window_groups", f"must be >= 1, got {max_window_groups}")
+    ok, skipped = netsim.available_designs(["baseline"] + [a for a in archs if a != "baseline"])
+    if "baseline" not in ok:
+        raise ConfigError("arch", "the baseline golden model is required for speedups")
+    for a, why in skipped.items():
+        log(f"note: skipping {a}: {why}")
+    t0 = time.perf_counter()
+    wl = load_workload(workload, bits, images=images, log=log)
+    if wl.synthetic and max_window_groups is None:
+        max_window_groups = SHAPES_DEFAULT_SAMPLE
+    log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "
+        f"{', '.join(ok)}")
+
+    def progress(i, n, layer, sec):
+        log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
+
+    results = netsim.simulate_layers(wl.layers, ok, max_window_groups=max_window_groups,
+                                     sample_pairs=sample_pairs, progress=progress)
+    layers, total = summarise(results, ok)
+    cfgs = {a: netsim.design_config(a) for a in ok}
+    sampled = any(d["sampled"] for r in layers for d in r["designs"].values())
+    doc = {
+        "workload": wl.name,
+        "precision": bits,
+        "synthetic": wl.synthetic,
+        "notes": wl.notes,
+        "macs": wl.macs,
+        "designs": {a: {"preset": netsim.PRESETS[a], "config": cfgs[a].to_dict(),
+                        "peak_macs_per_cycle_16b": cfgs[a].peak_macs_per_cycle(16)}
+                    for a in ok},
+        "equal_peak_throughput": "every design at 256 16-bit MAC/cycle (16x16 presets)",
+        "skipped": skipped,
+        "encodings": {"pragmatic (ideal, and its preset)": cfgs["pragmatic"].encoding
+                      if "pragmatic" in cfgs else None, "laconic": "booth"},
+        "sampling": (("; ".join(
+            ([f"window groups of each layer sampled evenly (np.linspace(0, WG-1, "
+              f"{max_window_groups}).round())"] if max_window_groups else []) +
+            ([f"at most {sample_pairs} // (filters*windows*lanes) steps per layer and "
+              f"design, uniform without replacement (numpy default_rng(0))"]
+             if sample_pairs else [])) +
+            "; step cycles scaled by all/sampled steps, run counts exact, baseline and "
+            "Stripes totals exact") if sampled else "none (every step simulated)"),
+        "layers": layers,
+        "total": total,
+    }
+    doc["seconds"] = time.perf_counter() - t0
+    paths = write_reports(out_dir, doc, plots=plots)
+    log(f"wrote {', '.join(paths)} in {doc['seconds']:.1f} s")
+    return doc
+
+
+def _cmd_sim(args) -> int:
+    doc = run_sim(args.workload, args.arch, args.precision, args.output, images=args.images,
+                  max_window_groups=args.max_window_groups,
+                  sample_pairs=None if args.exact else args.sample_pairs,
+                  plots=not args.no_plots)
+    for a, t in doc["total"].items():
+        print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
+              f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
+    return 0
+
+
+def register(subparsers, add_config_arguments=None, config_from_args=None):
+    """Add the ``sim`` subcommand (the tile configuration comes from the presets, so the
+    configuration arguments are not used)."""
+    p = subparsers.add_parser("sim", help="network-level cycles of the designs on a workload")
+    p.add_argument("--workload", required=True,
+                   help="efficientnet-lite0 | digits-cnn | alexnet | vgg16 | resnet50 "
+                        "(the last three: synthetic values)")
+    p.add_argument("--arch", required=True, help="ARCH[,ARCH...] or all")
+    p.add_argument("--precision", default="16", help="8 or 16 (fixed-point bits)")
+    p.add_argument("--images", type=int, default=1, help="photos / inputs simulated")
+    p.add_argument("--max-window-groups", type=int, default=None,
+                   help="sample at most N window groups per layer (deterministic)")
+    p.add_argument("--sample-pairs", type=int, default=DEFAULT_SAMPLE_PAIRS,
+                   help="bound of PE-lane evaluations per layer and design (sampled steps)")
+    p.add_argument("--exact", action="store_true", help="simulate every step (slow)")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.set_defaults(func=_cmd_sim)
+    return p
+
+
+def main(argv=None) -> int:
+    """Standalone entry (``python -m termwise.gen.sim_cli``) until gen/cli.py hooks it."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="termwise")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
