@@ -132,7 +132,7 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
     configuration arguments are not used)."""
     p = subparsers.add_parser("sim", help="network-level cycles of the designs on a workload")
     p.add_argument("--workload", required=True,
-                   help="efficientnet-lite0 | digits-cnn | alexnet | vgg16 | resnet50 "
+                   help="efficientnet-lite0 | alexnet | vgg16 | resnet50 "
                         "(the last three: synthetic values)")
     p.add_argument("--arch", required=True, help="ARCH[,ARCH...] or all")
     p.add_argument("--precision", default="16", help="8 or 16 (fixed-point bits)")

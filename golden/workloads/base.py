@@ -109,11 +109,6 @@ def _efficientnet(bits, **kw):
     return load(bits, **kw)
 
 
-def _digits(bits, **kw):
-    from .digits import load
-    return load(bits, **kw)
-
-
 def _shapes(name):
     def loader(bits, **kw):
         from .shapes import load
@@ -124,7 +119,6 @@ def _shapes(name):
 #: name -> loader(bits, **options) -> Workload
 WORKLOADS = {
     "efficientnet-lite0": _efficientnet,
-    "digits-cnn": _digits,
     "alexnet": _shapes("alexnet"),
     "vgg16": _shapes("vgg16"),
     "resnet50": _shapes("resnet50"),

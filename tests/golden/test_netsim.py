@@ -118,3 +118,24 @@ def test_potential_equals_total_work(design):
 def test_available_designs_reports_missing():
     ok, missing = available_designs(["baseline", "stripes"])
     assert ok == ["baseline", "stripes"] and not missing
+
+
+def test_reports_end_to_end(tmp_path):
+    import json
+    from termwise.golden.netsim import simulate_layers
+    from termwise.golden.report_sim import summarise, write_reports
+    rng = np.random.default_rng(4)
+    archs = [a for a in ARCHS if _have(a)]
+    layers = _layers(rng)[2:]
+    results = simulate_layers(layers, archs, sample_pairs=1 << 16)
+    rows, total = summarise(results, archs)
+    assert total["baseline"]["speedup"] == 1.0
+    doc = {"workload": "tiny", "precision": 8, "synthetic": True, "notes": ["synthetic"],
+           "designs": {a: {"preset": PRESETS[a]} for a in archs}, "encodings": {},
+           "sampling": "test", "layers": rows, "total": total}
+    write_reports(str(tmp_path), doc, plots=False)
+    back = json.loads((tmp_path / "sim.json").read_text())
+    assert set(back["total"]) == set(archs)
+    assert "speedup" in back["total"]["stripes"] and "ideal" in back["total"]["stripes"]
+    assert (tmp_path / "sim.csv").read_text().count("\n") == len(layers) + 2
+    assert "equal peak throughput" in (tmp_path / "sim.md").read_text()
