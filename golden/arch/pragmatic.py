@@ -40,23 +40,30 @@ def term_masks(values, bits: int, signed: bool, encoding: str = "plain") -> np.n
     """Bit ``e`` of the result is set iff the value has a term at position ``e``.
 
     ``"plain"``: the oneffsets of ``|v|`` (for unsigned values, ``v`` itself); ``"booth"``:
-    Booth digit ``i`` non-zero gives the term position ``2i`` (digit +-1) or ``2i + 1``
-    (digit +-2); distinct digits give distinct positions.
+    Booth digit ``i`` (:func:`termwise.golden.terms.booth_digits`) non-zero gives the term
+    position ``2i`` (digit +-1) or ``2i + 1`` (digit +-2); distinct digits give distinct
+    positions.
     """
     v = check_range(values, bits, signed)
     if encoding == "plain":
         return np.abs(v)
     if encoding == "booth":
-        digits = booth_digits(v, bits, signed).astype(np.int64)       # (..., nd)
-        nd = digits.shape[-1]
-        i = np.arange(nd, dtype=np.int64)
-        exp = 2 * i + (np.abs(digits) == 2)
-        return np.where(digits != 0, np.int64(1) << exp, 0).sum(axis=-1).astype(np.int64)
+        digits = booth_digits(v, bits, signed)                       # (..., nd) int8
+        mask = np.zeros(v.shape, dtype=np.int64)
+        for i in range(digits.shape[-1]):
+            d = digits[..., i]
+            mask |= np.where(d == 0, 0, np.where((d == 2) | (d == -2), 2 << (2 * i),
+                                                 1 << (2 * i)))
+        return mask
     raise ValueError(f"encoding: must be plain or booth for pragmatic, got {encoding!r}")
 
 
 def brick_cycles(masks, first_stage_bits: int) -> np.ndarray:
-    """Cycles of the greedy term retirement of every brick, vectorised.
+    """Cycles of the greedy term retirement of every brick, vectorised over bricks.
+
+    Each iteration is one cycle of every brick still holding terms: ``base`` is the lowest
+    set bit of the OR of the lanes' lowest set bits, and each lane clears its lowest set bit
+    if it is below ``base * 2**(2**B)``. Finished bricks are dropped from the working set.
 
     Parameters
     ----------
@@ -70,21 +77,24 @@ def brick_cycles(masks, first_stage_bits: int) -> np.ndarray:
     -------
     array (...) of int64, at least 1 per brick.
     """
-    m = np.array(masks, dtype=np.int64)
-    cycles = np.zeros(m.shape[:-1], dtype=np.int64)
+    m = np.asarray(masks, dtype=np.int64)
+    shape, lanes_n = m.shape[:-1], m.shape[-1]
+    lanes = m.reshape(-1, lanes_n).T                          # (lanes, bricks)
+    cycles = np.zeros(lanes.shape[1], dtype=np.int64)
+    idx = np.flatnonzero(lanes.any(axis=0))
+    lanes = np.ascontiguousarray(lanes[:, idx])
     span = 1 << first_stage_bits
-    while True:
-        live = (m != 0).any(axis=-1)
-        if not live.any():
-            break
-        low = m & -m                                           # each lane's lowest term
-        union = np.bitwise_or.reduce(low, axis=-1)
+    while idx.size:
+        cycles[idx] += 1
+        low = lanes & -lanes                                   # each lane's lowest term
+        union = np.bitwise_or.reduce(low, axis=0)
         base = union & -union                                  # the brick's lowest term
-        limit = base << span                                   # 2**(base + 2**B)
-        retire = (low != 0) & (low < limit[..., None])
-        m = np.where(retire, m ^ low, m)
-        cycles += live
-    return np.maximum(cycles, 1)
+        low[low >= (base << span)] = 0                         # outside [base, base+2**B)
+        lanes ^= low                                           # retire the others
+        live = lanes.any(axis=0)
+        if not live.all():
+            idx, lanes = idx[live], lanes[:, live]
+    return np.maximum(cycles, 1).reshape(shape)
 
 
 def window_cycles(cfg, act) -> np.ndarray:
