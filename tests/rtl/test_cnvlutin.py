@@ -189,6 +189,8 @@ def test_tile_against_lane_reference(changes):
         act = rng.integers(lo, hi + 1, (cfg.windows, k))
         act[rng.random(act.shape) >= density] = 0
         runs.append((act, rng.integers(-16, 16, (cfg.filters, k)), True))
+    # Rows beyond the command's bricks are written but ignored (outputs and cycles).
+    runs.append((runs[2][0], runs[2][1], True, 3))
     runs.append((rng.integers(lo, hi + 1, (cfg.windows, full)),          # no zeros
                  rng.integers(-16, 16, (cfg.filters, full)), True))
     runs.append((np.zeros((cfg.windows, 12), np.int64), rng.integers(-16, 16, (cfg.filters, 12)),
@@ -200,7 +202,7 @@ def test_tile_against_lane_reference(changes):
 
     async def tb(ctx):
         ctx.set(tile.out.ready, 1)
-        for act, wgt, load_weights in runs:
+        for act, wgt, load_weights, *limit in runs:
             k = act.shape[1]
             pad = (-k) % cfg.lanes
             a = np.pad(act, ((0, 0), (0, pad))).reshape(cfg.windows, -1, cfg.lanes)
@@ -215,6 +217,9 @@ def test_tile_against_lane_reference(changes):
                     ctx.set(stream.valid, 1)
                     await ctx.tick()
                 ctx.set(stream.valid, 0)
+            if limit:
+                bricks = limit[0]
+                act, wgt = act[:, :bricks * cfg.lanes], wgt[:, :bricks * cfg.lanes]
             ctx.set(tile.cmd.payload.bricks, bricks)
             ctx.set(tile.cmd.valid, 1)
             await ctx.tick()
