@@ -62,7 +62,7 @@ def entry_layout(cfg) -> data.StructLayout:
 
 
 class ZeroFreeEncoder(wiring.Component):
-    """Dense brick -> zero-free lane streams (Cnvlutin, ISCA 2016, Section 4: the encoder
+    """Dense brick -> zero-free lane streams (Cnvlutin, ISCA 2016: the encoder
     that writes output bricks in ZFNAf).
 
     For each lane whose value in the incoming ``brick`` is non-zero, ``write[l]`` is raised
