@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RUN_OVERHEAD", "pack_zero_free", "lane_counts", "run_cycles"]
+__all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "pack_zero_free", "lane_counts", "run_cycles"]
 
 #: 1 cycle reading the last pairs' weights (the lane banks are synchronous memories) and
 #: accumulating them, plus 1 cycle for the tile to raise ``out.valid``.
 RUN_OVERHEAD = 2
+
+#: Lanes are decoupled: a run's cycles are not a sum of per-step costs, so the network
+#: simulator (:mod:`termwise.golden.netsim`) calls :func:`run_cycles` once per run.
+STEPS_INDEPENDENT = False
 
 
 def pack_zero_free(bricks) -> list[tuple[list[int], list[int]]]:

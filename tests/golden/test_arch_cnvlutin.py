@@ -83,3 +83,15 @@ def test_counts_match_the_packer(seed):
     cfg = _cfg(windows=3)
     want = max(1, int(counts.max())) + 2
     assert cycles.run_cycles(cfg, act.reshape(3, -1), np.zeros((2, 36), np.int64)) == want
+
+
+def test_network_simulator_uses_run_cycles():
+    """netsim sums run_cycles over the lowered runs (no per-step costs for Cnvlutin)."""
+    from termwise.golden.lowering import lower_matmul
+    from termwise.golden.netsim import layer_cycles
+    cfg = _cfg(depth=2)
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (1, 7, 19)) * (rng.random((1, 7, 19)) < .5)
+    w = rng.integers(-4, 5, (1, 3, 19))
+    want = sum(cycles.run_cycles(cfg, r.act, r.wgt) for r in lower_matmul(cfg, a[0], w[0]))
+    assert layer_cycles(cfg, a, w)["cycles"] == want
