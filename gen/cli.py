@@ -121,12 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-synth", action="store_true", help="skip synthesis")
     p.set_defaults(func=_cmd_demo)
 
-    try:
-        from ..synth import cli as synth_cli
-    except ImportError:
-        synth_cli = None
-    if synth_cli is not None and hasattr(synth_cli, "register"):
-        synth_cli.register(sub, add_config_arguments, config_from_args)
+    from ..synth import cli as synth_cli
+    from . import sim_cli
+    synth_cli.register(sub, add_config_arguments, config_from_args)
+    sim_cli.register(sub, add_config_arguments, config_from_args)
     return parser
 
 

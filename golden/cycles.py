@@ -41,10 +41,10 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     Designs whose lanes are not in lockstep per step (Cnvlutin's decoupled lanes) define
     ``run_cycles(cfg, act_bricks, wgt_bricks, rt)`` in their model instead of per-step
     costs."""
-    if np.asarray(act).shape[1] == 0:
-        return 1
     arch = model(cfg.arch)
     rt = rt or cfg.runtime_values()
     if hasattr(arch, "run_cycles"):
         return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt))
+    if np.asarray(act).shape[1] == 0:
+        return 1
     return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD
