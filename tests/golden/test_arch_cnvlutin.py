@@ -94,4 +94,4 @@ def test_network_simulator_uses_run_cycles():
     a = rng.integers(-4, 5, (1, 7, 19)) * (rng.random((1, 7, 19)) < .5)
     w = rng.integers(-4, 5, (1, 3, 19))
     want = sum(cycles.run_cycles(cfg, r.act, r.wgt) for r in lower_matmul(cfg, a[0], w[0]))
-    assert layer_cycles(cfg, a, w)["cycles"] == want
+    assert layer_cycles(cfg, a, w)["rtl_cycles"] == want
