@@ -204,6 +204,8 @@ def _factors(cfg, design, a, w, rt):
         return grouped_precision(a, wa, signed, cfg.lanes), ww
     if design == "loom":
         return grouped_precision(a, wa, signed, cfg.lanes), rt["wgt_precision"]
+    if design == "cnvlutin":        # a zero activation's whole bit-parallel MAC is skipped
+        return (np.asarray(a) != 0).astype(np.int64) * wa, ww
     enc = _encoding(cfg, design)
     if design == "pragmatic":
         return term_count(a, wa, enc, signed=signed), ww
