@@ -19,8 +19,12 @@ per-column oneffset generators).
 
 Synchronisation ``sync = "pallet"`` (the paper's pallet synchronisation): all windows work
 in lockstep on the same step (they share the weight bricks), so a step takes the longest
-of its windows' brick times. Column synchronisation (``sync = "column"``) is not built yet:
-the array constructor rejects it with a :class:`~termwise.gen.config.ConfigError`.
+of its windows' brick times. ``sync = "column"`` (the paper's column synchronisation,
+``column_registers = R``): ``R + 1`` row slots (activation and weight rows) are shared by
+the windows, each window moves on to its next brick as soon as it is done with the
+current one, and a slot is freed when every window has finished it; so a window runs at
+most ``R`` bricks ahead of the slowest one. Each window's PEs take their weights from the
+slot of the window's current brick.
 
 Pipeline and double buffering: on the cycle a step finishes (or when the array is idle) the
 array loads the next activation row into the term serialisers and the next weight row into
@@ -34,7 +38,6 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gen.config import ConfigError, clog2
 from .accumulator import Accumulator
 from .adder_tree import AdderTree
 from .array import act_brick, array_signature, wgt_brick
@@ -232,14 +235,17 @@ class PragmaticArray(wiring.Component):
     """
 
     def __init__(self, cfg, library: ModuleLibrary):
-        if cfg.sync == "column":
-            raise ConfigError("sync", "column synchronisation is not built yet; use pallet")
         self.cfg = cfg
         self.library = library
         self.pe_name = library.add(f"{cfg.top_name}__pe", PragmaticPE(cfg))
         super().__init__(array_signature(cfg))
 
     def elaborate(self, platform):
+        if self.cfg.sync == "column":
+            return self._elaborate_column()
+        return self._elaborate_pallet()
+
+    def _elaborate_pallet(self):
         cfg = self.cfg
         m = Module()
         active = Signal()
@@ -286,6 +292,112 @@ class PragmaticArray(wiring.Component):
                     pe.offset.eq(enc.offset),
                     pe.base.eq(enc.base),
                     pe.en.eq(active),
+                    pe.clear.eq(self.start),
+                    self.acc[w][f].eq(pe.acc),
+                ]
+        return m
+
+    def _elaborate_column(self):
+        """Column synchronisation: ``Q = column_registers + 1`` row slots (activation and
+        weight row) shared by the windows; each window starts its next brick as soon as it
+        finishes the current one and the row is there (straight from the buffer output when
+        no slot holds it yet). The oldest slot is freed when every window has finished it;
+        a row is accepted while a slot is free (or being freed), so the fastest window runs
+        at most ``column_registers`` bricks ahead of the slowest."""
+        cfg = self.cfg
+        m = Module()
+        q = cfg.column_registers + 1
+        slot_shape = range(max(q, 2))
+        act_slots = [Signal(cfg.act_row_bits, name=f"act_slot{i}") for i in range(q)]
+        wgt_slots = [Signal(cfg.wgt_row_bits, name=f"wgt_slot{i}") for i in range(q)]
+        head = Signal(slot_shape)                  # oldest occupied slot
+        occ = Signal(range(q + 1))                 # occupied slots
+        accept = Signal()
+        free = Signal()
+
+        def slot(offset):
+            """Slot index ``(head + offset) mod q`` for ``0 <= offset <= q``."""
+            total = head + offset
+            return Mux(total >= q, total - q, total)[:len(head)]
+
+        encoders, actives, dones, loads, poss, fins = [], [], [], [], [], []
+        for w in range(cfg.windows):
+            enc = PragmaticWindowEncoder(cfg)
+            m.submodules[f"encoder_w{w}"] = enc
+            pos = Signal(range(q + 1), name=f"pos_w{w}")     # next slot to start (rel.)
+            active = Signal(name=f"active_w{w}")
+            load = Signal(name=f"load_w{w}")
+            fin = Signal(name=f"fin_w{w}")                   # has finished the oldest slot
+            finishing = active & enc.done
+            queued = pos < occ
+            bypass = (pos == occ) & accept
+            m.d.comb += [
+                load.eq((~active | finishing) & (queued | bypass)),
+                enc.load.eq(load),
+                fin.eq((pos >= 2) | ((pos == 1) & (~active | finishing))),
+            ]
+            # The brick to load: a queued slot's, else the row on the buffer output.
+            queued_act = Signal(cfg.lanes * cfg.act_bits, name=f"queued_act_w{w}")
+            with m.Switch(slot(pos)):
+                for i in range(q):
+                    with m.Case(i):
+                        m.d.comb += queued_act.eq(act_brick(cfg, act_slots[i], w))
+            m.d.comb += enc.values.as_value().eq(
+                Mux(queued, queued_act, act_brick(cfg, self.act_row, w)))
+            with m.If(self.start):
+                m.d.sync += [active.eq(0), pos.eq(0)]
+            with m.Else():
+                m.d.sync += pos.eq(pos + load - free)
+                with m.If(load):
+                    m.d.sync += active.eq(1)
+                with m.Elif(finishing):
+                    m.d.sync += active.eq(0)
+            encoders.append(enc)
+            actives.append(active)
+            dones.append(enc.done)
+            loads.append(load)
+            poss.append(pos)
+            fins.append(fin)
+
+        m.d.comb += [
+            free.eq(Cat(fins).all() & (occ != 0)),
+            self.advance.eq((occ < q) | free),
+            accept.eq(self.valid & self.advance),
+            self.busy.eq(Cat((a & ~d) | (p < occ)
+                             for a, d, p in zip(actives, dones, poss)).any()),
+        ]
+        with m.If(self.start):
+            m.d.sync += [occ.eq(0), head.eq(0)]
+        with m.Else():
+            m.d.sync += occ.eq(occ + accept - free)
+            with m.If(free):
+                m.d.sync += head.eq(slot(1))
+        with m.If(accept):
+            tail = slot(occ)                       # occ == q only when the head is freed
+            with m.Switch(tail):
+                for i in range(q):
+                    with m.Case(i):
+                        m.d.sync += [act_slots[i].eq(self.act_row),
+                                     wgt_slots[i].eq(self.wgt_row)]
+
+        for w, enc in enumerate(encoders):
+            # The window's current brick is slot pos - 1: its weights feed the window's PEs.
+            cur = Signal(slot_shape, name=f"cur_slot_w{w}")
+            m.d.comb += cur.eq(slot(Mux(poss[w] == 0, 0, poss[w] - 1)))
+            for f in range(cfg.filters):
+                wgt = Signal(cfg.lanes * cfg.wgt_bits, name=f"wgt_f{f}_w{w}")
+                with m.Switch(cur):
+                    for i in range(q):
+                        with m.Case(i):
+                            m.d.comb += wgt.eq(wgt_brick(cfg, wgt_slots[i], f))
+                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+                m.d.comb += [
+                    pe.wgt.eq(wgt),
+                    pe.take.eq(enc.take),
+                    pe.neg.eq(enc.neg),
+                    pe.offset.eq(enc.offset),
+                    pe.base.eq(enc.base),
+                    pe.en.eq(actives[w]),
                     pe.clear.eq(self.start),
                     self.acc[w][f].eq(pe.acc),
                 ]

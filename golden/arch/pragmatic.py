@@ -8,7 +8,9 @@ window, ``base`` is the lowest remaining term position among the brick's lanes; 
 retires at most one term, its lowest remaining one, if it lies in ``[base, base + 2**B -
 1]`` (``B = first_stage_bits``). A window's brick takes as many cycles as this greedy
 process needs, at least 1. Pallet synchronisation: all windows advance together, so a step
-takes the maximum over the windows of their brick cycles.
+takes the maximum over the windows of their brick cycles. Column synchronisation with ``R``
+column registers: each window proceeds on its own, at most ``R`` bricks ahead of the
+slowest one (:func:`column_finish_times`).
 
 Results are exact (every term of every activation is processed).
 
@@ -29,7 +31,8 @@ import numpy as np
 
 from ..terms import booth_digits, check_range
 
-__all__ = ["RUN_OVERHEAD", "term_masks", "brick_cycles", "window_cycles", "step_cycles"]
+__all__ = ["RUN_OVERHEAD", "term_masks", "brick_cycles", "window_cycles",
+           "column_finish_times", "step_cycles"]
 
 #: 1 fill cycle loading the first activation row into the serialisers (and the first
 #: weight row into the weight registers); ``out.valid`` rises at the end of the last step.
@@ -104,12 +107,49 @@ def window_cycles(cfg, act) -> np.ndarray:
     return brick_cycles(masks, cfg.first_stage_bits)
 
 
+def column_finish_times(brick: np.ndarray, column_registers: int) -> np.ndarray:
+    """Column synchronisation: the edge (cycles after the command) at which every window
+    finishes every step of one run, ``brick`` (windows, steps) -> (windows, steps).
+
+    ``Q = column_registers + 1`` rows may be held at once; a row is freed when every window
+    has finished it, and row ``i`` is accepted (one row per cycle, the first one cycle
+    after the command) no earlier than the edge freeing row ``i - Q``. A window starts a
+    brick when it has finished its previous one and the row is accepted::
+
+        A(0) = 1,  A(i) = max(A(i-1) + 1, T(i - Q))       T(j) = max_w F_w(j)
+        F_w(i) = max(F_w(i-1), A(i)) + brick[w, i]
+
+    so a window is at most ``column_registers`` bricks ahead of the slowest. A recurrence
+    over the steps of one run (vectorised over windows); runs are independent.
+    """
+    q = column_registers + 1
+    windows, steps = brick.shape
+    finish = np.zeros((windows, steps), dtype=np.int64)
+    done = np.zeros(steps, dtype=np.int64)             # T(j)
+    last = np.zeros(windows, dtype=np.int64)            # F_w(i - 1)
+    accepted = 0
+    for i in range(steps):
+        accepted = max(accepted + 1, int(done[i - q]) if i >= q else 0)
+        last = np.maximum(last, accepted) + brick[:, i]
+        finish[:, i] = last
+        done[i] = last.max()
+    return finish
+
+
 def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
-    """Pallet synchronisation: a step takes its slowest window's brick cycles."""
-    if cfg.sync != "pallet":
-        raise ValueError("sync: only pallet synchronisation is modelled (column is not "
-                         "built yet)")
+    """Cycles of each step of one run.
+
+    Pallet synchronisation: a step takes its slowest window's brick cycles (vectorised over
+    windows and steps). Column synchronisation: the steps overlap, so step ``i`` is charged
+    ``T(i) - T(i - 1)`` (``T(-1) = RUN_OVERHEAD``), the cycles by which it moves the finish
+    of the slowest window (:func:`column_finish_times`); their sum plus ``RUN_OVERHEAD`` is
+    the run's cycles. These charges are per run: ``act`` must hold the steps of one run.
+    """
     act = np.asarray(act, dtype=np.int64)
     if act.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
-    return window_cycles(cfg, act).max(axis=0)
+    brick = window_cycles(cfg, act)
+    if cfg.sync == "pallet":
+        return brick.max(axis=0)
+    done = column_finish_times(brick, cfg.column_registers).max(axis=0)
+    return np.diff(done, prepend=RUN_OVERHEAD)

@@ -115,7 +115,38 @@ def test_worst_case_is_the_configs_worst_brick():
         assert worst <= cfg.worst_brick_cycles(cfg.act_bits)
 
 
-def test_column_sync_rejected():
-    cfg = _cfg(sync="column", column_registers=2)
-    with pytest.raises(ValueError, match="sync"):
-        prag.step_cycles(cfg, np.zeros((2, 1, 4), np.int64), np.zeros((2, 1, 4), np.int64), {})
+def test_column_sync_hand_case():
+    # Window bricks (2 windows, 3 steps): w0 = [4, 1, 1], w1 = [1, 4, 1].
+    brick = np.array([[4, 1, 1], [1, 4, 1]])
+    # R = 1 (Q = 2 rows held). Rows accepted at 1, 2, then row 2 waits for row 0 to be
+    # freed at T(0) = 5. w0: 1+4 = 5, max(5, 2)+1 = 6, max(6, 5)+1 = 7.
+    # w1: 1+1 = 2, max(2, 2)+4 = 6, max(6, 5)+1 = 7. T = 5, 6, 7.
+    assert prag.column_finish_times(brick, 1).tolist() == [[5, 6, 7], [2, 6, 7]]
+    # Pallet would take 1 + 4 + 4 + 1 = 10; column with R = 8: rows at 1, 2, 3.
+    # w0: 5, 6, 7; w1: 2, 6, 7.
+    assert prag.column_finish_times(brick, 8).max(axis=0).tolist() == [5, 6, 7]
+
+
+def test_column_sync_step_charges_sum_to_the_run():
+    cfg = _cfg(sync="column", column_registers=1, first_stage_bits=2, act_signed=False)
+    # bricks: w0 = [4 (0xF), 1, 1], w1 = [1, 4, 1]
+    act = np.array([[0xF, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0],
+                    [1, 0, 0, 0, 0xF, 0, 0, 0, 0, 0, 0, 0]])
+    wgt = np.zeros((2, 12), dtype=np.int64)
+    assert prag.step_cycles(cfg, cycles.to_bricks(cfg, act), None, {}).tolist() == [4, 1, 1]
+    assert cycles.run_cycles(cfg, act, wgt) == 7
+    pallet = cfg.replace(sync="pallet", column_registers=0)
+    assert cycles.run_cycles(pallet, act, wgt) == 1 + 4 + 4 + 1
+
+
+@pytest.mark.parametrize("R", [1, 3])
+def test_column_sync_never_slower_than_pallet_and_bounded_lead(R):
+    rng = np.random.default_rng(R)
+    brick = rng.integers(1, 9, size=(6, 40))
+    fin = prag.column_finish_times(brick, R)
+    pallet = 1 + np.cumsum(brick.max(axis=0))
+    assert (fin.max(axis=0) <= pallet).all()
+    # A window starts brick i only after every window finished brick i - R - 1.
+    start = fin - brick
+    for i in range(R + 1, brick.shape[1]):
+        assert (start[:, i] >= fin[:, i - R - 1].max()).all()
