@@ -32,8 +32,11 @@ FAST = [
     ("cnvlutin-4x4", {"act_signed": False}),
     ("cnvlutin-4x4", {"windows": 2}),
 ]
+# loom-16x16 and laconic-16x16 have 1024 PEs (equal peak at 16 bits needs 64 windows):
+# their Verilog takes minutes to emit and Verilator does not finish in reasonable time, so
+# their RTL is exercised at 4x4 and their 16x16 presets by the golden models (termwise sim).
 SLOW = [(f"{arch}-16x16", {}) for arch in
-        ("baseline", "stripes", "dstripes", "loom", "pragmatic", "laconic", "cnvlutin")]
+        ("baseline", "stripes", "dstripes", "pragmatic", "cnvlutin")]
 
 
 def _id(item):
