@@ -46,6 +46,11 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--encoding", help="pragmatic: plain | booth; laconic: booth")
     g.add_argument("--sync", help="pragmatic: pallet | column")
     g.add_argument("--column-registers", type=int, help="pragmatic column sync: bricks ahead")
+    g.add_argument("--backend", help="tactical: tclp | tcle")
+    g.add_argument("--shape", help="tactical: T (<2,5>) | L")
+    g.add_argument("--lookahead", type=int, help="tactical: h, steps ahead (1..4)")
+    g.add_argument("--lookaside", type=int, help="tactical: d, lanes aside (0..7)")
+    g.add_argument("--delta-source", help="diffy: on_the_fly | stored")
     g.add_argument("--dtype", help="int (default) or bf16 (baseline only)")
     o = p.add_argument_group("fused output stage")
     o.add_argument("--bias", action="store_true", default=None, help="add a bias per filter")
@@ -62,7 +67,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 _FIELD_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
                "act_signed", "serial_bits", "first_stage_bits", "encoding", "sync",
-               "column_registers", "dtype", "bias", "residual", "activation", "out_bits")
+               "column_registers", "backend", "shape", "lookahead", "lookaside",
+               "delta_source", "dtype", "bias", "residual", "activation", "out_bits")
 
 
 def config_from_args(args) -> TileConfig:

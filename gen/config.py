@@ -56,10 +56,24 @@ ARCHS = {
                     options={"encoding": ("booth", ("booth",))}),
     "cnvlutin": Arch("Cnvlutin (ISCA 2016): zero activations skipped, zero-free bricks with "
                      "offsets, decoupled lanes"),
+    "tactical": Arch("Bit-Tactical (ASPLOS 2019): zero weights skipped by an offline schedule "
+                     "within a lookahead/lookaside window; TCLp or TCLe back end",
+                     options={"backend": ("tclp", ("tclp", "tcle")),
+                              "shape": ("T", ("T", "L")),
+                              "lookahead": (2, (1, 2, 3, 4)),
+                              "lookaside": (5, tuple(range(0, 8))),
+                              "first_stage_bits": (2, (0, 1, 2, 3, 4)),
+                              "encoding": ("booth", ("plain", "booth"))}),
+    "diffy": Arch("Diffy (MICRO 2018): differential convolution along x, Booth-encoded deltas "
+                  "on the Bit-Pragmatic datapath, with a reconstruction unit",
+                  options={"first_stage_bits": (2, (0, 1, 2, 3, 4)),
+                           "delta_source": ("on_the_fly", ("on_the_fly", "stored"))},
+                  runtime=("restart",)),
 }
 
 #: Every design option of any arch (fields of :class:`TileConfig`, ``None`` = arch default).
-OPTIONS = ("serial_bits", "first_stage_bits", "encoding", "sync", "column_registers")
+OPTIONS = ("serial_bits", "first_stage_bits", "encoding", "sync", "column_registers",
+           "backend", "shape", "lookahead", "lookaside", "delta_source")
 
 #: Valid ranges of the integer fields (inclusive).
 RANGES = {
@@ -133,6 +147,11 @@ class TileConfig:
     encoding: str | None = None
     sync: str | None = None
     column_registers: int | None = None
+    backend: str | None = None
+    shape: str | None = None
+    lookahead: int | None = None
+    lookaside: int | None = None
+    delta_source: str | None = None
     dtype: str = "int"
     bias: bool = False
     residual: bool = False
@@ -180,6 +199,10 @@ class TileConfig:
         if self.output_stage and self.dtype != "int":
             raise ConfigError("dtype", "the fused output stage (bias, residual, activation, "
                               "out_bits) needs dtype = int")
+        if self.arch == "tactical" and self.shape == "T" and \
+                (self.lookahead, self.lookaside) != (2, 5):
+            raise ConfigError("shape", "T is the <2,5> connectivity: lookahead must be 2 and "
+                              "lookaside 5 (use shape L for other windows)")
         if self.arch == "pragmatic":
             if self.sync == "pallet" and self.column_registers:
                 raise ConfigError("column_registers", "must be 0 with sync = pallet")
@@ -225,7 +248,8 @@ class TileConfig:
         """Verilog name of the tile: the configuration spelled out, so files never collide."""
         sign = "s" if self.act_signed else "u"
         short = {"serial_bits": "s", "first_stage_bits": "fs", "encoding": "",
-                 "sync": "", "column_registers": "r"}
+                 "sync": "", "column_registers": "r", "backend": "", "shape": "",
+                 "lookahead": "h", "lookaside": "d", "delta_source": ""}
         options = "".join(f"_{short[o]}{getattr(self, o)}" for o in ARCHS[self.arch].options)
         if self.dtype != "int":
             options += f"_{self.dtype}"
@@ -260,6 +284,11 @@ class TileConfig:
             "pragmatic": booth if self.encoding == "booth" else p,
             "laconic": booth * booth,
             "cnvlutin": 1,
+            # Worst case (dense weights): the back end's dense cost per step.
+            "tactical": p if self.backend == "tclp" else (
+                booth if self.encoding == "booth" else p),
+            # Deltas are one bit wider than activations, Booth encoded.
+            "diffy": (p + 2) // 2,
         }[self.arch]
 
     @property
