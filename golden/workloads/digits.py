@@ -371,9 +371,20 @@ def wgt_profile(params, amax, x, y, floor, act_prec, bits=16, log=None) -> dict:
                    bits, len(ARCH), layer_steps(TEST_IMAGES), floor, log, "wgt")
 
 
+_PROFILES: dict = {}
+
+
 def profiles(bits=16, seed=SEED, log=None) -> dict:
     """Float accuracy, ``bits``-bit accuracy and the lossless activation and weight
-    profiles (the weight profile with the activations at their profile)."""
+    profiles (the weight profile with the activations at their profile); memoised per
+    process and weights file."""
+    key = (bits, weights_path(seed))
+    if key not in _PROFILES or not os.path.exists(key[1]):
+        _PROFILES[key] = _profiles(bits, seed, log)
+    return _PROFILES[key]
+
+
+def _profiles(bits, seed, log) -> dict:
     params, info = trained(seed, log=log)
     xtr, ytr, xte, yte = dataset()
     amax = calibrate(params, xtr)
