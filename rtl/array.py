@@ -20,8 +20,10 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["array_signature", "owning_array_signature", "act_brick", "wgt_brick"]
 
 
-def array_signature(cfg) -> wiring.Signature:
-    return wiring.Signature({
+def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
+    """``restart=True`` adds ``restart`` (``windows`` bits, valid on the ``start`` cycle:
+    the command's per-window restart register, e.g. Diffy's)."""
+    members = {
         "act_row": In(unsigned(cfg.act_row_bits)),
         "wgt_row": In(unsigned(cfg.wgt_row_bits)),
         "valid": In(1),
@@ -32,7 +34,10 @@ def array_signature(cfg) -> wiring.Signature:
         "busy": Out(1),
         "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
                                     cfg.windows)),
-    })
+    }
+    if restart:
+        members["restart"] = In(cfg.windows)
+    return wiring.Signature(members)
 
 
 def owning_array_signature(cfg) -> wiring.Signature:

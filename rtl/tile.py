@@ -48,6 +48,8 @@ def command_layout(cfg) -> data.StructLayout:
         "precision": unsigned(clog2(cfg.act_bits + 1)),
         "wgt_precision": unsigned(clog2(cfg.wgt_bits + 1)),
     }
+    if "restart" in cfg.runtime:      # Diffy: one restart bit per window
+        fields["restart"] = unsigned(cfg.windows)
     if cfg.out_bits:
         fields["multiplier"] = unsigned(MULTIPLIER_BITS)
         fields["shift"] = unsigned(SHIFT_BITS)
@@ -121,6 +123,8 @@ class Tile(wiring.Component):
         consume = Signal()
 
         m.d.comb += array.start.eq(start)
+        if "restart" in cfg.runtime:      # valid on the start cycle; the array latches it
+            m.d.comb += array.restart.eq(self.cmd.payload.restart)
         if owning:
             m.d.comb += array.bricks.eq(self.cmd.payload.bricks)
             finished = ~array.busy

@@ -1,0 +1,237 @@
+"""Diffy array (Mahmoud et al., "Diffy: a Deja vu-Free Differential Deep Neural Network
+Accelerator", MICRO 2018): differential convolution on the Bit-Pragmatic datapath.
+
+The windows of a run are consecutive output columns. Instead of the activations, the PEs
+process the *deltas* between a window's activation brick and its predecessor's
+(family.md, "Diffy": ``delta = a(x) - a(x - stride)``), which in smooth feature maps have
+far fewer terms; a reconstruction unit turns the PEs' partial results back into outputs
+(``out(x) = out(x - 1) + W * delta``).
+
+This module is a front end and a back end around the Bit-Pragmatic array of
+:mod:`.pragmatic`, which it reuses unchanged (pallet synchronisation, radix-4 Booth terms):
+
+* :class:`DeltaFrontEnd` -- per window ``w`` and lane, ``delta_w = a_w - a_{w-1}`` for
+  ``w >= 1``; for ``w = 0`` the predecessor is the previous run's last window, whose
+  bricks the front end keeps in a small *predecessor store* (``depth`` entries of one
+  brick) as they stream by. Where the run's ``restart`` bit of a window is set (the window
+  starts an output row, or the previous run is not its predecessor) the predecessor is 0:
+  ``delta_w = a_w``. Bricks beyond the previous run's length read as 0. Deltas are
+  ``act_bits + 1`` bit two's complement values, formed combinationally between the
+  activation buffer and the term serialisers: no extra cycle.
+* the Pragmatic datapath (:class:`~.pragmatic.PragmaticArray`, built for a configuration
+  with ``act_bits + 1`` signed activations and Booth encoding) computes per window and
+  filter the partial result ``p_w = W . delta_w``.
+* :class:`ReconstructionUnit` -- ``out_w = p_w + (restart_w ? 0 : out_{w-1})``, with
+  ``out_{-1}`` the previous run's last output row, kept in a register per filter (latched
+  on the next run's ``start`` cycle, while the PE accumulators still hold that run's
+  partials). A combinational prefix chain over the windows: no extra cycle.
+
+So a run costs exactly what Pragmatic costs on the deltas:
+``1 + sum over steps of max over windows of the brick's Booth-term cycles``
+(:mod:`termwise.golden.arch.diffy`). Outputs equal the plain dot products (modulo
+``2**acc_bits``) whenever the host's restart bits are consistent with the data it sent:
+a window 0 without restart must follow a run with the same weights and length whose last
+window is its predecessor.
+
+``delta_source = "stored"`` (the host sends precomputed deltas) is not built: the array
+constructor rejects it with a :class:`~termwise.gen.config.ConfigError`.
+"""
+
+from amaranth import Cat, Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..gen.config import ConfigError, TileConfig
+from .array import act_brick, array_signature
+from .library import ModuleLibrary
+from .pragmatic import PragmaticArray, PragmaticPE
+
+__all__ = ["DiffyArray", "DeltaFrontEnd", "ReconstructionUnit", "delta_config"]
+
+
+def delta_config(cfg) -> TileConfig:
+    """The Bit-Pragmatic configuration of Diffy's datapath: the same geometry, Booth
+    encoding, pallet synchronisation, on ``act_bits + 1`` bit signed deltas."""
+    inner_sum = cfg.act_bits + 1 + cfg.wgt_bits + max(cfg.lanes - 1, 0).bit_length()
+    if cfg.acc_bits < inner_sum:
+        raise ConfigError("acc_bits", f"must be at least {inner_sum} for diffy (a brick of "
+                          f"{cfg.act_bits + 1}-bit deltas), got {cfg.acc_bits}")
+    return TileConfig(arch="pragmatic", filters=cfg.filters, windows=cfg.windows,
+                      lanes=cfg.lanes, act_bits=cfg.act_bits + 1, wgt_bits=cfg.wgt_bits,
+                      act_signed=True, acc_bits=cfg.acc_bits, depth=cfg.depth,
+                      first_stage_bits=cfg.first_stage_bits, encoding="booth",
+                      sync="pallet", column_registers=0)
+
+
+class DeltaFrontEnd(wiring.Component):
+    """Deltas of one activation row, with the predecessor store (see the module docstring).
+
+    Attributes
+    ----------
+    act_row : In(unsigned(windows * lanes * act_bits))
+        The row on the buffer output (brick ``index`` of every window).
+    restart : In(windows)
+        The run's restart bits (already latched / muxed by the array).
+    start : In(1)
+        A run starts: the brick index returns to 0, and the length of the run that just
+        ended becomes the predecessor store's valid length.
+    load : In(1)
+        The row is taken this cycle: window ``windows - 1``'s brick is written into the
+        store at ``index`` (after window 0 read the old entry), and ``index`` advances.
+    delta_row : Out(unsigned(windows * lanes * (act_bits + 1)))
+        The deltas, laid out as an activation row of :func:`delta_config`.
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({
+            "act_row": In(unsigned(cfg.act_row_bits)),
+            "restart": In(cfg.windows),
+            "start": In(1),
+            "load": In(1),
+            "delta_row": Out(unsigned(cfg.windows * cfg.lanes * (cfg.act_bits + 1))),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        brick_bits = cfg.lanes * cfg.act_bits
+        act_shape = signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
+        brick_layout = data.ArrayLayout(act_shape, cfg.lanes)
+
+        index = Signal(range(cfg.depth + 1))        # brick of this run on the buffer output
+        stored = Signal(range(cfg.depth + 1))       # bricks of the previous run in the store
+        with m.If(self.start):
+            m.d.sync += [index.eq(0), stored.eq(index)]
+        with m.Elif(self.load):
+            m.d.sync += index.eq(index + 1)
+
+        m.submodules.store = store = memory.Memory(shape=unsigned(brick_bits),
+                                                   depth=cfg.depth, init=[])
+        wp = store.write_port()
+        rp = store.read_port(domain="comb")
+        last = cfg.windows - 1
+        m.d.comb += [
+            wp.addr.eq(index),
+            wp.data.eq(act_brick(cfg, self.act_row, last)),
+            wp.en.eq(self.load & (index < cfg.depth)),
+            rp.addr.eq(index),
+        ]
+        pred0 = Signal(brick_layout)
+        m.d.comb += pred0.as_value().eq(Mux(index < stored, rp.data, 0))
+
+        deltas = []
+        for w in range(cfg.windows):
+            cur = Signal(brick_layout, name=f"act_w{w}")
+            m.d.comb += cur.as_value().eq(act_brick(cfg, self.act_row, w))
+            if w:
+                prev = Signal(brick_layout, name=f"pred_w{w}")
+                m.d.comb += prev.as_value().eq(act_brick(cfg, self.act_row, w - 1))
+            else:
+                prev = pred0
+            for lane in range(cfg.lanes):
+                d = Signal(signed(cfg.act_bits + 1), name=f"delta_w{w}_l{lane}")
+                m.d.comb += d.eq(Mux(self.restart[w], cur[lane], cur[lane] - prev[lane]))
+                deltas.append(d)
+        m.d.comb += self.delta_row.eq(Cat(*deltas))
+        return m
+
+
+class ReconstructionUnit(wiring.Component):
+    """``out_w = partial_w + (restart_w ? 0 : out_{w-1})`` per filter, ``out_{-1}`` the
+    previous run's last output row (a register per filter, loaded on ``latch``, the next
+    run's start cycle). Sums wrap at ``acc_bits`` like the accumulators.
+
+    Attributes
+    ----------
+    partial : In(ArrayLayout(ArrayLayout(signed(acc_bits), filters), windows))
+    restart : In(windows)
+    latch : In(1)
+    out : Out(same layout as ``partial``)
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        row = data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
+                               cfg.windows)
+        super().__init__({
+            "partial": In(row),
+            "restart": In(cfg.windows),
+            "latch": In(1),
+            "out": Out(row),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        previous = [Signal(signed(cfg.acc_bits), name=f"out_prev_f{f}")
+                    for f in range(cfg.filters)]
+        for f in range(cfg.filters):
+            carry = previous[f]
+            for w in range(cfg.windows):
+                m.d.comb += self.out[w][f].eq(
+                    self.partial[w][f] + Mux(self.restart[w], 0, carry))
+                carry = self.out[w][f]
+            with m.If(self.latch):
+                m.d.sync += previous[f].eq(carry)
+        return m
+
+
+class _DeltaDatapath(PragmaticArray):
+    """The Bit-Pragmatic array on the deltas, its PE module named after the Diffy tile."""
+
+    def __init__(self, cfg, inner_cfg, library: ModuleLibrary):
+        self.cfg = inner_cfg
+        self.library = library
+        self.pe_name = library.add(f"{cfg.top_name}__pe", PragmaticPE(inner_cfg))
+        wiring.Component.__init__(self, array_signature(inner_cfg))
+
+
+class DiffyArray(wiring.Component):
+    """``filters`` x ``windows`` Diffy PEs: :class:`DeltaFrontEnd`, the Pragmatic datapath
+    on ``act_bits + 1`` bit Booth-encoded deltas, :class:`ReconstructionUnit`
+    (see :func:`.array.array_signature` with ``restart``)."""
+
+    def __init__(self, cfg, library: ModuleLibrary):
+        if cfg.delta_source != "on_the_fly":
+            raise ConfigError("delta_source", f"only on_the_fly is built for diffy, got "
+                              f"{cfg.delta_source!r}")
+        self.cfg = cfg
+        self.inner_cfg = delta_config(cfg)
+        self.datapath = _DeltaDatapath(cfg, self.inner_cfg, library)
+        super().__init__(array_signature(cfg, restart=True))
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.submodules.front_end = front = DeltaFrontEnd(cfg)
+        m.submodules.datapath = dp = self.datapath
+        m.submodules.reconstruction = recon = ReconstructionUnit(cfg)
+
+        restart = Signal(cfg.windows, init=(1 << cfg.windows) - 1)
+        with m.If(self.start):
+            m.d.sync += restart.eq(self.restart)
+        load = Signal()
+        m.d.comb += [
+            load.eq(self.valid & dp.advance),
+            front.act_row.eq(self.act_row),
+            front.restart.eq(Mux(self.start, self.restart, restart)),
+            front.start.eq(self.start),
+            front.load.eq(load),
+            dp.act_row.eq(front.delta_row),
+            dp.wgt_row.eq(self.wgt_row),
+            dp.valid.eq(self.valid),
+            dp.start.eq(self.start),
+            dp.precision.eq(self.inner_cfg.act_bits),
+            dp.wgt_precision.eq(self.wgt_precision),
+            self.advance.eq(dp.advance),
+            self.busy.eq(dp.busy),
+            recon.partial.eq(dp.acc),
+            recon.restart.eq(restart),
+            recon.latch.eq(self.start),
+            self.acc.eq(recon.out),
+        ]
+        return m
+
+
+ARRAY = DiffyArray
