@@ -48,7 +48,7 @@ def _check_precision(value) -> int:
     return bits
 
 
-def run_sim(workload: str, archs, precision, out_dir, *, images: int = 1,
+def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
             log=None) -> dict:
     """Simulate and write the reports; returns the sim.json document."""
@@ -62,7 +62,8 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int = 1,
                           f"{workload!r}")
     bits = _check_precision(precision)
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
-    if isinstance(images, bool) or not isinstance(images, int) or images < 1:
+    if images is not None and (isinstance(images, bool) or not isinstance(images, int)
+                               or images < 1):
         raise ConfigError("images", f"must be a positive integer, got {images!r}")
     if max_window_groups is not None and max_window_groups < 1:
         raise ConfigError("max_window_groups", f"must be >= 1, got {max_window_groups}")
@@ -72,7 +73,10 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int = 1,
     for a, why in skipped.items():
         log(f"note: skipping {a}: {why}")
     t0 = time.perf_counter()
-    wl = load_workload(workload, bits, images=images, log=log)
+    # Each workload has its own default input count (one photo for EfficientNet, the whole
+    # test set for the digits CNN); pass --images only when the user chose it.
+    kw = {} if images is None else {"images": images}
+    wl = load_workload(workload, bits, log=log, **kw)
     if wl.synthetic and max_window_groups is None:
         max_window_groups = SHAPES_DEFAULT_SAMPLE
     log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "
@@ -132,11 +136,12 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
     configuration arguments are not used)."""
     p = subparsers.add_parser("sim", help="network-level cycles of the designs on a workload")
     p.add_argument("--workload", required=True,
-                   help="efficientnet-lite0 | alexnet | vgg16 | resnet50 "
-                        "(the last three: synthetic values)")
+                   help="efficientnet-lite0 | digits-cnn | dncnn | alexnet | vgg16 | "
+                        "resnet50 (the last three: synthetic values)")
     p.add_argument("--arch", required=True, help="ARCH[,ARCH...] or all")
     p.add_argument("--precision", default="16", help="8 or 16 (fixed-point bits)")
-    p.add_argument("--images", type=int, default=1, help="photos / inputs simulated")
+    p.add_argument("--images", type=int, default=None,
+                   help="photos / inputs simulated (default: the workload's own)")
     p.add_argument("--max-window-groups", type=int, default=None,
                    help="sample at most N window groups per layer (deterministic)")
     p.add_argument("--sample-pairs", type=int, default=DEFAULT_SAMPLE_PAIRS,
