@@ -282,7 +282,8 @@ class TileConfig:
             "dstripes": p,
             "loom": -(-p // (self.serial_bits or 1)) * p,
             "pragmatic": booth if self.encoding == "booth" else p,
-            "laconic": booth * booth,
+            # Unsigned activations are zero-extended by one bit before Booth recoding.
+            "laconic": (booth if self.act_signed else (p + 2) // 2) * booth,
             "cnvlutin": 1,
             # Worst case (dense weights): the back end's dense cost per step.
             "tactical": p if self.backend == "tclp" else (

@@ -51,7 +51,7 @@ been added to the accumulators. A run of steps ``S_i`` takes ``sum(S_i) + 2`` cy
 the command transfer to ``out.valid`` (``RUN_OVERHEAD = 2`` in the golden model).
 """
 
-from amaranth import Cat, Const, Module, Mux, Signal, signed
+from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -61,7 +61,7 @@ from .array import act_brick, array_signature, wgt_brick
 from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
 from .library import ModuleLibrary
 
-__all__ = ["DigitMasks", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
+__all__ = ["DigitMasks", "LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
            "pair_positions"]
 
 
@@ -73,6 +73,14 @@ class DigitMasks(data.StructLayout):
     def __init__(self, ndigits: int):
         self.ndigits = ndigits
         super().__init__({"nonzero": ndigits, "neg": ndigits, "shift": ndigits})
+
+
+class LaneTerm(data.StructLayout):
+    """One lane's term of this cycle: ``valid``, and the term ``(-1)**neg * 2**exp``."""
+
+    def __init__(self, positions: int):
+        self.positions = positions
+        super().__init__({"valid": 1, "neg": 1, "exp": range(max(positions, 2))})
 
 
 def _masks_of(encoder: BoothEncoder):
@@ -95,25 +103,19 @@ class LaconicPE(wiring.Component):
     """Laconic PE (ISCA 2019): one filter x one window, ``lanes`` term-pair lanes, an adder
     tree and an accumulator.
 
-    Each lane enumerates the (weight term, activation term) pairs of its operands, one per
-    cycle while ``en`` is set: for each weight term (outer :class:`~.encoders.DigitSerializer`)
-    every activation term (inner one, reloaded from ``act`` when it shows its last term).
-    A lane with ``terms(w) * terms(a)`` pairs is done after that many cycles and then emits
-    zeros. The pair's product ``+-2**(ew + ea)`` enters the adder tree as a signed one-hot
-    word; the tree's sum is added to the accumulator on every ``en`` cycle.
+    Each cycle every lane receives one weight term (broadcast to the filter's PEs) and one
+    activation term (broadcast to the window's PEs); if both are valid the lane emits their
+    product ``+-2**(ew + ea)`` as a signed one-hot word (``+-1 << (ew + ea)``: a decoder,
+    one-hot when positive and ones from bit ``e`` up when negative, no adder). The adder
+    tree sums the lanes and the sum is added to the accumulator on every ``en`` cycle.
 
     Attributes
     ----------
-    wgt : In(ArrayLayout(DigitMasks(nd_w), lanes))
-        Booth digits of the filter's weights; captured on ``take``.
-    act : In(ArrayLayout(DigitMasks(nd_a), lanes))
-        Booth digits of the window's activations: those of the step being taken on
-        ``take``, of the current step otherwise (inner-loop reloads).
-    take : In(1)
-        Load both serializers of every lane (a new step starts next cycle; wins over ``en``
-        for the state, but the current pair is still accumulated).
+    wgt : In(ArrayLayout(LaneTerm(2 nd_w), lanes))
+    act : In(ArrayLayout(LaneTerm(2 nd_a), lanes))
+        This cycle's term of each lane's weight and activation (``valid`` low: none).
     en : In(1)
-        A step is in progress: process one pair per lane and accumulate.
+        A step is in progress: accumulate.
     clear : In(1)
         Reset the accumulator (wins).
     acc : Out(signed(acc_bits))
@@ -125,9 +127,8 @@ class LaconicPE(wiring.Component):
         self.ndw = booth_digit_count(cfg.wgt_bits, True)
         self.positions = pair_positions(cfg)
         super().__init__({
-            "wgt": In(data.ArrayLayout(DigitMasks(self.ndw), cfg.lanes)),
-            "act": In(data.ArrayLayout(DigitMasks(self.nda), cfg.lanes)),
-            "take": In(1),
+            "wgt": In(data.ArrayLayout(LaneTerm(2 * self.ndw), cfg.lanes)),
+            "act": In(data.ArrayLayout(LaneTerm(2 * self.nda), cfg.lanes)),
             "en": In(1),
             "clear": In(1),
             "acc": Out(signed(cfg.acc_bits)),
@@ -140,36 +141,12 @@ class LaconicPE(wiring.Component):
         m.submodules.tree = tree = AdderTree(cfg.lanes, npos + 1)
         m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
         for lane in range(cfg.lanes):
-            ws = DigitSerializer(self.ndw, 2)
-            as_ = DigitSerializer(self.nda, 2)
-            m.submodules[f"wgt_serializer{lane}"] = ws
-            m.submodules[f"act_serializer{lane}"] = as_
             wgt, act = self.wgt[lane], self.act[lane]
-            m.d.comb += [
-                ws.nonzero.eq(wgt.nonzero), ws.neg.eq(wgt.neg), ws.shift.eq(wgt.shift),
-                as_.nonzero.eq(act.nonzero), as_.neg.eq(act.neg), as_.shift.eq(act.shift),
-                # Inner loop: every cycle the next activation term; after the last one the
-                # next weight term, with the activation's terms reloaded.
-                as_.next.eq(self.en),
-                ws.next.eq(self.en & as_.last),
-                ws.load.eq(self.take),
-                as_.load.eq(self.take | (self.en & as_.last & ~ws.last)),
-            ]
-            # The pair: +-2**(ew + ea) as a signed one-hot word (negative: a thermometer code,
-            # ones from bit e up, i.e. -(1 << e) with no adder).
             exp = Signal(range(npos), name=f"pair_exp{lane}")
-            onehot = Signal(npos, name=f"pair_onehot{lane}")
-            therm = Signal(npos, name=f"pair_therm{lane}")
-            neg = Signal(name=f"pair_neg{lane}")
             pair = Signal(signed(npos + 1), name=f"pair{lane}")
-            m.d.comb += [
-                exp.eq(ws.term.exp + as_.term.exp),
-                onehot.eq((Const(1, npos) << exp)[:npos]),
-                therm.eq(Cat(onehot[:k + 1].any() for k in range(npos))),
-                neg.eq(ws.term.neg ^ as_.term.neg),
-            ]
-            with m.If(self.en & ws.valid & as_.valid):
-                m.d.comb += pair.eq(Mux(neg, Cat(therm, Const(1, 1)), Cat(onehot, Const(0, 1))))
+            m.d.comb += exp.eq(wgt.exp + act.exp)
+            with m.If(self.en & wgt.valid & act.valid):
+                m.d.comb += pair.eq(Mux(wgt.neg ^ act.neg, -1, 1) << exp)
             m.d.comb += tree.inputs[lane].eq(pair)
         m.d.comb += [
             acc.addend.eq(tree.sum),
@@ -210,6 +187,8 @@ class PairCountDetector(wiring.Component):
     wgt_count : In(ArrayLayout(range(ndw + 1), filters * lanes))
         Term count of weight ``(f, l)`` at index ``f * lanes + l``.
     cycles : Out(range(nda * ndw + 1))
+    act_max : Out(ArrayLayout(range(nda + 1), lanes))
+        The largest activation term count of each lane (its inner-loop length).
     """
 
     def __init__(self, windows: int, filters: int, lanes: int, nda: int, ndw: int):
@@ -219,6 +198,7 @@ class PairCountDetector(wiring.Component):
             "act_count": In(data.ArrayLayout(range(nda + 1), windows * lanes)),
             "wgt_count": In(data.ArrayLayout(range(ndw + 1), filters * lanes)),
             "cycles": Out(range(max(nda * ndw, 1) + 1)),
+            "act_max": Out(data.ArrayLayout(range(nda + 1), lanes)),
         })
 
     def elaborate(self, platform):
@@ -235,6 +215,7 @@ class PairCountDetector(wiring.Component):
                 wmax.eq(_max_tree(self.wgt_count[f * lanes + lane]
                                   for f in range(self.filters))),
                 prod.eq(amax * wmax),
+                self.act_max[lane].eq(amax),
             ]
             products.append(prod)
         most = Signal.like(self.cycles)
@@ -246,9 +227,9 @@ class PairCountDetector(wiring.Component):
 
 
 class LaconicArray(wiring.Component):
-    """``filters`` x ``windows`` Laconic PEs with shared Booth encoders, the step-length
-    detector and the step counter (see the module docstring and
-    :func:`.array.array_signature`)."""
+    """``filters`` x ``windows`` Laconic PEs fed by shared Booth encoders and term
+    serializers, with the step-length detector and the loop counters (see the module
+    docstring and :func:`.array.array_signature`)."""
 
     def __init__(self, cfg, library: ModuleLibrary):
         if cfg.encoding not in (None, "booth"):
@@ -288,52 +269,79 @@ class LaconicArray(wiring.Component):
             with m.If(remaining == 1):
                 m.d.sync += active.eq(0)
 
-        # Booth encoders: one per weight lane of each filter, shared by its windows.
+        # Per lane: the inner loop (activation terms) runs max(1, largest activation term
+        # count of the lane) cycles; `wrap` marks its last cycle.
+        wrap = []
+        for lane in range(lanes):
+            length = Signal(range(nda + 1), name=f"inner_length{lane}")
+            index = Signal(range(nda + 1), name=f"inner_index{lane}")
+            last = Signal(name=f"inner_wrap{lane}")
+            m.d.comb += last.eq((index + 1 >= length))
+            with m.If(take):
+                m.d.sync += [index.eq(0), length.eq(det.act_max[lane])]
+            with m.Elif(active):
+                m.d.sync += index.eq(Mux(last, 0, index + 1))
+            wrap.append(last)
+
+        # Weights: a Booth encoder and a term serializer per filter lane, broadcast to the
+        # filter's PEs (outer loop: the next term when the lane's inner loop wraps).
         wgt_layout = data.ArrayLayout(cfg.wgt_bits, lanes)
-        wgt_masks = []
+        wgt_terms = []
         for f in range(cfg.filters):
             brick = data.View(wgt_layout, wgt_brick(cfg, self.wgt_row, f))
-            masks = Signal(data.ArrayLayout(DigitMasks(ndw), lanes), name=f"wgt_digits_f{f}")
+            terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes), name=f"wgt_terms_f{f}")
             for lane in range(lanes):
                 enc = BoothEncoder(cfg.wgt_bits, is_signed=True)
+                ser = DigitSerializer(ndw, 2)
                 m.submodules[f"wgt_encoder_f{f}_l{lane}"] = enc
+                m.submodules[f"wgt_serializer_f{f}_l{lane}"] = ser
                 m.d.comb += [
                     enc.value.eq(brick[lane]),
-                    masks[lane].eq(_masks_of(enc)),
                     det.wgt_count[f * lanes + lane].eq(enc.count),
+                    Cat(ser.nonzero, ser.neg, ser.shift).eq(_masks_of(enc)),
+                    ser.load.eq(take),
+                    ser.next.eq(active & wrap[lane]),
+                    terms[lane].valid.eq(ser.valid),
+                    terms[lane].neg.eq(ser.term.neg),
+                    terms[lane].exp.eq(ser.term.exp),
                 ]
-            wgt_masks.append(masks)
+            wgt_terms.append(terms)
 
-        # Booth encoders: one per activation lane of each window, shared by its filters; the
-        # current step's digits are kept once per window for the PEs' inner-loop reloads.
+        # Activations: a Booth encoder and a term serializer per window lane, broadcast to
+        # the window's PEs (inner loop: the next term every cycle; reloaded when the loop
+        # wraps, from the step's digits kept once per window lane).
         act_layout = data.ArrayLayout(cfg.act_bits, lanes)
-        act_masks = []
+        act_terms = []
         for w in range(cfg.windows):
             brick = data.View(act_layout, act_brick(cfg, self.act_row, w))
-            layout = data.ArrayLayout(DigitMasks(nda), lanes)
-            fresh = Signal(layout, name=f"act_digits_in_w{w}")
-            kept = Signal(layout, name=f"act_digits_w{w}")
-            masks = Signal(layout, name=f"act_digits_pe_w{w}")
+            terms = Signal(data.ArrayLayout(LaneTerm(2 * nda), lanes), name=f"act_terms_w{w}")
             for lane in range(lanes):
                 enc = BoothEncoder(cfg.act_bits, is_signed=cfg.act_signed)
+                ser = DigitSerializer(nda, 2)
                 m.submodules[f"act_encoder_w{w}_l{lane}"] = enc
+                m.submodules[f"act_serializer_w{w}_l{lane}"] = ser
+                kept = Signal(3 * nda, name=f"act_digits_w{w}_l{lane}")
+                with m.If(take):
+                    m.d.sync += kept.eq(_masks_of(enc))
                 m.d.comb += [
                     enc.value.eq(brick[lane]),
-                    fresh[lane].eq(_masks_of(enc)),
                     det.act_count[w * lanes + lane].eq(enc.count),
+                    Cat(ser.nonzero, ser.neg, ser.shift).eq(
+                        Mux(take, _masks_of(enc), kept)),
+                    ser.load.eq(take | (active & wrap[lane])),
+                    ser.next.eq(active),
+                    terms[lane].valid.eq(ser.valid),
+                    terms[lane].neg.eq(ser.term.neg),
+                    terms[lane].exp.eq(ser.term.exp),
                 ]
-            with m.If(take):
-                m.d.sync += kept.eq(fresh)
-            m.d.comb += masks.eq(Mux(take, fresh.as_value(), kept.as_value()))
-            act_masks.append(masks)
+            act_terms.append(terms)
 
         for w in range(cfg.windows):
             for f in range(cfg.filters):
                 pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
                 m.d.comb += [
-                    pe.wgt.eq(wgt_masks[f]),
-                    pe.act.eq(act_masks[w]),
-                    pe.take.eq(take),
+                    pe.wgt.eq(wgt_terms[f]),
+                    pe.act.eq(act_terms[w]),
                     pe.en.eq(active),
                     pe.clear.eq(self.start),
                     self.acc[w][f].eq(pe.acc),

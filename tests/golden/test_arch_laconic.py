@@ -63,7 +63,11 @@ def test_single_lane(a, w, want):
 
 def test_worst_case_matches_config():
     cfg = _cfg()
-    assert _steps(cfg, [[85]], [[85]]) == [cfg.worst_brick_cycles(8)]
+    assert _steps(cfg, [[85]], [[85]]) == [cfg.worst_brick_cycles(8)] == [16]
+    # Unsigned: 170 = 0 1010 1010 zero-extended has 5 Booth digits, all non-zero.
+    cfg = _cfg(signed=False)
+    assert booth_term_count([170], 8, False).tolist() == [5]
+    assert _steps(cfg, [[170]], [[85]]) == [cfg.worst_brick_cycles(8)] == [20]
 
 
 def test_unsigned_activations_are_zero_extended():

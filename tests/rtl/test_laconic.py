@@ -1,10 +1,7 @@
 """amaranth.sim tests of the Laconic array (rtl/laconic.py) against pure-Python references.
 
-* :class:`LaconicPE`: every cycle's accumulator value checked against a reference that
-  enumerates, per lane, the (weight term, activation term) pairs of radix-4 Booth terms
-  (:func:`termwise.golden.terms.booth_terms`), weight terms outer, one pair per cycle; steps
-  back to back (the next step taken on the last cycle of the current one), as the array
-  drives it.
+* :class:`LaconicPE`: every cycle's accumulator value against the sum of the lanes'
+  signed pair products ``+-2**(ew + ea)``.
 * :class:`PairCountDetector`: against the brute-force ``max(1, max terms(a) * terms(w))``.
 * The whole tile on a tiny configuration (PEs simulated inline instead of as Verilog
   instances): outputs against ``a @ w.T`` and cycles against the golden cycle model.
@@ -17,7 +14,6 @@ from amaranth.sim import Simulator
 from termwise.gen.config import TileConfig
 from termwise.golden import cycles as cycle_model
 from termwise.golden.fixedpoint import to_unsigned, wrap
-from termwise.golden.terms import booth_digits, booth_terms
 from termwise.rtl.laconic import LaconicPE, PairCountDetector
 from termwise.rtl.library import ModuleLibrary
 from termwise.rtl.tile import Tile
@@ -37,88 +33,37 @@ def _cfg(signed=True, **kw):
     return TileConfig("laconic", **base)
 
 
-def _masks(value, bits, is_signed):
-    """(nonzero, neg, shift) digit masks of one value, from the NumPy Booth digits."""
-    nz = neg = shift = 0
-    for i, d in enumerate(int(x) for x in booth_digits(value, bits, is_signed)):
-        nz |= (d != 0) << i
-        neg |= (d < 0) << i
-        shift |= (abs(d) == 2) << i
-    return nz, neg, shift
-
-
-def _set_masks(ctx, port, values, bits, is_signed):
-    for lane, v in enumerate(values):
-        nz, neg, shift = _masks(v, bits, is_signed)
-        ctx.set(port[lane].nonzero, nz)
-        ctx.set(port[lane].neg, neg)
-        ctx.set(port[lane].shift, shift)
-
-
-def _lane_pairs(a, w, act_bits, wgt_bits, act_signed):
-    """The products a lane emits, one per cycle: for each weight term, each activation
-    term (both lowest first)."""
-    return [sw * sa * (1 << (ew + ea))
-            for sw, ew in booth_terms(w, wgt_bits, True)
-            for sa, ea in booth_terms(a, act_bits, act_signed)]
-
-
-def _random_operands(rng, n, bits, is_signed):
-    """Random values at random widths, some zeros, the range ends."""
-    lo, hi = (-(1 << bits - 1), (1 << bits - 1) - 1) if is_signed else (0, (1 << bits) - 1)
-    vals = rng.integers(lo, hi + 1, n)
-    vals = vals >> rng.integers(0, bits, n)
-    vals[rng.random(n) < 0.2] = 0
-    return [int(v) for v in vals]
-
-
 @pytest.mark.parametrize("signed", [True, False])
-def test_pe_enumerates_term_pairs_cycle_by_cycle(signed):
-    cfg = _cfg(signed)
+def test_pe_sums_signed_pair_products(signed):
+    """Each cycle: sum over lanes of +-2**(ew + ea) for the lanes whose two terms are valid,
+    added when ``en`` is set; ``clear`` wins. Random terms over the full exponent ranges."""
+    cfg = _cfg(signed, lanes=4)
     dut = LaconicPE(cfg)
-    rng = np.random.default_rng(7 + signed)
-    lo = -128 if signed else 0
-    steps = [([85, 0, -86 if signed else 170], [85, -86, 51]),     # 4 x 4 pairs
-             ([0, 0, 0], [0, 0, 0]),                               # empty step: 1 cycle
-             ([lo, 255 if not signed else 127, 1], [-128, 127, -1])]
-    steps += [(_random_operands(rng, 3, 8, signed), _random_operands(rng, 3, 8, True))
-              for _ in range(25)]
+    rng = np.random.default_rng(5 + signed)
+    nda, ndw = dut.nda, dut.ndw
 
     async def tb(ctx):
-        ctx.set(dut.clear, 1)
-        await ctx.tick()
-        ctx.set(dut.clear, 0)
-        acc = 0
-        current_act = None
-        for index, (act, wgt) in enumerate(steps):
-            pairs = [_lane_pairs(a, w, 8, 8, signed) for a, w in zip(act, wgt)]
-            length = max(1, max(len(p) for p in pairs))
-            # Take: on the previous step's last cycle (en still set), as the array does.
-            _set_masks(ctx, dut.act, act, 8, signed)
-            _set_masks(ctx, dut.wgt, wgt, 8, True)
-            ctx.set(dut.take, 1)
-            ctx.set(dut.en, int(current_act is not None))
+        ref = 0
+        for cycle in range(250):
+            en, clear = int(rng.random() < .85), int(rng.random() < .03)
+            total = 0
+            for lane in range(cfg.lanes):
+                wv, av = int(rng.random() < .8), int(rng.random() < .8)
+                wn, an = int(rng.integers(2)), int(rng.integers(2))
+                we, ae = int(rng.integers(2 * ndw)), int(rng.integers(2 * nda))
+                if cycle < 8:           # the extremes: largest exponents, both signs
+                    we, ae, wn, an, wv, av = 2 * ndw - 1, 2 * nda - 1, cycle & 1, 0, 1, 1
+                for port, v, n, e in ((dut.wgt, wv, wn, we), (dut.act, av, an, ae)):
+                    ctx.set(port[lane].valid, v)
+                    ctx.set(port[lane].neg, n)
+                    ctx.set(port[lane].exp, e)
+                if wv and av:
+                    total += (-1) ** (wn ^ an) * (1 << (we + ae))
+            ctx.set(dut.en, en)
+            ctx.set(dut.clear, clear)
             await ctx.tick()
-            if current_act is not None:
-                assert ctx.get(dut.acc) == wrap(acc, cfg.acc_bits), (index, "take cycle")
-            ctx.set(dut.take, 0)
-            ctx.set(dut.en, 1)
-            current_act = act
-            for cycle in range(length):
-                acc += sum(p[cycle] for p in pairs if cycle < len(p))
-                if cycle == length - 1:
-                    break           # the last cycle is the next step's take cycle
-                await ctx.tick()
-                assert ctx.get(dut.acc) == wrap(acc, cfg.acc_bits), (index, cycle, act, wgt)
-        # Drain the last step.
-        ctx.set(dut.take, 0)
-        await ctx.tick()
-        assert ctx.get(dut.acc) == wrap(acc, cfg.acc_bits)
-        assert acc == sum(a * w for act, wgt in steps for a, w in zip(act, wgt))
-        # Idle (en low): nothing more is added.
-        ctx.set(dut.en, 0)
-        await ctx.tick()
-        assert ctx.get(dut.acc) == wrap(acc, cfg.acc_bits)
+            ref = 0 if clear else ref + (total if en else 0)
+            assert ctx.get(dut.acc) == wrap(ref, cfg.acc_bits), cycle
 
     _sim(dut, tb)
 
