@@ -31,7 +31,10 @@ array loads the next activation row into the term serialisers and the next weigh
 its weight registers and raises ``advance``; the serialisers present terms from the next
 cycle on, so consecutive steps follow each other without a bubble. A run costs one fill
 cycle (loading the first row) beyond its steps; each cycle's terms are added to the
-accumulators at the end of that cycle. Cycle model: ``termwise.golden.arch.pragmatic``.
+accumulators at the end of that cycle, and ``busy`` falls during the last cycle, so the
+tile raises ``out.valid`` at that same edge. With column synchronisation a window loads its
+next brick straight from the buffer output when no slot holds it yet, so it waits no
+extra cycle either. Cycle model: ``termwise.golden.arch.pragmatic``.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
@@ -225,13 +228,14 @@ class PragmaticWindowEncoder(wiring.Component):
 
 
 class PragmaticArray(wiring.Component):
-    """``filters`` x ``windows`` Bit-Pragmatic PEs with pallet synchronisation (see
+    """``filters`` x ``windows`` Bit-Pragmatic PEs, pallet or column synchronised (see
     :func:`.array.array_signature` and the module docstring).
 
-    Control: ``active`` says a step is loaded in the serialisers. The step ends on the cycle
-    every window's encoder reports ``done``; on that cycle (or whenever the array is idle)
-    the next rows are loaded and ``advance`` is raised. ``busy`` covers a loaded step
-    before its last cycle: the accumulators take the last terms at the end of that cycle.
+    Pallet control: ``active`` says a step is loaded in the serialisers. The step ends on
+    the cycle every window's encoder reports ``done``; on that cycle (or whenever the array
+    is idle) the next rows are loaded and ``advance`` is raised. ``busy`` covers a loaded
+    step before its last cycle: the accumulators take the last terms at the end of that
+    cycle. Column control: see :meth:`_elaborate_column`.
     """
 
     def __init__(self, cfg, library: ModuleLibrary):
