@@ -26,6 +26,7 @@ FAST = [
     ("pragmatic-4x4", {}),
     ("pragmatic-4x4", {"act_signed": False}),
     ("pragmatic-4x4", {"encoding": "booth"}),
+    ("pragmatic-4x4", {"sync": "column", "column_registers": 2}),
     ("laconic-4x4", {}),
     ("laconic-4x4", {"act_signed": False}),
     ("cnvlutin-4x4", {}),
