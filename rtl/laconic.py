@@ -11,40 +11,46 @@ largest pair count of any lane of any PE, at least 1 cycle (family.md; golden mo
 
 Structure
 ---------
-* **Booth encoders, shared.** One :class:`~.encoders.BoothEncoder` per window lane
-  (``act_encoder_w*_l*``, shared by the window's filters) and one per filter lane
-  (``wgt_encoder_f*_l*``, shared by the filter's windows), on the operand rows. Recoding is
-  done once per value, not once per PE lane.
-* **Per-PE-lane term enumeration.** The pair order is "for each weight term, for each
-  activation term"; how far a lane has got depends on both its window (``terms(a)``) and
-  its filter (``terms(w)``), so each PE lane keeps its own state: two
-  :class:`~.encoders.DigitSerializer` (radix 4) holding the pending-digit masks of its weight
-  (outer loop) and activation (inner loop). When the inner serializer shows its last term
-  the outer one advances and the inner one reloads the activation's digits. The digit masks
-  of the current step's activations are kept once per window lane in the array
-  (``act_digits``), so that reload does not need a copy per PE lane. Using
-  :class:`~.encoders.BoothTermSerializer` per PE lane instead would repeat the Booth
-  encoder ``filters * windows * lanes`` times for each operand and still need the reload.
-* **Reduction: signed one-hot + adder tree.** Each lane emits its pair's product
-  ``+-(1 << (ew + ea))`` as a signed one-hot word (a thermometer code ``-(1 << e)`` when
-  negative: no adder per lane) and the shared :class:`~.adder_tree.AdderTree` sums the
-  lanes; the sum goes straight into the PE's :class:`~.accumulator.Accumulator` (the
-  exponents are absolute, so no shift register is needed). The paper's histogram per
+* **Booth encoders and term serializers, broadcast.** One :class:`~.encoders.BoothEncoder`
+  and one radix-4 :class:`~.encoders.DigitSerializer` per filter lane
+  (``wgt_encoder_f*_l*``, ``wgt_serializer_f*_l*``) and per window lane
+  (``act_encoder_w*_l*``, ``act_serializer_w*_l*``). Each cycle the filter lane's current
+  weight term is broadcast to the filter's PEs and the window lane's current activation
+  term to the window's PEs, as in the paper's tile, where terms travel along the PE rows
+  and columns. Recoding and sequencing are done once per value, not once per PE lane.
+* **Pair enumeration with per-lane loop state only.** Lane ``l`` runs "for each weight
+  term ``i`` (outer loop), for each activation term ``j`` (inner loop)" with an inner loop
+  of ``A_l = max(1, max_w terms(a[w, l]))`` cycles shared by every window: the activation
+  serializers advance every cycle and reload the step's digits (kept once per window lane,
+  ``act_digits_w*_l*``) when the lane's inner counter wraps; the weight serializers advance
+  on the wrap. A PE lane sees the pair ``(i, j)`` while both serializers still hold a term,
+  so it processes each of its ``terms(w) * terms(a)`` pairs exactly once, within the
+  ``(max_f terms(w[f, l])) * A_l`` cycles the lane's loops last -- no longer than the step
+  (below). A per-PE-lane enumeration (two serializers per PE lane, 2 x filters x windows x
+  lanes of them; this file's first version) finishes each PE lane earlier, but under
+  lockstep that buys nothing: the step still waits for the slowest lane of any PE. The
+  broadcast form leaves the PE with just an exponent adder and a decoder per lane (3.5x less
+  C++ from Verilator on ``laconic-4x4``: 5.7 MB instead of 19.6 MB; far less area).
+* **Reduction: signed one-hot + adder tree.** Each PE lane emits its pair's product as the
+  signed one-hot word ``+-1 << (ew + ea)`` (a decoder: one-hot when positive, ones from bit
+  ``e`` up when negative, no adder per lane) and the shared :class:`~.adder_tree.AdderTree`
+  sums the lanes; the sum goes straight into the PE's :class:`~.accumulator.Accumulator`
+  (the exponents are absolute, so no shift register is needed). The paper's histogram per
   exponent followed by shift-and-add computes the same sum ``sum_e (n+(e) - n-(e)) << e``;
-  the one-hot form reuses the shared tree, is exact by construction, and costs a narrow
-  tree (``2 (nd_a + nd_w)`` bits wide) instead of a 2-D counter array plus shifters.
+  the one-hot form reuses the shared tree, is exact by construction, and costs one narrow
+  tree (``2 (nd_a + nd_w)`` bits wide) instead of per-exponent counters plus shifters.
 * **Step length, precomputed.** Since ``max over w, f of terms(a[w,l]) * terms(w[f,l]) =
   (max_w terms(a[w,l])) * (max_f terms(w[f,l]))`` (counts are non-negative), a
   :class:`PairCountDetector` turns the encoders' term counts into the step's cycle count
   (per lane: the largest activation count times the largest weight count; the largest over
-  lanes; at least 1). A counter then ends the step: no completion signal has to be
-  collected from every PE lane.
+  lanes; at least 1) and the lanes' inner-loop lengths. A counter ends the step: no
+  completion signal has to be collected from the PEs.
 
 Timing (double buffered)
 ------------------------
 The array takes a row pair (``advance``) on the last cycle of the current step (or when
-idle): the serializers and ``act_digits`` load at that edge and the step counter is set to
-the new step's length, so the next step's first pairs are processed in the following cycle
+idle): the serializers and ``act_digits`` load at that edge, the inner counters restart and
+the step counter is set to the new step's length, so the next step's first pairs are processed in the following cycle
 while the tile's buffers already present the next rows: no bubble between steps. The first
 row of a run costs one fill cycle; ``busy`` stays high until the last step's last cycle has
 been added to the accumulators. A run of steps ``S_i`` takes ``sum(S_i) + 2`` cycles from
@@ -61,18 +67,8 @@ from .array import act_brick, array_signature, wgt_brick
 from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
 from .library import ModuleLibrary
 
-__all__ = ["DigitMasks", "LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
+__all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
            "pair_positions"]
-
-
-class DigitMasks(data.StructLayout):
-    """The radix-4 Booth digits of one value as masks (a :class:`~.encoders.DigitSerializer`
-    load): ``nonzero``, ``neg`` (digit negative) and ``shift`` (digit is +-2: the term is
-    ``2**(2i + 1)``), ``ndigits`` bits each, digit 0 in bit 0."""
-
-    def __init__(self, ndigits: int):
-        self.ndigits = ndigits
-        super().__init__({"nonzero": ndigits, "neg": ndigits, "shift": ndigits})
 
 
 class LaneTerm(data.StructLayout):
@@ -84,7 +80,9 @@ class LaneTerm(data.StructLayout):
 
 
 def _masks_of(encoder: BoothEncoder):
-    """The :class:`DigitMasks` value of a :class:`~.encoders.BoothEncoder`'s outputs."""
+    """A :class:`~.encoders.BoothEncoder`'s digits as one value ``{shift, neg, nonzero}``
+    (``nonzero`` in the low bits): the load inputs of a radix-4
+    :class:`~.encoders.DigitSerializer`."""
     nd = encoder.ndigits
     return Cat(encoder.nonzero,
                Cat(encoder.digits[i].neg for i in range(nd)),
