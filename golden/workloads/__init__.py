@@ -13,6 +13,8 @@ Workloads (all offline; nothing is downloaded at run time):
     16-bit symmetric fixed point. Traces are cached under ``build/workloads/``.
 ``digits-cnn``
     A small CNN trained in NumPy on scikit-learn's digits, 8- or 16-bit fixed point (see :mod:`.digits`).
+``dncnn``
+    A mini-DnCNN denoiser trained with torch on bundled photos, traced on a 720x1280 noisy frame (see :mod:`.dncnn`).
 ``alexnet``, ``vgg16``, ``resnet50``
     Shape tables only, with *synthetic* values (see :mod:`.shapes`); every report labels
     them "synthetic".

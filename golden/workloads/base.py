@@ -123,6 +123,7 @@ WORKLOADS = {
     "vgg16": _shapes("vgg16"),
     "resnet50": _shapes("resnet50"),
     "digits-cnn": lambda bits, **kw: __import__(f"{__package__}.digits", fromlist=["load"]).load(bits, **kw),
+    "dncnn": lambda bits, **kw: __import__(f"{__package__}.dncnn", fromlist=["load"]).load(bits, **kw),
 }
 
 
