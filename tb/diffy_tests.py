@@ -77,8 +77,18 @@ def chain_runs(cfg, rng, *, runs: int, k: int, kind: str):
     return [act[i * cfg.windows:(i + 1) * cfg.windows] for i in range(runs)], wgt
 
 
+def timeout_cycles(cfg, k: int) -> int:
+    """A bound on a run's cycles: a brick retires at least one of the
+    ``2 * booth_digit_count(act_bits + 1)`` term positions per cycle (with
+    ``first_stage_bits = 0`` it can take more cycles than a lane has terms, beyond
+    ``cfg.worst_brick_cycles``)."""
+    positions = 2 * ((cfg.act_bits + 2) // 2)
+    return -(-k // cfg.lanes) * positions + 64
+
+
 async def _run(drv, cfg, record, suite, name, act, wgt, rt, load_weights) -> list[str]:
-    got, cycles = await drv.run(act, wgt, rt, load_weights=load_weights)
+    got, cycles = await drv.run(act, wgt, rt, load_weights=load_weights,
+                                timeout_cycles=timeout_cycles(cfg, act.shape[1]))
     expected = tile_outputs(cfg, act, wgt)
     model = cycle_model.run_cycles(cfg, act, wgt, rt)
     ok = bool(np.array_equal(got, expected))
@@ -158,7 +168,8 @@ async def _conv_case(drv, cfg, record, name, x, w, geometry, rt) -> list[str]:
     results, measured, predicted = [], 0, 0
     for run, run_rt in zip(lowering.runs, rts):
         got, cycles = await drv.run(run.act, run.wgt, run_rt,
-                                    load_weights=not run.same_weights_as_previous)
+                                    load_weights=not run.same_weights_as_previous,
+                                    timeout_cycles=timeout_cycles(cfg, run.k))
         results.append(got)
         measured += cycles
         predicted += cycle_model.run_cycles(cfg, run.act, run.wgt, run_rt)
