@@ -94,7 +94,8 @@ def _write_deltas(out_dir, tab) -> str:
              "predecessor 0 at the row start; deltas are (bits + 1)-bit signed.", "",
              "| layer | act terms | delta terms | delta/act | act zeros | delta zeros |",
              "|---|---|---|---|---|---|"]
-    for r in tab["layers"] + [dict(tab["total"], name="TOTAL (value-weighted)")]:
+    for r in tab["layers"] + [dict(tab["total"], name="TOTAL (im2col-value-weighted)"),
+                              dict(tab["total_macs"], name="TOTAL (MAC-weighted)")]:
         def f(k, nd=3):
             v = r.get(k)
             return "-" if v is None else f"{v:.{nd}f}"
@@ -117,7 +118,9 @@ def _cmd(args) -> int:
               f"{t['speedup']['ss_stripes']:.2f}x over baseline")
     if "deltas" in doc and doc["deltas"]["total"]["ratio"] is not None:
         t = doc["deltas"]["total"]
-        print(f"deltas: {t['act_terms']:.3f} -> {t['delta_terms']:.3f} Booth terms per value")
+        m = doc["deltas"]["total_macs"]
+        print(f"deltas: {t['act_terms']:.3f} -> {t['delta_terms']:.3f} Booth terms per value "
+              f"(MAC-weighted {m['act_terms']:.3f} -> {m['delta_terms']:.3f})")
     return 0
 
 

@@ -388,12 +388,20 @@ def delta_term_stats(layer, encoding: str = "booth") -> dict:
 
 
 def delta_table(workload, encoding: str = "booth") -> dict:
-    """Per-layer and MAC-weighted (weights: the layer's im2col values) delta statistics."""
+    """Per-layer statistics and two totals over the conv layers: ``total`` weighted by the
+    layer's im2col values, ``total_macs`` weighted by its MACs (each im2col value meets
+    ``K / groups`` filters: the work of a term-serial design such as Pragmatic / Diffy)."""
     rows = [delta_term_stats(l, encoding) for l in workload.layers]
+    for r, l in zip(rows, workload.layers):
+        r["macs"] = l.macs
     conv = [r for r in rows if r["delta_terms"] is not None]
-    tot_v = sum(r["values"] for r in conv)
-    ta = sum(r["act_terms"] * r["values"] for r in conv) / tot_v if tot_v else None
-    td = sum(r["delta_terms"] * r["values"] for r in conv) / tot_v if tot_v else None
+
+    def total(key):
+        tw = sum(r[key] for r in conv)
+        if not tw:
+            return {"act_terms": None, "delta_terms": None, "ratio": None}
+        ta = sum(r["act_terms"] * r[key] for r in conv) / tw
+        td = sum(r["delta_terms"] * r[key] for r in conv) / tw
+        return {"act_terms": ta, "delta_terms": td, "ratio": td / ta if ta else None}
     return {"workload": workload.name, "bits": workload.bits, "encoding": encoding,
-            "layers": rows, "total": {"act_terms": ta, "delta_terms": td,
-                                      "ratio": td / ta if ta else None}}
+            "layers": rows, "total": total("values"), "total_macs": total("macs")}

@@ -93,3 +93,4 @@ def test_delta_table_weighted_total_and_fc():
     assert tab["layers"][1]["delta_terms"] is None
     assert tab["total"]["act_terms"] == pytest.approx(1.25)
     assert tab["total"]["ratio"] == pytest.approx(1.0)
+    assert tab["total_macs"]["act_terms"] == pytest.approx(1.25)
