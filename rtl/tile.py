@@ -145,6 +145,9 @@ class Tile(wiring.Component):
         # The command's precision, clamped to 1..act_bits. The array sees it on the start
         # cycle already (its sequencer loads its first bit position then).
         def clamp(value, top):
+            # (a field that cannot exceed `top` needs no upper clamp: no constant compare)
+            if (1 << len(value)) - 1 <= top:
+                return Mux(value == 0, 1, value)
             return Mux(value == 0, 1, Mux(value > top, top, value))
 
         p_clamped = Signal.like(precision)

@@ -12,8 +12,8 @@ import re
 __all__ = ["KINDS", "KIND_TABLE", "kind_of"]
 
 #: Kinds in report order. ``io_wrapper`` is the flow's own register wrapper, not the tile.
-KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "buffers", "control_glue",
-         "io_wrapper")
+KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "buffers", "output_stage",
+         "control_glue", "io_wrapper")
 
 KIND_TABLE: list[tuple[str, str, str]] = [
     # (regex on the part of the name after <top>, kind, what it is)
@@ -21,9 +21,17 @@ KIND_TABLE: list[tuple[str, str, str]] = [
     (r"^__pe\.tree$", "adder_tree", "PE adder tree summing the lanes"),
     (r"^__pe\.accumulator$", "accumulators", "PE output accumulator"),
     (r"^__pe\.serial$", "accumulators", "Stripes PE shift accumulator (brick, MSB first)"),
+    (r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),
+    (r"^__(bf16_mul|fp32_add)$", "pe_lanes", "bf16 multipliers and fp32 adders of the bf16 PE"),
     (r"^__pe$", "pe_lanes", "PE lanes: multipliers (bit-parallel) or AND gates (bit-serial)"),
     (r"^\.(act|wgt)_buffer$", "buffers", "operand buffers (memories mapped to flops)"),
-    (r"^\.array\.sequencer$", "control_glue", "Stripes bit-position sequencer"),
+    (r"^\.array\.(act_store_w\d+|wgt_store)$", "buffers",
+     "Cnvlutin zero-free activation stores and per-lane weight banks"),
+    (r"^\.array\..*(encoder|serializer|detector)", "encoders",
+     "term encoders, serialisers and precision/term detectors (shared per window or filter)"),
+    (r"^\.array\.(wgt_)?sequencer$", "control_glue", "bit-position sequencers"),
+    (r"^\.output_stage", "output_stage",
+     "fused output stage: bias, residual, requantisation, activation"),
     (r"^\.array$", "encoders", "array level: per-window activation serialisers (Stripes; "
                                "empty for the baseline)"),
     (r"^$", "control_glue", "tile controller: command, FSM, output mux"),

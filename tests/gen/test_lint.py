@@ -8,7 +8,11 @@ from termwise.tb.lint import lint
 FAST = [("baseline-4x4", {}), ("stripes-4x4", {}), ("stripes-4x4", {"act_signed": False}),
         ("baseline-4x4", {"windows": 3, "lanes": 5, "filters": 1}),
         ("baseline-4x4", {"bias": True, "residual": True, "activation": "relu6", "out_bits": 8}),
-        ("stripes-4x4", {"out_bits": 12, "activation": "relu"})]
+        ("stripes-4x4", {"out_bits": 12, "activation": "relu"}),
+        ("stripes-4x4", {"act_bits": 7}),        # precision field exactly fits act_bits
+        ("dstripes-4x4", {}), ("loom-4x4", {}), ("pragmatic-4x4", {}),
+        ("pragmatic-4x4", {"sync": "column", "column_registers": 2, "encoding": "booth"}),
+        ("laconic-4x4", {}), ("cnvlutin-4x4", {}), ("baseline-bf16-4x4", {})]
 
 
 @pytest.mark.parametrize("name,changes", FAST)
