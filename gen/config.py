@@ -275,19 +275,20 @@ class TileConfig:
         """Cycles a brick takes in the worst case with ``precision``-bit operands (the
         basis of peak throughput)."""
         p = precision
-        booth = (p + 1) // 2
+        booth = (p + 1) // 2                      # Booth digits of a signed p-bit value
+        # Unsigned activations are zero-extended by one bit before Booth recoding.
+        act_booth = booth if self.act_signed else (p + 2) // 2
         return {
             "baseline": 1,
             "stripes": p,
             "dstripes": p,
             "loom": -(-p // (self.serial_bits or 1)) * p,
-            "pragmatic": booth if self.encoding == "booth" else p,
-            # Unsigned activations are zero-extended by one bit before Booth recoding.
-            "laconic": (booth if self.act_signed else (p + 2) // 2) * booth,
+            "pragmatic": act_booth if self.encoding == "booth" else p,
+            "laconic": act_booth * booth,
             "cnvlutin": 1,
             # Worst case (dense weights): the back end's dense cost per step.
             "tactical": p if self.backend == "tclp" else (
-                booth if self.encoding == "booth" else p),
+                act_booth if self.encoding == "booth" else p),
             # Deltas are one bit wider than activations, Booth encoded.
             "diffy": (p + 2) // 2,
         }[self.arch]
