@@ -281,7 +281,7 @@ def build_trace(bits: int, seed: int = SEED, log=print) -> tuple[str, str]:
     clean, noisy = hd_frame(seed)
     x = noisy[None, None]
     amax = [0.0] * n
-    float_forward(params, x, record=lambda i, v: amax.__setitem__(
+    out_f = float_forward(params, x, record=lambda i, v: amax.__setitem__(
         i, max(amax[i], float(np.abs(v).max()))))
     afrac = [frac_bits_for(a, bits) for a in amax]
     wfrac = [frac_bits_for(float(np.abs(params[f"w{i}"]).max()), bits) for i in range(n)]
@@ -304,7 +304,7 @@ def build_trace(bits: int, seed: int = SEED, log=print) -> tuple[str, str]:
     out = float_forward(params, x, act_hook=lambda i, v: fake_quant(v, bits, afrac[i]),
                         wgts=wq, record=rec)
     den_q = noisy - out[0, 0]
-    den_f = noisy - float_forward(params, x)[0, 0]
+    den_f = noisy - out_f[0, 0]
     meta = {"bits": bits, "layers": layers, "train": info, "frame": list(HD),
             "frame_psnr": {"noisy": psnr(clean, noisy), "denoised_float": psnr(clean, den_f),
                            f"denoised_{bits}b": psnr(clean, den_q)},
