@@ -119,6 +119,12 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
     sel = _sample_groups(wgc, max_window_groups)
     scale = wgc / len(sel)
 
+    if hasattr(mod, "layer_run_cycles"):   # a vectorised whole-layer model (Cnvlutin)
+        total = mod.layer_run_cycles(cfg, a[:, :, :], wm, rt, sel) * scale
+        return {"cycles": int(round(total)),
+                "rtl_cycles": int(round(total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
+                "steps": g * chunks * fgc * wgc, "step_cycles": total,
+                "sampled": scale != 1, "scale": scale}
     if not steps_independent(cfg):
         return _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs)
 

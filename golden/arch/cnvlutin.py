@@ -72,3 +72,24 @@ def run_cycles(cfg, act, wgt, rt) -> int:
     counts = lane_counts(act)
     longest = int(counts.max()) if counts.size else 0
     return max(longest, 1) + RUN_OVERHEAD
+
+
+def layer_run_cycles(cfg, a, wm, rt, window_groups) -> int:
+    """Steady-state cycles of a whole lowered layer, vectorised (the network simulator's
+    path): for every channel group, K chunk, filter group and the selected window groups,
+    the longest lane stream of the run (at least 1), summed. Runs are laid out exactly as
+    :func:`termwise.golden.lowering.lower_matmul` does; ``a`` is (groups, M, K), ``wm``
+    (groups, filters, K). Equal to ``sum(run_cycles - RUN_OVERHEAD)`` over those runs."""
+    a = np.asarray(a)
+    g, m, k = a.shape
+    lanes, win, depth = cfg.lanes, cfg.windows, cfg.depth
+    steps = -(-k // lanes)
+    chunks = -(-steps // depth)
+    wgc = -(-m // win)
+    fgc = -(-np.asarray(wm).shape[1] // cfg.filters)
+    ap = np.zeros((g, wgc * win, chunks * depth * lanes), dtype=bool)
+    ap[:, :m, :k] = a != 0
+    # (groups, window groups, windows, chunks, bricks per chunk, lanes)
+    nz = ap.reshape(g, wgc, win, chunks, depth, lanes)[:, list(window_groups)]
+    longest = nz.sum(axis=4).max(axis=(2, 4))          # (groups, window groups, chunks)
+    return int(np.maximum(longest, 1).sum()) * fgc

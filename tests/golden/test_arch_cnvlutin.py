@@ -95,3 +95,17 @@ def test_network_simulator_uses_run_cycles():
     w = rng.integers(-4, 5, (1, 3, 19))
     want = sum(cycles.run_cycles(cfg, r.act, r.wgt) for r in lower_matmul(cfg, a[0], w[0]))
     assert layer_cycles(cfg, a, w)["rtl_cycles"] == want
+
+
+def test_vectorised_layer_cycles_equal_runs():
+    """The network simulator's whole-layer path equals run_cycles over the lowered runs."""
+    from termwise.golden.lowering import lower_matmul
+    from termwise.golden.netsim import layer_cycles
+    cfg = _cfg(depth=2, windows=3)
+    rng = np.random.default_rng(7)
+    a = rng.integers(-4, 5, (2, 11, 23)) * (rng.random((2, 11, 23)) < .4)
+    w = rng.integers(-4, 5, (2, 5, 23))
+    want = sum(cycles.run_cycles(cfg, r.act, r.wgt)
+               for gi in range(2) for r in lower_matmul(cfg, a[gi], w[gi]))
+    got = layer_cycles(cfg, a, w)
+    assert got["rtl_cycles"] == want
