@@ -194,6 +194,7 @@ class DiffyArray(wiring.Component):
 
     def __init__(self, cfg, library: ModuleLibrary):
         if cfg.delta_source != "on_the_fly":
+            self._MustUse__silence = True        # never elaborated: no UnusedElaboratable
             raise ConfigError("delta_source", f"only on_the_fly is built for diffy, got "
                               f"{cfg.delta_source!r}")
         self.cfg = cfg

@@ -102,7 +102,6 @@ def test_reconstruction_against_reference():
     _sim(dut, tb)
 
 
-@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_stored_delta_source_is_rejected():
     with pytest.raises(ConfigError, match="delta_source"):
         DiffyArray(preset("diffy-4x4").replace(delta_source="stored"), ModuleLibrary())
