@@ -60,6 +60,7 @@ PRESETS = {
     "pragmatic": "pragmatic-16x16",
     "laconic": "laconic-16x16",
     "cnvlutin": "cnvlutin-16x16",
+    "diffy": "diffy-16x16",
 }
 
 
@@ -67,6 +68,15 @@ def design_config(arch: str):
     """The 16x16 preset of ``arch`` (:data:`PRESETS`)."""
     from ..gen.config import preset
     return preset(PRESETS[arch])
+
+
+def _out_width(layer) -> int:
+    """Output columns per row (Diffy's deltas restart at each row); 1 for an fc layer."""
+    if layer.kind == "fc":
+        return 1
+    from .lowering import conv_output_size
+    return conv_output_size(np.shape(layer.act)[3], np.shape(layer.wgt)[3], layer.stride,
+                            layer.padding, layer.dilation)
 
 
 def lowered_operands(layer) -> tuple[np.ndarray, np.ndarray]:
@@ -210,6 +220,9 @@ def _factors(cfg, design, a, w, rt):
         return grouped_precision(a, wa, signed, cfg.lanes), ww
     if design == "loom":
         return grouped_precision(a, wa, signed, cfg.lanes), rt["wgt_precision"]
+    if design == "diffy":           # Booth terms of the deltas along x (one bit wider)
+        deltas = model("diffy").layer_deltas(a, rt["out_width"])
+        return term_count(deltas, wa + 1, "booth", signed=True), ww
     if design == "cnvlutin":        # a zero activation's whole bit-parallel MAC is skipped
         return (np.asarray(a) != 0).astype(np.int64) * wa, ww
     enc = _encoding(cfg, design)
@@ -308,11 +321,16 @@ def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
         cache = {}
         for arch, cfg in cfgs.items():
             rt = layer_runtime(cfg, layer)
-            cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
-                               sample_pairs=sample_pairs)
+            if arch == "diffy":         # deltas along x need the output row width
+                rt = dict(rt, out_width=_out_width(layer))
+                cyc = dict(model("diffy").layer_step_cycles(cfg, a, wm, rt["out_width"]),
+                           sampled=False, scale=1.0)
+            else:
+                cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
+                                   sample_pairs=sample_pairs)
             cyc["work"] = layer_potential(cfg, arch, a, wm, rt, cache)
             cyc["seconds"] = time.perf_counter() - t0
-            cyc["rt"] = {r: rt[r] for r in cfg.runtime}
+            cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt}
             res.designs[arch] = cyc
         results.append(res)
         if progress:

@@ -74,6 +74,15 @@ def test_tile_regression_16x16(item, request):
     _check(preset(name).replace(**changes), ("random", "corners", "conv"), request)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [f"{arch}-4x4" for arch in (
+    "baseline", "stripes", "dstripes", "loom", "pragmatic", "laconic", "cnvlutin")])
+def test_real_network_runs(name, request):
+    """Sampled runs of every layer of the trained digits CNN (real weights and activations)
+    through each tile: exact outputs and cycles against the cycle model on the same data."""
+    _check(preset(name), ("real",), request)
+
+
 FUSED = dict(bias=True, residual=True, activation="relu", out_bits=8)
 
 

@@ -167,6 +167,42 @@ async def _run_chain(drv, cfg, seed, record) -> list[str]:
     return failures
 
 
+async def _run_real(drv, cfg, seed, record, sample: int = 10) -> list[str]:
+    """Sampled runs of every layer of a real network (the digits CNN's quantised trace:
+    trained weights, test-set activations) at the layer's own runtime precisions, as the
+    network simulator sets them; outputs and cycles against the golden models."""
+    from ..golden.lowering import lower_matmul
+    from ..golden.netsim import layer_runtime
+    from ..golden.workloads import load_workload
+    wl = load_workload("digits-cnn", 8 if cfg.act_bits <= 8 else 16, images=2, log=None)
+    rng = np.random.default_rng(seed)
+    failures = []
+    for layer in wl.layers:
+        rt = layer_runtime(cfg, layer)
+        if layer.kind == "conv":
+            runs = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
+                                padding=layer.padding, dilation=layer.dilation,
+                                groups=layer.groups).runs
+        else:
+            runs = lower_matmul(cfg, layer.act, layer.wgt)
+        picks = np.sort(rng.choice(len(runs), min(sample, len(runs)), replace=False))
+        measured = predicted = matched = 0
+        for i in picks:
+            run = runs[int(i)]
+            got, cycles = await drv.run(run.act, run.wgt, rt, load_weights=True)
+            ok = bool(np.array_equal(got, tile_outputs(cfg, run.act, run.wgt, rt)))
+            matched += ok
+            measured += cycles
+            predicted += cycle_model.run_cycles(cfg, run.act, run.wgt, rt)
+        record.add(suite="real", case=f"digits-cnn/{layer.name}", outputs_match=matched == len(picks),
+                   cycles=measured, model_cycles=predicted, runtime=rt, runs=len(picks))
+        if matched != len(picks):
+            failures.append(f"real/{layer.name}: {len(picks) - matched} runs differ from golden")
+        if measured != predicted:
+            failures.append(f"real/{layer.name}: {measured} cycles measured, model {predicted}")
+    return failures
+
+
 @cocotb.test()
 async def tile_regression(dut):
     """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
@@ -183,6 +219,8 @@ async def tile_regression(dut):
             failures += await _run_conv(drv, cfg, seed, record)
         elif name == "chain":
             failures += await _run_chain(drv, cfg, seed, record)
+        elif name == "real":
+            failures += await _run_real(drv, cfg, seed, record)
         else:
             failures += await _run_suite(drv, cfg, name, seed, record)
     assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
