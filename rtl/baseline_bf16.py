@@ -21,7 +21,8 @@ from amaranth import Module, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .array import act_brick, array_signature, wgt_brick
+from .array import array_signature
+from .baseline import BaselineArray
 from .fp import BF16Multiplier, FloatAccumulator, FloatAdderTree, FP32Adder, local_component
 from .library import ModuleLibrary
 
@@ -88,9 +89,10 @@ def _library_factory(library: ModuleLibrary, name: str):
     return make
 
 
-class BF16BaselineArray(wiring.Component):
+class BF16BaselineArray(BaselineArray):
     """``filters`` x ``windows`` bf16 PEs (see :func:`.array.array_signature`); ``acc``
-    carries float32 bit patterns."""
+    carries float32 bit patterns. The array wiring is the integer baseline's; only the PE
+    (and its floating-point units) differ."""
 
     def __init__(self, cfg, library: ModuleLibrary):
         if cfg.dtype != "bf16" or (cfg.act_bits, cfg.wgt_bits, cfg.acc_bits) != (16, 16, 32):
@@ -103,23 +105,7 @@ class BF16BaselineArray(wiring.Component):
         pe = BF16PE(cfg, multiplier=_library_factory(library, mul_name),
                     adder=_library_factory(library, add_name))
         self.pe_name = library.add(f"{cfg.top_name}__pe", pe)
-        super().__init__(array_signature(cfg))
-
-    def elaborate(self, platform):
-        cfg = self.cfg
-        m = Module()
-        m.d.comb += [self.advance.eq(1), self.busy.eq(0)]
-        for w in range(cfg.windows):
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.act.eq(act_brick(cfg, self.act_row, w)),
-                    pe.wgt.eq(wgt_brick(cfg, self.wgt_row, f)),
-                    pe.en.eq(self.valid),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
-        return m
+        wiring.Component.__init__(self, array_signature(cfg))
 
 
 ARRAY = BF16BaselineArray

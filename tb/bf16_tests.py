@@ -56,6 +56,7 @@ from ..golden.primitives.direct import conv2d_direct
 from ..golden.primitives.verify import (BF16_THRESHOLD, FP32_THRESHOLD,
                                         normalized_rms_error)
 from .driver import PERIOD_NS, TileDriver
+from .tile_tests import _Record, _setup
 
 SUITES = ("random", "specials", "conv")
 
@@ -220,26 +221,6 @@ def suite(cfg, name: str, seed: int) -> list[Case]:
     if name == "specials":
         return special_cases(cfg, rng)
     raise ValueError(f"suite: unknown suite {name!r} (valid: {', '.join(SUITES)})")
-
-
-def _setup():
-    with open(os.environ["TERMWISE_MANIFEST"], encoding="utf-8") as f:
-        manifest = json.load(f)
-    cfg = from_mapping(manifest["config"])
-    seed = int(os.environ.get("TERMWISE_SEED", "1"))
-    return cfg, manifest, seed
-
-
-class _Record:
-    def __init__(self, seed):
-        self.path = os.environ.get("TERMWISE_REPORT")
-        self.data = {"seed": seed, "runs": []}
-
-    def add(self, **entry):
-        self.data["runs"].append(entry)
-        if self.path:
-            with open(self.path, "w", encoding="utf-8") as f:
-                json.dump(self.data, f, indent=1)
 
 
 def _as_f32(rows) -> np.ndarray:
