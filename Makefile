@@ -41,7 +41,7 @@ sim: workloads
 test: venv tools
 	$(BIN)/python -m pytest -n $(JOBS) -m "not slow and not synth"
 
-test-all: venv tools
+test-all: venv tools workloads
 	$(BIN)/python -m pytest -n $(JOBS)
 
 bench: venv
