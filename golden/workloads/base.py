@@ -119,6 +119,7 @@ def _shapes(name):
 #: name -> loader(bits, **options) -> Workload
 WORKLOADS = {
     "efficientnet-lite0": _efficientnet,
+    "effnet-lite0": _efficientnet,          # the short name the issue tracker uses
     "alexnet": _shapes("alexnet"),
     "vgg16": _shapes("vgg16"),
     "resnet50": _shapes("resnet50"),
