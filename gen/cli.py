@@ -15,7 +15,8 @@ import sys
 
 from .config import ARCHS, ConfigError, TileConfig, from_toml, load_presets, preset
 
-__all__ = ["main", "add_config_arguments", "config_from_args", "UsageError"]
+__all__ = ["main", "run_subcommand", "add_config_arguments", "config_from_args",
+           "UsageError"]
 
 
 class UsageError(Exception):
@@ -134,6 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
     tradeoff_cli.register(sub, add_config_arguments, config_from_args)
     shapeshifter_cli.register(sub, add_config_arguments, config_from_args)
     return parser
+
+
+def run_subcommand(name: str, argv=None) -> int:
+    """``python -m termwise.gen.<x>_cli ARGS`` == ``termwise <name> ARGS``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] != name:
+        argv = [name] + argv
+    return main(argv)
 
 
 def main(argv=None) -> int:

@@ -19,6 +19,7 @@ import sys
 import time
 
 from .config import ConfigError
+from .sim_cli import _check_precision
 
 __all__ = ["register", "run_shapeshifter", "parse_groups", "main"]
 
@@ -41,16 +42,6 @@ def parse_groups(text) -> list[int]:
         if not GROUP_RANGE[0] <= g <= GROUP_RANGE[1]:
             raise ConfigError("group", f"must be in {GROUP_RANGE[0]}..{GROUP_RANGE[1]}, got {g}")
     return list(dict.fromkeys(items))
-
-
-def _check_precision(value) -> int:
-    try:
-        bits = int(value)
-    except (TypeError, ValueError):
-        bits = None
-    if bits not in (8, 16):
-        raise ConfigError("precision", f"must be 8 or 16, got {value!r}")
-    return bits
 
 
 def run_shapeshifter(workload, precision, out_dir, *, groups="16", deltas=False,
@@ -140,20 +131,9 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
 
 
 def main(argv=None) -> int:
-    """Standalone entry (``python -m termwise.gen.shapeshifter_cli``)."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="termwise")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] != "shapeshifter":
-        argv = ["shapeshifter"] + argv
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    """Standalone entry: ``python -m termwise.gen.shapeshifter_cli ARGS`` == ``termwise shapeshifter ARGS``."""
+    from .cli import run_subcommand
+    return run_subcommand("shapeshifter", argv)
 
 
 if __name__ == "__main__":

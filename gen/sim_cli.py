@@ -154,17 +154,9 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
 
 
 def main(argv=None) -> int:
-    """Standalone entry (``python -m termwise.gen.sim_cli``) until gen/cli.py hooks it."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="termwise")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    """Standalone entry: ``python -m termwise.gen.sim_cli ARGS`` == ``termwise sim ARGS``."""
+    from .cli import run_subcommand
+    return run_subcommand("sim", argv)
 
 
 if __name__ == "__main__":

@@ -268,20 +268,9 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
 
 
 def main(argv=None) -> int:
-    """Standalone entry (``python -m termwise.gen.tradeoff_cli``)."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="termwise tradeoff")
-    sub = parser.add_subparsers(dest="command")
-    register(sub)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] != "tradeoff":
-        argv = ["tradeoff"] + argv
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    """Standalone entry: ``python -m termwise.gen.tradeoff_cli ARGS`` == ``termwise tradeoff ARGS``."""
+    from .cli import run_subcommand
+    return run_subcommand("tradeoff", argv)
 
 
 if __name__ == "__main__":
