@@ -48,26 +48,36 @@ from .potential import grouped_precision, layer_precision
 from .terms import essential_bits, precision_needed, term_count
 
 __all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
-           "layer_runtime", "simulate_layers", "LayerResult", "PRESETS", "design_config",
+           "layer_runtime", "simulate_layers", "LayerResult", "PRESETS", "design_config", "design_arch",
            "steps_independent"]
 
-#: The equal-peak-throughput presets (256 16-bit MAC/cycle at 16 bits) used per design.
+#: The designs of ``termwise sim`` and their equal-peak-throughput presets (256 16-bit
+#: MAC/cycle at 16 bits). A design is named by its key; its golden model is that of the
+#: preset's ``arch`` (``pragmatic-booth`` is Pragmatic with Booth-encoded activations: the
+#: same datapath as Diffy without the delta front end, so Diffy's gain over it is the gain of
+#: differential convolution alone, at equal peak throughput).
 PRESETS = {
     "baseline": "baseline-16x16",
     "stripes": "stripes-16x16",
     "dstripes": "dstripes-16x16",
     "loom": "loom-16x16",
     "pragmatic": "pragmatic-16x16",
+    "pragmatic-booth": "pragmatic-booth-16x16",
     "laconic": "laconic-16x16",
     "cnvlutin": "cnvlutin-16x16",
     "diffy": "diffy-16x16",
 }
 
 
-def design_config(arch: str):
-    """The 16x16 preset of ``arch`` (:data:`PRESETS`)."""
+def design_config(design: str):
+    """The 16x16 preset of ``design`` (:data:`PRESETS`)."""
     from ..gen.config import preset
-    return preset(PRESETS[arch])
+    return preset(PRESETS[design])
+
+
+def design_arch(design: str) -> str:
+    """The architecture (golden model) of a :data:`PRESETS` design."""
+    return design_config(design).arch
 
 
 def _out_width(layer) -> int:
@@ -319,7 +329,8 @@ def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
         res = LayerResult(layer.name, layer.shape_text(), layer.macs,
                           layer_stats(layer, a, 16, 16))
         cache = {}
-        for arch, cfg in cfgs.items():
+        for design, cfg in cfgs.items():
+            arch = cfg.arch
             rt = layer_runtime(cfg, layer)
             if arch == "diffy":         # deltas along x need the output row width
                 rt = dict(rt, out_width=_out_width(layer))
@@ -331,7 +342,7 @@ def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
             cyc["work"] = layer_potential(cfg, arch, a, wm, rt, cache)
             cyc["seconds"] = time.perf_counter() - t0
             cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt}
-            res.designs[arch] = cyc
+            res.designs[design] = cyc
         results.append(res)
         if progress:
             progress(i + 1, n, layer, time.perf_counter() - t0)
@@ -341,11 +352,11 @@ def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
 def available_designs(archs) -> tuple[list, dict]:
     """Split ``archs`` into those with a golden model and ``{arch: reason}`` for the rest."""
     ok, missing = [], {}
-    for arch in archs:
+    for design in archs:
         try:
-            model(arch)
+            model(design_arch(design))
         except ValueError as err:
-            missing[arch] = str(err)
+            missing[design] = str(err)
             continue
-        ok.append(arch)
+        ok.append(design)
     return ok, missing

@@ -10,23 +10,30 @@ from termwise.golden.arch import model
 from termwise.golden.cycles import run_cycles
 from termwise.golden.lowering import lower_conv2d, lower_matmul
 from termwise.golden.netsim import (PRESETS, layer_cycles, layer_potential, layer_runtime,
-                                    lowered_operands, available_designs)
+                                    lowered_operands, available_designs, design_config)
 from termwise.golden.workloads import Layer
 
 ARCHS = list(PRESETS)
 
 
-def _have(arch):
+def _have(design):
     try:
-        model(arch)
+        model(design_config(design).arch if design in PRESETS else design)
         return True
     except ValueError:
         return False
 
 
-def _small_cfg(arch):
-    """A small tile of ``arch`` with depth 2 so that layers split into several chunks."""
-    opts = {"loom": {"serial_bits": 2}}.get(arch, {})
+def _small_cfg(design):
+    """A small tile of ``design`` (a sim design or an arch) with depth 2 so that layers
+    split into several chunks; the design's own options (Pragmatic's encoding) are kept."""
+    arch, opts = design, {}
+    if design in PRESETS:
+        full = design_config(design)
+        arch = full.arch
+        if arch == "pragmatic":
+            opts["encoding"] = full.encoding
+    opts.update({"loom": {"serial_bits": 2}}.get(arch, {}))
     return TileConfig(arch=arch, filters=3, windows=4, lanes=4, act_bits=8, wgt_bits=8,
                       depth=2, **opts)
 
@@ -68,7 +75,7 @@ def test_vectorised_cycles_equal_lowered_runs(arch):
             got = layer_cycles(cfg, a, wm, rt, block_elems=block)
             assert got["runs"] == nruns, layer.name
             assert got["rtl_cycles"] == ref, (arch, layer.name)
-            assert got["cycles"] == ref - model(arch).RUN_OVERHEAD * nruns
+            assert got["cycles"] == ref - model(cfg.arch).RUN_OVERHEAD * nruns
             assert not got["sampled"]
 
 
