@@ -54,6 +54,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     """Simulate and write the reports; returns the sim.json document."""
     from ..golden import netsim
     from ..golden.report_sim import summarise, write_reports
+    from ..golden.traffic import network_output_traffic
     from ..golden.workloads import WORKLOADS, load_workload
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -113,6 +114,9 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
             "Stripes totals exact") if sampled else "none (every step simulated)"),
         "layers": layers,
         "total": total,
+        # Output-side traffic with and without the fused output stage, on the baseline's
+        # tile (lanes, depth, acc_bits); out_bits = the workload's fixed-point width.
+        "traffic": network_output_traffic(wl.layers, cfgs["baseline"], bits),
     }
     doc["seconds"] = time.perf_counter() - t0
     paths = write_reports(out_dir, doc, plots=plots)

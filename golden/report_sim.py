@@ -62,24 +62,30 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
     paths.append(p)
 
     p = os.path.join(out_dir, "sim.csv")
+    traffic = doc.get("traffic")
+    tkeys = ("fusable", "unfused_bits", "fused_bits") if traffic else ()
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["layer", "shape", "macs", *STAT_KEYS] +
                    [f"{a}_{k}" for a in archs for k in ("cycles", "speedup", "ideal",
-                                                         "achieved_over_ideal", "rt")])
-        for row in doc["layers"]:
+                                                         "achieved_over_ideal", "rt")] +
+                   [f"traffic_{k}" for k in tkeys])
+        for i, row in enumerate(doc["layers"]):
             w.writerow([row["name"], row["shape"], row["macs"],
                         *[_fmt(row["stats"][k], 4) for k in STAT_KEYS]] +
                        [v for a in archs for v in (
                            row["designs"][a]["cycles"], _fmt(row["designs"][a]["speedup"], 4),
                            _fmt(row["designs"][a]["ideal"], 4),
                            _fmt(row["designs"][a]["achieved_over_ideal"], 4),
-                           " ".join(f"{k}={v}" for k, v in row["designs"][a]["rt"].items()))])
+                           " ".join(f"{k}={v}" for k, v in row["designs"][a]["rt"].items()))]
+                       + [traffic["layers"][i][k] for k in tkeys])
         w.writerow(["TOTAL", "", sum(r["macs"] for r in doc["layers"]), *[""] * len(STAT_KEYS)]
                    + [v for a in archs for v in (
                        doc["total"][a]["cycles"], _fmt(doc["total"][a]["speedup"], 4),
                        _fmt(doc["total"][a]["ideal"], 4),
-                       _fmt(doc["total"][a]["achieved_over_ideal"], 4), "")])
+                       _fmt(doc["total"][a]["achieved_over_ideal"], 4), "")]
+                   + ([traffic["total"]["fusable_layers"], traffic["total"]["unfused_bits"],
+                       traffic["total"]["fused_bits"]] if traffic else []))
     paths.append(p)
 
     p = os.path.join(out_dir, "sim.md")
@@ -126,8 +132,30 @@ def _markdown(doc, archs) -> str:
                      f"{s['act_essential_bits_mean']:.2f} | {s['act_booth_terms_mean']:.2f} | " +
                      " | ".join(f"{row['designs'][a]['speedup']:.2f}/"
                                 f"{row['designs'][a]['ideal']:.2f}" for a in archs) + " |")
+    lines += _traffic_markdown(doc.get("traffic"))
     lines.append("")
     return "\n".join(lines)
+
+
+def _traffic_markdown(tr) -> list[str]:
+    """The fused output stage's traffic saving (:mod:`termwise.golden.traffic`)."""
+    if not tr:
+        return []
+    t, tile = tr["total"], tr["tile"]
+    mb = 1 / 8e6
+    lines = ["", "## Output traffic: fused output stage", "",
+             f"Tile {tile['lanes']} lanes x depth {tile['depth']} bricks, partial sums "
+             f"{tile['acc_bits']} bits, outputs {tr['out_bits']} bits. Unfused: every run "
+             "writes partial sums at full width, the host reads them back and writes the "
+             "finished outputs; fused: the tile writes finished outputs, possible when one "
+             "run holds the whole dot product (K <= depth x lanes).", "",
+             "| | MB | vs unfused |", "|---|---:|---:|",
+             f"| unfused | {t['unfused_bits'] * mb:.2f} | 100% |",
+             f"| fused (this tile: {t['fusable_layers']}/{t['layers']} layers fusable) | "
+             f"{t['fused_bits'] * mb:.2f} | {100 * (1 - t['saved_fraction']):.1f}% |",
+             f"| fused, depth {t['depth_for_all']} (every layer fusable) | "
+             f"{t['fused_deep_bits'] * mb:.2f} | {100 * (1 - t['saved_fraction_deep']):.1f}% |"]
+    return lines
 
 
 def _plots(out_dir, doc, archs) -> list[str]:
