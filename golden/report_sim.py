@@ -108,7 +108,12 @@ def _markdown(doc, archs) -> str:
               "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
               "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
               "overhead (its runs do not overlap).",
-              f"- Sampling: {doc['sampling']}."]
+              f"- Sampling: {doc['sampling']}.",
+              "- Ideal = bit-parallel work / effectual work over the layer's MACs (the "
+              "papers' potential, no padding); achieved = baseline cycles / design cycles, "
+              "which include the padding of partly filled lanes, filters and windows. A "
+              "network total can therefore exceed its total ideal when the padding-heavy "
+              "layers are also the ones a design speeds up most, although no layer does."]
     for a, why in doc.get("skipped", {}).items():
         lines.append(f"- {a} skipped: {why}")
     lines += ["", "## Totals", "", "| design | cycles | speedup vs baseline | ideal | "
