@@ -113,7 +113,7 @@ def _markdown(doc, archs) -> str:
               "papers' potential, no padding); achieved = baseline cycles / design cycles, "
               "which include the padding of partly filled lanes, filters and windows. A "
               "network total can therefore exceed its total ideal when the padding-heavy "
-              "layers are also the ones a design speeds up most, although no layer does."]
+              "layers are also the ones a design speeds up most, even when no single layer does."]
     for a, why in doc.get("skipped", {}).items():
         lines.append(f"- {a} skipped: {why}")
     lines += ["", "## Totals", "", "| design | cycles | speedup vs baseline | ideal | "

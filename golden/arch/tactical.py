@@ -50,7 +50,8 @@ from ..tactical_schedule import (cfg_sources, metadata_bits, schedule, window_ca
 from . import pragmatic
 
 __all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "run_cycles", "kept_step_cycles",
-           "cfg_schedule", "host_weight_rows", "meta_layout"]
+           "cfg_schedule", "host_weight_rows", "meta_layout", "batch_involved",
+           "layer_schedule", "layer_run_cycles"]
 
 #: Cycles beyond the kept steps, both back ends (see the module docstring).
 RUN_OVERHEAD = 2
@@ -129,3 +130,155 @@ def host_weight_rows(cfg, wgt) -> tuple[list[int], int]:
             meta |= int(s) << (i * mb)
         rows.append(meta)
     return rows, sched.kept
+
+
+# ----------------------------------------------------------------------------- whole layers
+
+
+def batch_involved(nonzero, srcs) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy schedule of many runs at once, reduced to what the cycles depend on.
+
+    Parameters
+    ----------
+    nonzero : array (B, filters, steps, lanes) of bool
+        ``wgt != 0`` of ``B`` independent runs (a run shorter than ``steps`` is padded with
+        all-zero steps: they are never kept and never promote, so the schedule of its real
+        steps is unchanged).
+    srcs : tuple
+        Promotion sources (:func:`termwise.golden.tactical_schedule.sources`).
+
+    Returns
+    -------
+    kept : array (B, steps) of bool
+        Whether original step ``t`` of run ``b`` is kept.
+    involved : array (B, steps, (h+1)*lanes) of bool
+        For a kept step, :func:`termwise.golden.tactical_schedule.involved` of it (all False
+        for a skipped step).
+
+    The same greedy as :func:`termwise.golden.tactical_schedule.schedule` (unbounded skips),
+    vectorised over runs and filters: filters never compete for a weight (each promotes only
+    its own), so only the lane order and the source order within a filter matter, and both
+    loops are kept sequential here. Only non-zero-ness decides the greedy's choices.
+    """
+    nz = np.array(nonzero, dtype=bool, copy=True)
+    b, _, n, lanes = nz.shape
+    rows = window_candidates(srcs)
+    kept = np.zeros((b, n), dtype=bool)
+    inv = np.zeros((b, n, rows * lanes), dtype=bool)
+    for t in range(n):
+        row = nz[:, :, t, :]                                   # (B, F, L), a view
+        active = row.any(axis=(1, 2))
+        kept[:, t] = active
+        inv[:, t, :lanes] = row.any(axis=1)                    # own weights, select 0
+        if not active.any():
+            continue
+        for lane in range(lanes):
+            # Slots still empty in this step: zero (or promoted away) in an active run.
+            empty = ~row[:, :, lane] & active[:, None]
+            if not empty.any():
+                continue
+            for dt, dl in srcs:
+                st = t + dt
+                if st >= n:
+                    continue
+                sl = (lane + dl) % lanes
+                take = empty & nz[:, :, st, sl]
+                if not take.any():
+                    continue
+                nz[:, :, st, sl] &= ~take                      # the weight moves here
+                empty &= ~take
+                inv[:, t, dt * lanes + sl] |= take.any(axis=1)
+        nz[:, :, t, :] = False
+    return kept, inv
+
+
+def _layer_layout(cfg, a, wm):
+    """Shapes of a lowered layer as :func:`termwise.golden.lowering.lower_matmul` splits it."""
+    g, m, k = a.shape
+    lanes, depth = cfg.lanes, cfg.depth
+    steps = -(-k // lanes)
+    chunks = -(-steps // depth)
+    wgc = -(-m // cfg.windows)
+    fgc = -(-wm.shape[1] // cfg.filters)
+    return g, m, k, steps, chunks, wgc, fgc
+
+
+def layer_schedule(cfg, wm) -> tuple[np.ndarray, np.ndarray]:
+    """Kept steps and involved window positions of every (group, filter group, chunk) of a
+    lowered layer's weights ``wm`` (G, kg, K): arrays (G, FG, chunks, depth) and
+    (G, FG, chunks, depth, (h+1)*lanes). The schedule depends only on the weights, so every
+    window group of the layer reuses it."""
+    wm = np.asarray(wm)
+    g, kg, k = wm.shape
+    lanes, depth, fil = cfg.lanes, cfg.depth, cfg.filters
+    steps = -(-k // lanes)
+    chunks = -(-steps // depth)
+    fgc = -(-kg // fil)
+    nz = np.zeros((g, fgc * fil, chunks * depth * lanes), dtype=bool)
+    nz[:, :kg, :k] = wm != 0
+    # (G, FG, F, chunks, depth, L) -> runs (G, FG, chunks) x (F, depth, L)
+    nz = nz.reshape(g, fgc, fil, chunks, depth, lanes).transpose(0, 1, 3, 2, 4, 5)
+    kept, inv = batch_involved(nz.reshape(-1, fil, depth, lanes), cfg_sources(cfg))
+    return (kept.reshape(g, fgc, chunks, depth),
+            inv.reshape(g, fgc, chunks, depth, -1))
+
+
+def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 22) -> int:
+    """Steady-state cycles of a whole lowered layer, vectorised (the network simulator's
+    path): ``a`` (groups, M, K), ``wm`` (groups, kg, K), runs laid out exactly as
+    :func:`termwise.golden.lowering.lower_matmul` does, only the window groups
+    ``window_groups`` (indices). Equal to ``sum(run_cycles - RUN_OVERHEAD)`` over those runs,
+    i.e. the sum of :func:`kept_step_cycles`.
+
+    Each (group, filter group, K chunk) is scheduled once (:func:`layer_schedule`); a kept
+    step then costs, for every window group, the back end's cycles over its involved window
+    activations: TCLp the widest involved activation of any window (``max`` commutes with
+    the window axis, so the per-position precisions are reduced over the windows first);
+    TCLe Pragmatic's greedy over the ``(h+1)*lanes`` involved positions of each window, the
+    slowest window. ``block_elems`` bounds the gathered elements per block.
+    """
+    a = np.asarray(a, dtype=np.int64)
+    wm = np.asarray(wm, dtype=np.int64)
+    g, m, k, steps, chunks, wgc, fgc = _layer_layout(cfg, a, wm)
+    lanes, depth, win = cfg.lanes, cfg.depth, cfg.windows
+    sel = np.asarray(list(window_groups), dtype=np.int64)
+    ns = len(sel)
+    rows = window_candidates(cfg_sources(cfg))
+    h = rows - 1
+    kept, inv = layer_schedule(cfg, wm)
+    gi, fi, ci, ti = np.nonzero(kept)                  # every kept step of every run
+    if gi.size == 0 or ns == 0:
+        return 0
+    mask = inv[gi, fi, ci, ti]                         # (kept, C)
+    # Activations of the selected window groups, each chunk followed by h zero steps so that
+    # a window never reads the next chunk (the reference pads each run with zeros).
+    ap = np.zeros((g, wgc * win, chunks * depth * lanes), dtype=np.int64)
+    ap[:, :m, :k] = a
+    act = ap.reshape(g, wgc, win, chunks, depth, lanes)[:, sel]
+    del ap
+    act = np.pad(act, ((0, 0),) * 4 + ((0, h), (0, 0)))  # (G, S, W, chunks, depth+h, L)
+    if cfg.backend == "tclp":
+        per = precision_needed(act, cfg.act_bits, cfg.act_signed).max(axis=2)
+        # (G, S, chunks, depth, rows*L): the window of every step, rows t..t+h lane-minor.
+        wins = np.stack([per[:, :, :, d:d + depth, :] for d in range(rows)], axis=4)
+        wins = wins.reshape(g, ns, chunks, depth, rows * lanes)
+        block = max(1, block_elems // (ns * rows * lanes))
+        total = 0
+        for s in range(0, gi.size, block):
+            e = slice(s, s + block)
+            v = wins[gi[e], :, ci[e], ti[e]]           # (blk, S, C)
+            v = np.where(mask[e][:, None, :], v, 0).max(axis=2)
+            total += int(np.maximum(v, 1).sum())
+        return total
+    tm = pragmatic.term_masks(act, cfg.act_bits, cfg.act_signed, cfg.encoding)
+    wins = np.stack([tm[..., d:d + depth, :] for d in range(rows)], axis=5)
+    wins = wins.reshape(g, ns, win, chunks, depth, rows * lanes)
+    block = max(1, block_elems // (ns * win * rows * lanes))
+    total = 0
+    for s in range(0, gi.size, block):
+        e = slice(s, s + block)
+        v = wins[gi[e], :, :, ci[e], ti[e]]            # (blk, S, W, C)
+        v = np.where(mask[e][:, None, None, :], v, 0)
+        cyc = pragmatic.brick_cycles(v, cfg.first_stage_bits).max(axis=2)
+        total += int(cyc.sum())
+    return total
