@@ -42,7 +42,7 @@ import numpy as np
 
 from ..primitives import conv2d_direct
 from .base import Layer, Workload
-from .efficientnet import _cache_dir
+from .efficientnet import Conv, Net, _cache_dir, quantised_model
 from .fixedpoint import fake_quant, frac_bits_for, quantise
 
 __all__ = ["DEPTH", "FEATURES", "SEED", "STEPS", "SIGMA", "TRAIN_IMAGES", "HELDOUT_IMAGES",
@@ -177,12 +177,16 @@ def _n_layers(params) -> int:
     return sum(1 for k in params if k.startswith("w"))
 
 
-def float_forward(params, x, *, act_hook=None, wgts=None, record=None):
+def float_forward(params, x, *, act_hook=None, wgts=None, record=None, start=0, stop=None):
     """NumPy forward (``conv2d_direct``) returning the predicted noise of ``x``
     (N, 1, H, W); ``act_hook(i, x)`` transforms (fake-quantises) each layer's input,
-    ``wgts[i]`` replaces its weights, ``record(i, x)`` sees the input after the hook."""
+    ``wgts[i]`` replaces its weights, ``record(i, x)`` sees the input after the hook.
+
+    ``start`` / ``stop`` run layers ``start .. stop - 1`` only: ``x`` is then layer
+    ``start``'s input (before the hook) and the result layer ``stop``'s input (after the
+    ReLU), which lets the profile search resume from a cached prefix."""
     n = _n_layers(params)
-    for i in range(n):
+    for i in range(start, n if stop is None else stop):
         if act_hook is not None:
             x = act_hook(i, x)
         if record is not None:
@@ -206,12 +210,21 @@ def weights_path(seed=SEED, steps=STEPS) -> str:
                         f"dncnn_d{DEPTH}f{FEATURES}_seed{seed}_{h.hexdigest()[:10]}.npz")
 
 
+def heldout_pairs(seed=SEED) -> dict:
+    """``{name: (clean, noisy)}`` of the held-out images, Gaussian noise (sigma
+    :data:`SIGMA`) drawn from ``default_rng(seed + 1)`` image after image in
+    :data:`HELDOUT_IMAGES` order."""
+    rng = np.random.default_rng(seed + 1)
+    out = {}
+    for name, im in gray_images(HELDOUT_IMAGES).items():
+        out[name] = (im, (im + rng.standard_normal(im.shape) * SIGMA).astype(np.float32))
+    return out
+
+
 def heldout_psnr(params, seed=SEED) -> dict:
     """Noisy vs denoised PSNR (dB) of every held-out image (noise ``default_rng(seed+1)``)."""
-    rng = np.random.default_rng(seed + 1)
     res = {}
-    for name, im in gray_images(HELDOUT_IMAGES).items():
-        noisy = (im + rng.standard_normal(im.shape) * SIGMA).astype(np.float32)
+    for name, (im, noisy) in heldout_pairs(seed).items():
         den = denoise(params, noisy)
         res[name] = {"noisy": psnr(im, noisy), "denoised": psnr(im, den)}
     res["mean"] = {k: float(np.mean([v[k] for v in res.values()]))
@@ -243,6 +256,165 @@ def trained(seed: int = SEED, steps: int = STEPS, log=None) -> tuple[dict, dict]
     return params, info
 
 
+# ----------------------------------------------------------------------------- 16-bit profile
+
+#: Profile criterion (16 bits): the mean held-out PSNR (denoised vs clean, over
+#: :data:`HELDOUT_IMAGES`) of the network with lowered per-layer precisions stays within
+#: this many dB of the full ``bits``-bit fixed-point model. A denoiser has no top-1 class
+#: to keep, so the image quality it delivers is the quantity that must not move.
+PSNR_MARGIN_DB = 0.1
+
+
+def _net(params) -> Net:
+    """The layers as an :class:`.efficientnet.Net`, so that the per-layer format rule of
+    :func:`.efficientnet.quantised_model` (shared with the digits CNN) applies unchanged."""
+    return Net([Conv(f"conv{i + 1}", params[f"w{i}"], params[f"b{i}"])
+                for i in range(_n_layers(params))], [])
+
+
+def calibrate(params, x) -> tuple[list[float], np.ndarray]:
+    """(maximum |input| of every layer over ``x``, the float output): one float pass, whose
+    output also serves as the float reference of the frame."""
+    amax = [0.0] * _n_layers(params)
+
+    def rec(i, v):
+        amax[i] = max(amax[i], float(np.abs(v).max()))
+    out = float_forward(params, x, record=rec)
+    return amax, out
+
+
+def formats(params, amax, bits, act_prec=None, wgt_prec=None) -> dict:
+    """Per-layer fixed-point formats of one precision setting, by
+    :func:`.efficientnet.quantised_model`'s rule (ranges from ``amax`` and the widest
+    weight; a precision ``p < bits`` drops fraction bits): ``act_frac``, ``wgt_frac``,
+    ``act_prec``, ``wgt_prec``, the fake-quantised weights ``wq`` and the activation
+    ``hook`` for :func:`float_forward`."""
+    afrac, wfrac, wq, hook, aprec, wprec = quantised_model(_net(params), amax, bits,
+                                                           act_prec, wgt_prec)
+    return {"act_frac": afrac, "wgt_frac": wfrac, "act_prec": aprec, "wgt_prec": wprec,
+            "wq": wq, "hook": hook}
+
+
+class _HeldoutModel:
+    """The quantised network on the held-out images (batched by image size), evaluated
+    from any layer on: ``inputs`` carries a prefix forward, ``psnr`` finishes it. The
+    arithmetic is float32 on fake-quantised values (integer codes times powers of two),
+    equal to the integer model up to float rounding, far below a 16-bit code's step."""
+
+    def __init__(self, params, amax, pairs, bits):
+        self.params, self.amax, self.bits = params, amax, bits
+        self.n = _n_layers(params)
+        shapes = sorted({clean.shape for clean, _ in pairs.values()})
+        self.batches = [(np.stack([c for c, _ in pairs.values() if c.shape == sh]),
+                         np.stack([z for c, z in pairs.values() if c.shape == sh])[:, None])
+                        for sh in shapes]
+        self.evaluations = 0
+
+    def _fmt(self, aprec, wprec):
+        f = formats(self.params, self.amax, self.bits, aprec, wprec)
+        return f["hook"], f["wq"]
+
+    def start(self) -> list:
+        """Layer 0's inputs (the noisy images)."""
+        return [noisy for _, noisy in self.batches]
+
+    def advance(self, aprec, wprec, xs, i) -> list:
+        """Layer ``i + 1``'s inputs from layer ``i``'s ``xs``."""
+        hook, wq = self._fmt(aprec, wprec)
+        return [float_forward(self.params, x, act_hook=hook, wgts=wq, start=i, stop=i + 1)
+                for x in xs]
+
+    def psnr(self, aprec, wprec, xs=None, i=0) -> float:
+        """Mean held-out PSNR (dB) with layer ``i``'s inputs ``xs`` (default: from the
+        images)."""
+        hook, wq = self._fmt(aprec, wprec)
+        xs = self.start() if xs is None else xs
+        vals = []
+        for (clean, noisy), x in zip(self.batches, xs):
+            out = float_forward(self.params, x, act_hook=hook, wgts=wq, start=i)
+            vals += [psnr(c, z - o) for c, z, o in zip(clean, noisy[:, 0], out[:, 0])]
+        self.evaluations += 1
+        return float(np.mean(vals))
+
+
+def _profile_search(model, which, act_base, floor, log) -> dict:
+    """One operand's profile. Single-layer minima first (the others at their base: ``bits``
+    for the searched operand, ``act_base`` for the activations when searching weights),
+    by bisection on [1, bits] (PSNR taken as monotone in a layer's precision, as
+    :func:`.efficientnet.precision_profile` does for its top-1); then all minima together
+    plus ``extra`` bits each, ``extra`` raised until the criterion holds (the EfficientNet
+    rule); then, since the single minima each spend up to the whole margin, every layer in
+    order gives back as many of its extra bits as the criterion allows. Every accepted
+    setting was evaluated whole, so the returned profile meets ``floor``."""
+    n, bits = model.n, model.bits
+    full = [bits] * n
+
+    def pair(prec):
+        return (prec, full) if which == "act" else (act_base, prec)
+
+    single, xs = [], model.start()
+    for i in range(n):
+        lo, hi = 1, bits
+        while lo < hi:
+            mid = (lo + hi) // 2
+            prec = list(full)
+            prec[i] = mid
+            if model.psnr(*pair(prec), xs, i) >= floor:
+                hi = mid
+            else:
+                lo = mid + 1
+        single.append(lo)
+        if log:
+            log(f"  {which} conv{i + 1}: {lo} bits alone")
+        xs = model.advance(*pair(full), xs, i)
+    extra = 0
+    while True:
+        prec = [min(bits, p + extra) for p in single]
+        score = model.psnr(*pair(prec))
+        if score >= floor or extra >= bits:
+            break
+        extra += 1
+    if extra:
+        xs = model.start()
+        for i in range(n):
+            while prec[i] > single[i]:
+                trial = list(prec)
+                trial[i] -= 1
+                s = model.psnr(*pair(trial), xs, i)
+                if s < floor:
+                    break
+                prec, score = trial, s
+            xs = model.advance(*pair(prec), xs, i)
+    if log:
+        log(f"  {which} profile {prec}: {score:.3f} dB (floor {floor:.3f} dB)")
+    return {"per_layer_single": single, "extra_bits_combined": extra, "profile": prec,
+            "psnr": score}
+
+
+def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_MARGIN_DB,
+                      log=None) -> dict:
+    """The per-layer activation and weight precisions of the ``bits``-bit model (formats
+    calibrated by ``amax``) such that the mean PSNR over ``pairs`` (``{name: (clean,
+    noisy)}``, :func:`heldout_pairs`) stays within ``margin`` dB of the full ``bits``-bit
+    model. Activations are searched first (weights at ``bits``), then weights with the
+    activations at their profile, both against the same floor, so the final profile
+    (``act_profile`` with ``wgt_profile``) meets the criterion; ``psnr`` is its value."""
+    model = _HeldoutModel(params, amax, pairs, bits)
+    full = [bits] * model.n
+    ref = model.psnr(full, full)
+    floor = ref - margin
+    if log:
+        log(f"  full {bits}-bit model: held-out PSNR {ref:.3f} dB")
+    act = _profile_search(model, "act", None, floor, log)
+    wgt = _profile_search(model, "wgt", act["profile"], floor, log)
+    return {"bits": bits, "margin_db": margin,
+            "criterion": f"mean held-out PSNR ({', '.join(pairs)}) within {margin} dB of the "
+                         f"full {bits}-bit fixed-point model",
+            "reference_psnr": ref, "floor": floor, "act": act, "wgt": wgt,
+            "act_profile": act["profile"], "wgt_profile": wgt["profile"],
+            "psnr": wgt["psnr"], "evaluations": model.evaluations}
+
+
 # ----------------------------------------------------------------------------- trace
 
 
@@ -259,11 +431,27 @@ def hd_frame(seed=SEED) -> tuple[np.ndarray, np.ndarray]:
     return frame, noisy
 
 
-def _trace_paths(bits, seed=SEED):
+#: Version of the trace's content, part of its cache file names: bump it whenever what
+#: :func:`build_trace` writes changes (2: per-layer weight precisions, delta statistics,
+#: the 16-bit profile).
+TRACE_VERSION = 2
+
+
+def _trace_paths(bits, seed=SEED, profile=True):
+    """(npz, json) cache paths; a profiled 16-bit trace also carries the criterion."""
     stem = os.path.splitext(os.path.basename(weights_path(seed)))[0]
-    d = _cache_dir()
-    return (os.path.join(d, f"{stem}_trace{HD[0]}x{HD[1]}_{bits}b.npz"),
-            os.path.join(d, f"{stem}_trace{HD[0]}x{HD[1]}_{bits}b.json"))
+    tag = f"_psnr{PSNR_MARGIN_DB:g}dB" if profile and bits == 16 else ""
+    base = os.path.join(_cache_dir(),
+                        f"{stem}_trace{HD[0]}x{HD[1]}_{bits}b_v{TRACE_VERSION}{tag}")
+    return base + ".npz", base + ".json"
+
+
+def needs_torch(bits: int, seed: int = SEED, profile: bool = True) -> bool:
+    """Whether :func:`load` would have to train (torch): neither the trace nor the
+    trained weights are cached."""
+    npz, js = _trace_paths(bits, seed, profile)
+    cached = os.path.exists(npz) and os.path.exists(js)
+    return not cached and not os.path.exists(weights_path(seed))
 
 
 def _tile_origins(name, oh, ow):
@@ -273,77 +461,126 @@ def _tile_origins(name, oh, ow):
     return [(int(y), int(x)) for y, x in zip(ys, xs)]
 
 
-def build_trace(bits: int, seed: int = SEED, log=print) -> tuple[str, str]:
+def _trace_layers(arrays, meta) -> list:
+    """The :class:`Layer` s of a trace (arrays ``act<i>`` / ``wgt<i>``, ``meta["layers"]``)."""
+    return [Layer(info["name"], "conv", np.asarray(arrays[f"act{i}"]).astype(np.int64),
+                  np.asarray(arrays[f"wgt{i}"]).astype(np.int64), meta["bits"], stride=1,
+                  padding=0, act_precision=info["act_precision"],
+                  wgt_precision=info.get("wgt_precision"))
+            for i, info in enumerate(meta["layers"])]
+
+
+def build_trace(bits: int, seed: int = SEED, log=print, profile: bool = True
+                ) -> tuple[str, str]:
+    """Train (or load) the network, profile it (16 bits, ``profile``:
+    :func:`precision_profile` on the held-out images) and write the integer trace of the HD
+    frame (see the module doc) with its metadata; returns the cache paths."""
     from ..potential import layer_precision
+    say = log or (lambda *_: None)
     t0 = time.perf_counter()
     params, info = trained(seed, log=log)
     n = _n_layers(params)
     clean, noisy = hd_frame(seed)
     x = noisy[None, None]
-    amax = [0.0] * n
-    out_f = float_forward(params, x, record=lambda i, v: amax.__setitem__(
-        i, max(amax[i], float(np.abs(v).max()))))
-    afrac = [frac_bits_for(a, bits) for a in amax]
-    wfrac = [frac_bits_for(float(np.abs(params[f"w{i}"]).max()), bits) for i in range(n)]
-    wq = [fake_quant(params[f"w{i}"], bits, wfrac[i]) for i in range(n)]
+    # Formats are calibrated on the frame (the held-out photos, noisy): the profile search
+    # and the trace use the same ranges.
+    amax, out_f = calibrate(params, x)
+    meta = {"bits": bits, "trace_version": TRACE_VERSION}
+    prof = None
+    if profile and bits == 16:
+        say(f"profiling dncnn's per-layer precisions at {bits} bits (criterion: mean "
+            f"held-out PSNR within {PSNR_MARGIN_DB} dB of the full {bits}-bit model)")
+        tp = time.perf_counter()
+        prof = precision_profile(params, amax, heldout_pairs(seed), bits, log=log)
+        prof["seconds"] = time.perf_counter() - tp
+        meta["profile"] = prof
+    fmt = formats(params, amax, bits, prof and prof["act_profile"],
+                  prof and prof["wgt_profile"])
+    afrac, wfrac = fmt["act_frac"], fmt["wgt_frac"]
+    aprec, wprec = fmt["act_prec"], fmt["wgt_prec"]
     arrays, layers = {}, []
 
     def rec(i, v):
-        q = quantise(v, bits, afrac[i])
+        q = quantise(v, aprec[i], afrac[i])        # aprec[i]-bit codes in a bits-wide word
+        wcodes = quantise(params[f"w{i}"], wprec[i], wfrac[i])
         name = f"conv{i + 1}"
         qp = np.pad(q, ((0, 0), (0, 0), (1, 1), (1, 1)))
         tiles = [qp[0, :, y:y + TILE_H + 2, xx:xx + TILE_W + 2]
                  for y, xx in _tile_origins(name, q.shape[2], q.shape[3])]
         arrays[f"act{i}"] = np.stack(tiles).astype(np.int16 if bits <= 16 else np.int32)
-        arrays[f"wgt{i}"] = quantise(params[f"w{i}"], bits, wfrac[i]).astype(np.int16)
+        arrays[f"wgt{i}"] = wcodes.astype(np.int16)
+        # Stripes' p / Loom's Pw: lossless over the whole frame's (profiled) codes, so at
+        # most the profile's precision.
         layers.append({"name": name, "act_frac": afrac[i], "wgt_frac": wfrac[i],
-                       "act_amax": amax[i], "act_precision": layer_precision(q, bits, True),
+                       "act_amax": amax[i], "act_profile": aprec[i], "wgt_profile": wprec[i],
+                       "act_precision": layer_precision(q, bits, True),
+                       "wgt_precision": layer_precision(wcodes, bits, True),
                        "act_zero_fraction_full": float((q == 0).mean()),
                        "tiles": _tile_origins(name, q.shape[2], q.shape[3])})
 
-    out = float_forward(params, x, act_hook=lambda i, v: fake_quant(v, bits, afrac[i]),
-                        wgts=wq, record=rec)
-    den_q = noisy - out[0, 0]
-    den_f = noisy - out_f[0, 0]
-    meta = {"bits": bits, "layers": layers, "train": info, "frame": list(HD),
-            "frame_psnr": {"noisy": psnr(clean, noisy), "denoised_float": psnr(clean, den_f),
-                           f"denoised_{bits}b": psnr(clean, den_q)},
-            "tiles": {"count": TILES, "h": TILE_H, "w": TILE_W}}
+    out = float_forward(params, x, act_hook=fmt["hook"], wgts=fmt["wq"], record=rec)
+    key = f"denoised_{bits}b" + ("_profile" if prof else "")
+    meta.update(layers=layers, train=info, frame=list(HD),
+                frame_psnr={"noisy": psnr(clean, noisy),
+                            "denoised_float": psnr(clean, noisy - out_f[0, 0]),
+                            key: psnr(clean, noisy - out[0, 0])},
+                tiles={"count": TILES, "h": TILE_H, "w": TILE_W})
+    if prof:        # the frame through the full bits-wide model too, for the report
+        full = formats(params, amax, bits)
+        out_full = float_forward(params, x, act_hook=full["hook"], wgts=full["wq"])
+        meta["frame_psnr"][f"denoised_{bits}b"] = psnr(clean, noisy - out_full[0, 0])
+    meta["deltas"] = delta_table(Workload("dncnn", bits, _trace_layers(arrays, meta)))
     meta["seconds"] = time.perf_counter() - t0
-    log(f"dncnn {bits}-bit trace at {HD[0]}x{HD[1]}: PSNR noisy "
-        f"{meta['frame_psnr']['noisy']:.2f} dB, float {meta['frame_psnr']['denoised_float']:.2f}"
-        f" dB, {bits}-bit {meta['frame_psnr'][f'denoised_{bits}b']:.2f} dB "
-        f"({meta['seconds']:.0f} s)")
-    npz, js = _trace_paths(bits, seed)
+    say(f"dncnn {bits}-bit trace at {HD[0]}x{HD[1]}: PSNR "
+        + ", ".join(f"{k} {v:.2f} dB" for k, v in meta["frame_psnr"].items())
+        + f" ({meta['seconds']:.0f} s)")
+    npz, js = _trace_paths(bits, seed, profile)
     os.makedirs(os.path.dirname(npz), exist_ok=True)
-    np.savez(npz + ".tmp.npz", **arrays)
-    os.replace(npz + ".tmp.npz", npz)
-    with open(js, "w") as f:
+    tmp = f"{npz}.tmp{os.getpid()}.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, npz)
+    with open(f"{js}.tmp{os.getpid()}", "w") as f:
         json.dump(meta, f, indent=1)
+    os.replace(f"{js}.tmp{os.getpid()}", js)
     return npz, js
 
 
-def load(bits: int = 16, *, images: int = 1, seed: int = SEED, log=print, **_) -> Workload:
-    """The ``dncnn`` workload (training and tracing on first use, then cached).
-    ``images`` is accepted for the sim CLI and ignored: the trace is one HD frame."""
-    npz, js = _trace_paths(bits, seed)
+def load(bits: int = 16, *, images: int = 1, seed: int = SEED, profile: bool = True,
+         log=print, **_) -> Workload:
+    """The ``dncnn`` workload (training, profiling and tracing on first use, then cached).
+    ``images`` is accepted for the sim CLI and ignored: the trace is one HD frame. At 16
+    bits with ``profile`` every layer runs at its profiled precisions (the codes are those
+    of the profiled model; Stripes' ``p`` / Loom's ``Pw`` their lossless widths)."""
+    npz, js = _trace_paths(bits, seed, profile)
     if not (os.path.exists(npz) and os.path.exists(js)):
-        log(f"building the dncnn {bits}-bit trace (cached in {npz})")
-        build_trace(bits, seed, log=log)
+        if log:
+            log(f"building the dncnn {bits}-bit trace (cached in {npz})")
+        build_trace(bits, seed, log=log, profile=profile)
     with open(js) as f:
         meta = json.load(f)
-    data = np.load(npz)
-    layers = [Layer(info["name"], "conv", data[f"act{i}"].astype(np.int64),
-                    data[f"wgt{i}"].astype(np.int64), bits, stride=1, padding=0,
-                    act_precision=info["act_precision"])
-              for i, info in enumerate(meta["layers"])]
+    with np.load(npz) as data:
+        layers = _trace_layers(data, meta)
     ps = meta["train"]["heldout_psnr"]["mean"]
+    fp = meta["frame_psnr"]
     notes = [f"mini-DnCNN (d{DEPTH}, {FEATURES} channels, 3x3, residual) trained with torch "
              f"on skimage/sklearn photos, seed {seed}; held-out PSNR noisy {ps['noisy']:.2f}"
              f" dB -> denoised {ps['denoised']:.2f} dB (sigma 25/255)",
-             f"{bits}-bit symmetric fixed point; {HD[0]}x{HD[1]} noisy frame run in NumPy; per "
+             f"{bits}-bit symmetric fixed point; {HD[0]}x{HD[1]} noisy frame run in NumPy "
+             f"(PSNR " + ", ".join(f"{k} {v:.2f} dB" for k, v in fp.items()) + f"); per "
              f"layer {TILES} tiles of {TILE_H}x{TILE_W} output windows simulated (sampled "
              f"deterministically), Stripes p lossless over the whole frame"]
+    prof = meta.get("profile")
+    if prof:
+        notes.append(f"{bits}-bit per-layer profile (criterion: {prof['criterion']}; "
+                     f"{prof['reference_psnr']:.3f} -> {prof['psnr']:.3f} dB): activations "
+                     f"{prof['act_profile']} bits, weights {prof['wgt_profile']} bits "
+                     f"(conv1..conv{len(layers)}); Stripes p "
+                     f"{[info['act_precision'] for info in meta['layers']]}, Loom Pw "
+                     f"{[info['wgt_precision'] for info in meta['layers']]}")
+    tot = meta["deltas"]["total_macs"]
+    notes.append(f"Diffy deltas along x (Booth, MAC-weighted over the simulated tiles): "
+                 f"{tot['act_terms']:.2f} terms per activation, {tot['delta_terms']:.2f} per "
+                 f"delta (ratio {tot['ratio']:.2f})")
     return Workload("dncnn", bits, layers, notes=notes, meta=meta)
 
 
