@@ -24,14 +24,28 @@ cropped to a square, resized to 224x224 (bilinear, PIL) and normalised as Effici
 expects: ``(x - 127) / 128`` (TF's ``MEAN_RGB = 127.0``, ``STDDEV_RGB = 128.0`` for the
 Lite models).
 
-Quantisation: symmetric per-tensor fixed point (power-of-two scales) of the folded weights
-and of every conv/fc layer's input activations, 8 or 16 bits, activation ranges calibrated
-as the maximum magnitude over the photos; biases stay at accumulator precision (float).
+Quantisation (``scales="channel"``, the default): symmetric, 8 or 16 bits. Every
+conv/fc layer's folded weights get one scale per output channel (``max |w[k]| / (2**(bits-1)
+- 1)``); every layer's input activations one per-tensor scale (``amax / (2**(bits-1) - 1)``,
+``amax`` the maximum magnitude over the photos, no clipping); biases stay at accumulator
+precision (float). The integer convolution is the same as with one weight scale: the
+per-channel scales only enter when the accumulators are dequantised (``acc[k] * s_a *
+s_w[k] + b[k]``, what a fused output stage with a per-channel multiplier does) and
+requantised to the next layer's activation scale (:func:`dequantise_accumulators`).
+``scales="pow2"`` is the earlier per-tensor power-of-two format (also the rule
+:func:`quantised_model` keeps for the digits CNN, DnCNN and the pruning study). Measured on
+the six photos (top-1 class equal to the float model's): 8 bits, per-tensor power of two
+1/6, per-channel 6/6; 16 bits, 6/6 with either.
+
+Labels: the ImageNet-1k class names ship as ``imagenet_classes.txt`` next to this module
+(pytorch/hub's ``imagenet_classes.txt``, originally Keras' ``imagenet_class_index.json``),
+read by :func:`imagenet_classes`.
 """
 
 from __future__ import annotations
 
 import json
+import functools
 import math
 import os
 import time
@@ -41,19 +55,26 @@ import numpy as np
 
 from ..primitives import conv2d, fc as fc_layer, fold_batchnorm, relu6
 from .base import Layer, Workload
-from .fixedpoint import fake_quant, frac_bits_for, quantise
+from .fixedpoint import fake_quant, frac_bits_for
 
-__all__ = ["load", "load_network", "photos", "forward", "Net", "IMAGE_NAMES",
-           "KNOWN_LABELS", "precision_profile"]
+__all__ = ["load", "load_network", "photos", "forward", "Net", "Conv", "IMAGE_NAMES",
+           "SCALES", "TRACE_VERSION", "CLASS_NAMES_FILE", "imagenet_classes", "top5", "format_top5",
+           "channel_scales", "QuantFormat", "quant_format", "quantise_scaled",
+           "fake_quant_model", "dequantise_accumulators", "top1_agreement",
+           "precision_profile", "quantised_model", "build_trace"]
 
 #: Photographs used (all shipped inside installed packages).
 IMAGE_NAMES = ("china", "flower", "astronaut", "coffee", "chelsea", "rocket")
 
-#: A few ImageNet-1k class indices, written down by hand for the sanity check (no installed
-#: package ships the class names; all other classes are printed as indices).
-KNOWN_LABELS = {281: "tabby cat", 282: "tiger cat", 283: "Persian cat", 285: "Egyptian cat",
-                967: "espresso", 968: "cup", 504: "coffee mug", 812: "space shuttle",
-                985: "daisy", 657: "missile", 744: "projectile"}
+#: ImageNet-1k class names, one per line in index order after a one-line ``#`` header.
+CLASS_NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "imagenet_classes.txt")
+
+#: Weight/activation scale schemes of the integer model (see the module docstring).
+SCALES = ("channel", "pow2")
+
+#: Bumped whenever the trace's contents change, so that stale cached traces are rebuilt.
+TRACE_VERSION = 2
 
 #: EfficientNet-B0/Lite0 stages: (repeats, stride of the first block).
 STAGES = ((1, 1), (2, 2), (2, 2), (3, 2), (3, 1), (4, 2), (1, 1))
@@ -241,15 +262,52 @@ def photos(size: int = 224) -> tuple[list[str], np.ndarray]:
     return list(IMAGE_NAMES), np.stack(out).astype(np.float32)
 
 
+@functools.lru_cache(maxsize=1)
+def imagenet_classes() -> tuple[str, ...]:
+    """The 1000 ImageNet-1k class names in index order.
+
+    Read from :data:`CLASS_NAMES_FILE` (lines starting with ``#`` are comments).
+
+    Returns
+    -------
+    tuple of str
+        ``names[i]`` is the name of class ``i`` (Keras spelling, e.g. ``"Egyptian_cat"``).
+
+    Raises
+    ------
+    ValueError
+        If the file does not hold exactly 1000 names (a truncated or corrupted copy).
+    """
+    with open(CLASS_NAMES_FILE, encoding="utf-8") as f:
+        names = tuple(line.strip() for line in f
+                      if line.strip() and not line.lstrip().startswith("#"))
+    if len(names) != 1000:
+        raise ValueError(f"{CLASS_NAMES_FILE}: expected 1000 class names, found {len(names)}")
+    return names
+
+
 def top5(logits) -> list[list[tuple[int, str, float]]]:
+    """The five most probable classes of each row of ``logits`` (N, 1000).
+
+    Returns
+    -------
+    list of list of (int, str, float)
+        Per row: (class index, class name, softmax probability), most probable first.
+    """
+    logits = np.asarray(logits, dtype=np.float64)
     z = logits - logits.max(axis=1, keepdims=True)
     p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    names = imagenet_classes()
     res = []
     for row in p:
-        idx = np.argsort(-row)[:5]
-        res.append([(int(i), KNOWN_LABELS.get(int(i), f"class {int(i)}"), float(row[i]))
-                    for i in idx])
+        idx = np.argsort(-row, kind="stable")[:5]
+        res.append([(int(i), names[int(i)], float(row[i])) for i in idx])
     return res
+
+
+def format_top5(entries) -> str:
+    """``"967 espresso 94.4%, 968 cup 1.5%, ..."`` from one row of :func:`top5`."""
+    return ", ".join(f"{i} {name} {100 * p:.1f}%" for i, name, p in entries)
 
 
 def calibrate(net, x) -> list[float]:
@@ -263,8 +321,11 @@ def calibrate(net, x) -> list[float]:
 
 
 def quantised_model(net, amax, bits, act_prec=None, wgt_prec=None):
-    """Per-layer formats: returns (act_frac, wgt_frac, fake-quantised weights, hook).
+    """Per-tensor power-of-two formats: returns (act_frac, wgt_frac, fake-quantised
+    weights, hook, act_prec, wgt_prec).
 
+    The rule shared with the digits CNN, DnCNN and the pruning study (and this network's
+    ``scales="pow2"``); EfficientNet's default integer model is :func:`quant_format`.
     ``act_prec[i]`` / ``wgt_prec[i]`` (optional) lower a layer's precision below ``bits`` by
     dropping fraction bits (the integer bits stay those of the calibrated range)."""
     n = len(net.convs)
@@ -283,15 +344,135 @@ def quantised_model(net, amax, bits, act_prec=None, wgt_prec=None):
     return afrac, wfrac, wq, hook, aprec, wprec
 
 
-def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act") -> dict:
-    """Per-layer smallest precision (fraction bits dropped from the ``bits``-bit format,
-    integer bits from the calibrated range) that keeps the float model's top-1 class on
+def channel_scales(w, bits: int) -> np.ndarray:
+    """Symmetric per-output-channel scales of ``w`` (K, ...): ``max |w[k]| / (2**(bits-1)-1)``
+    (1.0 for an all-zero channel, whose codes are zero whatever the scale), float64 (K,)."""
+    w = np.asarray(w, dtype=np.float64)
+    m = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
+    return np.where(m > 0, m, (1 << (bits - 1)) - 1) / ((1 << (bits - 1)) - 1)
+
+
+def quantise_scaled(x, bits: int, scale) -> np.ndarray:
+    """Codes ``clip(round_half_even(x / scale), +-(2**(bits-1) - 1))`` as int64.
+
+    ``scale`` is a scalar (per tensor) or a (K,) array applied along axis 0 (per output
+    channel of a weight tensor). A power-of-two scale ``2**-frac`` gives exactly
+    :func:`.fixedpoint.quantise` ``(x, bits, frac)``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    s = np.asarray(scale, dtype=np.float64)
+    if s.ndim == 1:
+        s = s.reshape((-1,) + (1,) * (x.ndim - 1))
+    hi = (1 << (bits - 1)) - 1
+    return np.clip(np.rint(x / s), -hi, hi).astype(np.int64)
+
+
+@dataclass
+class QuantFormat:
+    """Formats of the integer model, per conv/fc layer ``i``.
+
+    ``act_scale[i]`` (float) and ``act_prec[i]`` (bits) of the layer's input codes;
+    ``wgt_scale[i]`` ((K,) float64, one per output channel; equal entries for per-tensor
+    formats) and ``wgt_prec[i]`` of its weight codes. A value is ``code * scale``.
+    """
+
+    scales: str
+    bits: int
+    act_scale: list
+    wgt_scale: list
+    act_prec: list
+    wgt_prec: list
+
+    def act_codes(self, i: int, v) -> np.ndarray:
+        return quantise_scaled(v, self.act_prec[i], self.act_scale[i])
+
+    def wgt_codes(self, i: int, w) -> np.ndarray:
+        return quantise_scaled(w, self.wgt_prec[i], self.wgt_scale[i])
+
+
+def quant_format(net, amax, bits: int, scales: str = "channel", act_prec=None,
+                 wgt_prec=None) -> QuantFormat:
+    """The integer model's formats.
+
+    Parameters
+    ----------
+    net : Net
+    amax : list of float
+        Calibrated maximum |input| of every layer (:func:`calibrate`).
+    bits : int
+        Base width of every code.
+    scales : {"channel", "pow2"}
+        ``"channel"``: per-output-channel max-abs weight scales, per-tensor max-abs
+        activation scales. ``"pow2"``: per-tensor power-of-two scales for both
+        (:func:`quantised_model`'s rule).
+    act_prec, wgt_prec : list of int, optional
+        Per-layer precisions below ``bits``: ``bits - p`` low-order bits are dropped (the
+        scale grows by ``2**(bits - p)``, the range stays the calibrated one).
+    """
+    if scales not in SCALES:
+        raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
+    n = len(net.convs)
+    hi = (1 << (bits - 1)) - 1
+    aprec = list(act_prec) if act_prec is not None else [bits] * n
+    wprec = list(wgt_prec) if wgt_prec is not None else [bits] * n
+    if scales == "pow2":
+        afrac, wfrac, _, _, _, _ = quantised_model(net, amax, bits)
+        ascale = [2.0 ** -f for f in afrac]
+        wscale = [np.full(c.w.shape[0], 2.0 ** -f) for c, f in zip(net.convs, wfrac)]
+    else:
+        ascale = [a / hi if a > 0 else 1.0 for a in amax]
+        wscale = [channel_scales(c.w, bits) for c in net.convs]
+    ascale = [s * 2.0 ** (bits - p) for s, p in zip(ascale, aprec)]
+    wscale = [s * 2.0 ** (bits - p) for s, p in zip(wscale, wprec)]
+    return QuantFormat(scales, bits, ascale, wscale, aprec, wprec)
+
+
+def fake_quant_model(net, fmt: QuantFormat):
+    """(weights, hook) for :func:`forward`: every layer's weights as ``codes * scale`` and a
+    hook doing the same to its input. Equal (up to float32 rounding) to the integer model:
+    the convolution of codes times ``s_a * s_w[k]`` (:func:`dequantise_accumulators`)."""
+    wq = []
+    for i, c in enumerate(net.convs):
+        s = fmt.wgt_scale[i].reshape((-1,) + (1,) * (c.w.ndim - 1))
+        wq.append((fmt.wgt_codes(i, c.w) * s).astype(np.float32))
+
+    def hook(i, v):
+        return (fmt.act_codes(i, v) * fmt.act_scale[i]).astype(np.float32)
+    return wq, hook
+
+
+def dequantise_accumulators(acc, act_scale: float, wgt_scale, bias=None, act=None):
+    """The output stage of the integer model: integer accumulators (N, K, ...) of a layer
+    back to real values, ``acc[:, k] * act_scale * wgt_scale[k] + bias[k]``, then the
+    layer's activation (``"relu6"`` or None). The next layer requantises the result with
+    its own per-tensor scale (:meth:`QuantFormat.act_codes`)."""
+    acc = np.asarray(acc, dtype=np.float64)
+    shape = (1, -1) + (1,) * (acc.ndim - 2)
+    y = acc * (act_scale * np.asarray(wgt_scale, dtype=np.float64).reshape(shape))
+    if bias is not None:
+        y = y + np.asarray(bias, dtype=np.float64).reshape(shape)
+    return np.clip(y, 0.0, 6.0) if act == "relu6" else y
+
+
+def top1_agreement(net, x, amax, ref_top1, bits: int, scales: str = "channel"):
+    """Quantised model's logits and how many photos keep the float model's top-1 class."""
+    wq, hook = fake_quant_model(net, quant_format(net, amax, bits, scales))
+    logits = forward(net, x, act_hook=hook, wgts=wq)
+    return logits, int((logits.argmax(1) == np.asarray(ref_top1)).sum())
+
+
+def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act",
+                      scales="channel") -> dict:
+    """Per-layer smallest precision (low-order bits dropped from the ``bits``-bit format,
+    the range kept the calibrated one) that keeps the float model's top-1 class on
     every photo, searched one layer at a time (others at ``bits``), then all together:
     if the combined profile changes a top-1, every layer gets one more bit until it
-    does not. ``which`` = "act" (Stripes) or "wgt" (Loom)."""
+    does not. ``which`` = "act" (Stripes) or "wgt" (Loom); ``scales`` as
+    :func:`quant_format`."""
+    log = log or (lambda msg: None)
     n = len(net.convs)
     full = [bits] * n
-    _, _, wq_full, hook_full, _, _ = quantised_model(net, amax, bits)
+    wq_full, hook_full = fake_quant_model(net, quant_format(net, amax, bits, scales))
     op_of = {op[1]: j for j, op in enumerate(net.ops) if op[0] == "conv"}
     pre, saved_at = {}, {}      # raw conv inputs and skip tensors of the full model
 
@@ -302,15 +483,16 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act") -
                      record=lambda i, v, s: saved_at.__setitem__(i, s))
     base_ok = bool((logits.argmax(1) == ref_top1).all())
 
+    def model(prec):
+        kw = {"act_prec": prec} if which == "act" else {"wgt_prec": prec}
+        wq, hook = fake_quant_model(net, quant_format(net, amax, bits, scales, **kw))
+        # Only the profiled operand changes; the other keeps the full-precision model.
+        return (wq_full, hook) if which == "act" else (wq, hook_full)
+
     def ok_with(i, p):
         prec = list(full)
         prec[i] = p
-        if which == "act":
-            _, _, _, hook, _, _ = quantised_model(net, amax, bits, act_prec=prec)
-            wq = wq_full
-        else:
-            _, _, wq, _, _, _ = quantised_model(net, amax, bits, wgt_prec=prec)
-            hook = hook_full
+        wq, hook = model(prec)
         out = forward(net, x, act_hook=hook, wgts=wq, start=op_of[i],
                       state=(pre[i], saved_at[i]))
         return bool((out.argmax(1) == ref_top1).all())
@@ -329,8 +511,7 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act") -
     extra = 0
     while True:
         prec = [min(bits, p + extra) for p in prof]
-        kw = {"act_prec": prec} if which == "act" else {"wgt_prec": prec}
-        _, _, wq, hook, _, _ = quantised_model(net, amax, bits, **kw)
+        wq, hook = model(prec)
         out = forward(net, x, act_hook=hook, wgts=wq)
         if (out.argmax(1) == ref_top1).all() or extra >= bits:
             break
@@ -339,39 +520,63 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act") -
             "profile": [min(bits, p + extra) for p in prof], "base_ok": base_ok}
 
 
-def _trace_paths(bits):
+def _trace_paths(bits, scales="channel"):
+    """Cache files of a trace; the name carries everything that changes its contents."""
     d = _cache_dir()
-    return os.path.join(d, f"efficientnet-lite0-{bits}b.npz"), \
-        os.path.join(d, f"efficientnet-lite0-{bits}b.json")
+    stem = f"efficientnet-lite0-{bits}b-{scales}-v{TRACE_VERSION}"
+    return os.path.join(d, stem + ".npz"), os.path.join(d, stem + ".json")
 
 
-def build_trace(bits: int, *, profile: bool = True, log=print) -> tuple[str, str]:
+def build_trace(bits: int, *, profile: bool = True, log=print,
+                scales: str = "channel") -> tuple[str, str]:
     """Run the float and quantised models on the photos and write the integer trace
-    (``build/workloads/efficientnet-lite0-<bits>b.npz`` + ``.json``)."""
+    (``build/workloads/efficientnet-lite0-<bits>b-<scales>-v<TRACE_VERSION>.npz`` +
+    ``.json``).
+
+    Every layer's recorded input is the quantised network's own (the codes the previous
+    integer layer's output stage produces), its weights the per-channel (or per-tensor)
+    codes; ``meta["layers"][i]`` holds the scales. The metadata also records the float and
+    quantised top-5 (index, name, probability) per photo and the top-1 agreement of both
+    scale schemes at ``bits``.
+    """
+    log = log or (lambda msg: None)
     t0 = time.perf_counter()
     net = load_network()
     names, x = photos()
     logits = forward(net, x)
     ref_top1 = logits.argmax(1)
+    float_top5 = top5(logits)
     meta = {"images": names, "normalisation": "(x - 127) / 128, 224x224 centre crop",
-            "float_top5": {n: t for n, t in zip(names, top5(logits))},
-            "labels_note": "no installed package ships ImageNet class names: classes are "
-                           "indices, a few named by hand (KNOWN_LABELS)"}
+            "scales": scales, "trace_version": TRACE_VERSION,
+            "float_top5": {n: t for n, t in zip(names, float_top5)},
+            "labels": "ImageNet-1k names from pytorch/hub imagenet_classes.txt "
+                      "(Keras' imagenet_class_index.json)"}
     amax = calibrate(net, x)
-    afrac, wfrac, wq, hook, _, _ = quantised_model(net, amax, bits)
+    fmt = quant_format(net, amax, bits, scales)
+    wq, hook = fake_quant_model(net, fmt)
     qlog = forward(net, x, act_hook=hook, wgts=wq)
+    agree = {scales: int((qlog.argmax(1) == ref_top1).sum())}
+    for other in SCALES:
+        if other != scales:
+            agree[other] = top1_agreement(net, x, amax, ref_top1, bits, other)[1]
+    meta["quant_top5"] = {n: t for n, t in zip(names, top5(qlog))}
     meta["quant_top1_matches_float"] = [bool(v) for v in qlog.argmax(1) == ref_top1]
-    log(f"float top-1 {ref_top1.tolist()}, {bits}-bit top-1 {qlog.argmax(1).tolist()}")
+    meta["top1_agreement"] = agree
+    log(f"{bits}-bit top-1 agrees with float on "
+        + ", ".join(f"{k}: {v}/{len(names)}" for k, v in agree.items()))
     if profile and bits == 16:
         log("profiling per-layer activation precisions (16-bit fixed point)...")
-        meta["act_profile"] = precision_profile(net, x, amax, ref_top1, bits, log, "act")
+        meta["act_profile"] = precision_profile(net, x, amax, ref_top1, bits, log, "act",
+                                                scales)
         log("profiling per-layer weight precisions...")
-        meta["wgt_profile"] = precision_profile(net, x, amax, ref_top1, bits, log, "wgt")
+        meta["wgt_profile"] = precision_profile(net, x, amax, ref_top1, bits, log, "wgt",
+                                                scales)
     arrays, layers = {}, []
+    dtype = np.int32 if bits > 16 else np.int16
 
     def rec(i, v, _):
         conv = net.convs[i]
-        q = quantise(v, bits, afrac[i])
+        q = fmt.act_codes(i, v)         # v is already on the layer's grid: exact codes
         pad = 0
         if conv.kind == "conv":
             lo, hi = same_padding(q.shape[2], conv.w.shape[2], conv.stride)
@@ -379,16 +584,18 @@ def build_trace(bits: int, *, profile: bool = True, log=print) -> tuple[str, str
                 pad = lo
             else:
                 q = np.pad(q, ((0, 0), (0, 0), (lo, hi), (lo, hi)))
-        arrays[f"act{i}"] = q.astype(np.int32 if bits > 16 else np.int16)
-        arrays[f"wgt{i}"] = quantise(conv.w, bits, wfrac[i]).astype(np.int16)
+        arrays[f"act{i}"] = q.astype(dtype)
+        arrays[f"wgt{i}"] = fmt.wgt_codes(i, conv.w).astype(dtype)
         layers.append({"name": conv.name, "kind": conv.kind, "stride": conv.stride,
-                       "padding": pad, "groups": conv.groups, "act_frac": afrac[i],
-                       "wgt_frac": wfrac[i], "act_amax": amax[i]})
-    forward(net, x, act_hook=lambda i, v: v, record=rec)
+                       "padding": pad, "groups": conv.groups, "act": conv.act,
+                       "act_scale": float(fmt.act_scale[i]),
+                       "wgt_scale": [float(s) for s in fmt.wgt_scale[i]],
+                       "act_amax": amax[i]})
+    forward(net, x, act_hook=hook, wgts=wq, record=rec)
     meta["layers"] = layers
     meta["bits"] = bits
     meta["seconds"] = time.perf_counter() - t0
-    npz, js = _trace_paths(bits)
+    npz, js = _trace_paths(bits, scales)
     os.makedirs(os.path.dirname(npz), exist_ok=True)
     np.savez(npz, **arrays)
     with open(js, "w") as f:
@@ -396,16 +603,21 @@ def build_trace(bits: int, *, profile: bool = True, log=print) -> tuple[str, str
     return npz, js
 
 
-def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print) -> Workload:
+def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
+         scales: str = "channel") -> Workload:
     """The EfficientNet-Lite0 workload (building the cached trace on first use).
 
     ``images``: how many of the photos (in :data:`IMAGE_NAMES` order) to simulate.
+    ``scales``: the weight/activation scale scheme (:func:`quant_format`).
     With 16 bits, the per-layer profiles set Stripes' ``p`` and Loom's ``Pw``, and the
-    activations are requantised to their profiled precision (fraction bits dropped)."""
-    npz, js = _trace_paths(bits)
+    operands are requantised to their profiled precision (low-order bits dropped)."""
+    if scales not in SCALES:
+        raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
+    npz, js = _trace_paths(bits, scales)
     if not (os.path.exists(npz) and os.path.exists(js)):
-        log(f"building the EfficientNet-Lite0 {bits}-bit trace (cached in {npz})")
-        build_trace(bits, profile=profile, log=log)
+        if log:
+            log(f"building the EfficientNet-Lite0 {bits}-bit trace (cached in {npz})")
+        build_trace(bits, profile=profile, log=log, scales=scales)
     with open(js) as f:
         meta = json.load(f)
     data = np.load(npz)
@@ -419,7 +631,7 @@ def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print) ->
         if aprof:
             p = aprof[i]
             shift = bits - p
-            if shift:      # drop fraction bits: round half to even, keep p-bit codes
+            if shift:      # drop low-order bits: round half to even, keep p-bit codes
                 act = np.rint(act / float(1 << shift)).astype(np.int64)
                 hi = (1 << (p - 1)) - 1 if p > 1 else 0
                 act = np.clip(act, -hi, hi)
@@ -433,9 +645,23 @@ def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print) ->
         layers.append(Layer(info["name"], info["kind"], act, wgt, bits, stride=info["stride"],
                             padding=info["padding"], groups=info["groups"], act_precision=p,
                             wgt_precision=pw))
+    scheme = ("per-output-channel weight scales, per-tensor activation scales"
+              if meta["scales"] == "channel" else "per-tensor power-of-two scales")
+    agree = meta["top1_agreement"]
+    n_img = len(meta["images"])
     notes = [f"EfficientNet-Lite0, trained ImageNet weights, {images} of the photos "
-             f"({', '.join(meta['images'][:images])}), {bits}-bit symmetric fixed point"]
+             f"({', '.join(meta['images'][:images])}), {bits}-bit symmetric fixed point "
+             f"({scheme})",
+             f"{bits}-bit top-1 equals the float model's on {agree[meta['scales']]}/{n_img} "
+             "photos (" + ", ".join(f"{k} scales: {v}/{n_img}" for k, v in agree.items())
+             + ")"]
+    for name in meta["images"][:images]:
+        notes.append(f"{name}: float top-5 {format_top5(meta['float_top5'][name])}; "
+                     f"{bits}-bit top-5 {format_top5(meta['quant_top5'][name])}")
     if aprof:
         notes.append("16-bit per-layer profiles applied: activations and weights requantised "
                      "to their profiled precision (Stripes p, Loom Pw)")
+    if log:
+        for note in notes[1:]:
+            log(note)
     return Workload("efficientnet-lite0", bits, layers, notes=notes, meta=meta)
