@@ -6,7 +6,9 @@ golden cycle model. A JSON record of every run (measured vs model) is written to
 in ``TERMWISE_REPORT`` for the pytest runner and ``termwise demo`` to summarise.
 
 Environment: ``TERMWISE_MANIFEST`` (the generated manifest.json), ``TERMWISE_SUITES``
-(comma-separated suite names), ``TERMWISE_SEED``, ``TERMWISE_REPORT``.
+(comma-separated suite names), ``TERMWISE_SEED``, ``TERMWISE_REPORT``; optionally
+``TERMWISE_REAL_LAYERS`` (:data:`REAL_LAYERS_ENV`): the layers the ``real`` suite samples,
+as written by :func:`write_real_layers` (default: the digits CNN's trace).
 """
 
 from __future__ import annotations
@@ -25,6 +27,37 @@ from ..golden.primitives import conv2d_direct
 from ..golden.tile_model import tile_outputs
 from .cases import conv_layer, suite
 from .driver import PERIOD_NS, TileDriver
+
+__all__ = ["tile_regression", "tile_throughput", "REAL_LAYERS_ENV", "write_real_layers",
+           "read_real_layers"]
+
+#: Environment variable naming an ``.npz`` of real layers for the ``real`` suite (the
+#: pytest side prepares them, so the simulator process never builds a workload trace).
+REAL_LAYERS_ENV = "TERMWISE_REAL_LAYERS"
+
+_LAYER_FIELDS = ("name", "kind", "bits", "stride", "padding", "dilation", "groups",
+                 "act_precision", "wgt_precision", "act_signed")
+
+
+def write_real_layers(path, label: str, layers) -> None:
+    """Save ``layers`` (:class:`~termwise.golden.workloads.Layer`) for the ``real`` suite;
+    ``label`` prefixes the case names in the run records (e.g. the workload's name)."""
+    info = [{f: getattr(layer, f) for f in _LAYER_FIELDS} for layer in layers]
+    arrays = {}
+    for i, layer in enumerate(layers):
+        arrays[f"act{i}"] = np.asarray(layer.act, dtype=np.int64)
+        arrays[f"wgt{i}"] = np.asarray(layer.wgt, dtype=np.int64)
+    np.savez(path, meta=np.array(json.dumps({"label": label, "layers": info})), **arrays)
+
+
+def read_real_layers(path):
+    """``(label, layers)`` as saved by :func:`write_real_layers`."""
+    from ..golden.workloads import Layer
+    with np.load(path) as data:
+        meta = json.loads(str(data["meta"]))
+        layers = [Layer(act=data[f"act{i}"], wgt=data[f"wgt{i}"], **info)
+                  for i, info in enumerate(meta["layers"])]
+    return meta["label"], layers
 
 
 def _setup():
@@ -168,16 +201,22 @@ async def _run_chain(drv, cfg, seed, record) -> list[str]:
 
 
 async def _run_real(drv, cfg, seed, record, sample: int = 10) -> list[str]:
-    """Sampled runs of every layer of a real network (the digits CNN's quantised trace:
-    trained weights, test-set activations) at the layer's own runtime precisions, as the
-    network simulator sets them; outputs and cycles against the golden models."""
+    """Sampled runs of every layer of a real network (by default the digits CNN's quantised
+    trace: trained weights, test-set activations; or the layers in ``$TERMWISE_REAL_LAYERS``)
+    at the layer's own runtime precisions, as the network simulator sets them; outputs and
+    cycles against the golden models."""
     from ..golden.lowering import lower_matmul
     from ..golden.netsim import layer_runtime
     from ..golden.workloads import load_workload
-    wl = load_workload("digits-cnn", 8 if cfg.act_bits <= 8 else 16, images=2, log=None)
+    if os.environ.get(REAL_LAYERS_ENV):
+        label, layers = read_real_layers(os.environ[REAL_LAYERS_ENV])
+    else:
+        label = "digits-cnn"
+        layers = load_workload(label, 8 if cfg.act_bits <= 8 else 16, images=2,
+                               log=None).layers
     rng = np.random.default_rng(seed)
     failures = []
-    for layer in wl.layers:
+    for layer in layers:
         rt = layer_runtime(cfg, layer)
         if layer.kind == "conv":
             runs = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
@@ -194,7 +233,7 @@ async def _run_real(drv, cfg, seed, record, sample: int = 10) -> list[str]:
             matched += ok
             measured += cycles
             predicted += cycle_model.run_cycles(cfg, run.act, run.wgt, rt)
-        record.add(suite="real", case=f"digits-cnn/{layer.name}", outputs_match=matched == len(picks),
+        record.add(suite="real", case=f"{label}/{layer.name}", outputs_match=matched == len(picks),
                    cycles=measured, model_cycles=predicted, runtime=rt, runs=len(picks))
         if matched != len(picks):
             failures.append(f"real/{layer.name}: {len(picks) - matched} runs differ from golden")

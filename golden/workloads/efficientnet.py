@@ -35,7 +35,10 @@ requantised to the next layer's activation scale (:func:`dequantise_accumulators
 ``scales="pow2"`` is the earlier per-tensor power-of-two format (also the rule
 :func:`quantised_model` keeps for the digits CNN, DnCNN and the pruning study). Measured on
 the six photos (top-1 class equal to the float model's): 8 bits, per-tensor power of two
-1/6, per-channel 6/6; 16 bits, 6/6 with either.
+1/6, per-channel 6/6; 16 bits, 6/6 with either. Both halves matter at 8 bits: per-channel
+weights with power-of-two activation scales give 5/6 (the astronaut turns from bobsled to
+football_helmet); the max-abs activation scale gains the last fraction of a bit. Each
+trace records its own figures (``meta["top1_agreement"]``, per scheme).
 
 Labels: the ImageNet-1k class names ship as ``imagenet_classes.txt`` next to this module
 (pytorch/hub's ``imagenet_classes.txt``, originally Keras' ``imagenet_class_index.json``),
@@ -44,8 +47,8 @@ read by :func:`imagenet_classes`.
 
 from __future__ import annotations
 
-import json
 import functools
+import json
 import math
 import os
 import time
@@ -58,7 +61,8 @@ from .base import Layer, Workload
 from .fixedpoint import fake_quant, frac_bits_for
 
 __all__ = ["load", "load_network", "photos", "forward", "Net", "Conv", "IMAGE_NAMES",
-           "SCALES", "TRACE_VERSION", "CLASS_NAMES_FILE", "imagenet_classes", "top5", "format_top5",
+           "SCALES", "TRACE_VERSION", "CLASS_NAMES_FILE", "imagenet_classes", "top5",
+           "format_top5",
            "channel_scales", "QuantFormat", "quant_format", "quantise_scaled",
            "fake_quant_model", "dequantise_accumulators", "top1_agreement",
            "precision_profile", "quantised_model", "build_trace"]
