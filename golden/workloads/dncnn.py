@@ -46,7 +46,9 @@ from .efficientnet import Conv, Net, _cache_dir, quantised_model
 from .fixedpoint import fake_quant, frac_bits_for, quantise
 
 __all__ = ["DEPTH", "FEATURES", "SEED", "STEPS", "SIGMA", "TRAIN_IMAGES", "HELDOUT_IMAGES",
-           "gray_images", "make_model", "train", "trained", "psnr", "denoise",
+           "gray_images", "make_model", "train", "trained", "psnr", "denoise", "conv_gemm",
+           "float_forward", "heldout_pairs", "calibrate", "formats", "precision_profile",
+           "PSNR_MARGIN_DB", "TRACE_VERSION", "needs_torch",
            "hd_frame", "build_trace", "load", "delta_term_stats", "delta_table"]
 
 DEPTH = 7
@@ -177,14 +179,40 @@ def _n_layers(params) -> int:
     return sum(1 for k in params if k.startswith("w"))
 
 
-def float_forward(params, x, *, act_hook=None, wgts=None, record=None, start=0, stop=None):
+def conv_gemm(x, w, bias=None, padding=1) -> np.ndarray:
+    """Float32 convolution (stride 1) as one matrix product per image: the same sums as
+    :func:`conv2d_direct`, in another order (differences at float32 rounding level), and
+    several times cheaper; the precision search runs hundreds of passes with it, the trace
+    itself uses :func:`conv2d_direct`."""
+    x = np.asarray(x, np.float32)
+    w = np.asarray(w, np.float32)
+    n, c, h, ww = x.shape
+    k, _, r, s = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    oh, ow = h + 2 * padding - r + 1, ww + 2 * padding - s + 1
+    wm = w.transpose(0, 2, 3, 1).reshape(k, r * s * c)
+    out = np.empty((n, k, oh, ow), np.float32)
+    cols = np.empty((r, s, c, oh, ow), np.float32)
+    for b in range(n):
+        for i in range(r):
+            for j in range(s):
+                cols[i, j] = xp[b, :, i:i + oh, j:j + ow]
+        out[b] = (wm @ cols.reshape(r * s * c, oh * ow)).reshape(k, oh, ow)
+    if bias is not None:
+        out += np.asarray(bias, np.float32)[:, None, None]
+    return out
+
+
+def float_forward(params, x, *, act_hook=None, wgts=None, record=None, start=0, stop=None,
+                  conv=conv2d_direct):
     """NumPy forward (``conv2d_direct``) returning the predicted noise of ``x``
     (N, 1, H, W); ``act_hook(i, x)`` transforms (fake-quantises) each layer's input,
     ``wgts[i]`` replaces its weights, ``record(i, x)`` sees the input after the hook.
 
     ``start`` / ``stop`` run layers ``start .. stop - 1`` only: ``x`` is then layer
     ``start``'s input (before the hook) and the result layer ``stop``'s input (after the
-    ReLU), which lets the profile search resume from a cached prefix."""
+    ReLU), which lets the profile search resume from a cached prefix. ``conv`` is the
+    convolution (``conv(x, w, bias, padding=1)``)."""
     n = _n_layers(params)
     for i in range(start, n if stop is None else stop):
         if act_hook is not None:
@@ -192,7 +220,7 @@ def float_forward(params, x, *, act_hook=None, wgts=None, record=None, start=0, 
         if record is not None:
             record(i, x)
         w = params[f"w{i}"] if wgts is None else wgts[i]
-        x = np.asarray(conv2d_direct(x, w, params[f"b{i}"], padding=1), np.float32)
+        x = np.asarray(conv(x, w, params[f"b{i}"], padding=1), np.float32)
         if i < n - 1:
             x = np.maximum(x, 0)
     return x
@@ -299,7 +327,8 @@ class _HeldoutModel:
     """The quantised network on the held-out images (batched by image size), evaluated
     from any layer on: ``inputs`` carries a prefix forward, ``psnr`` finishes it. The
     arithmetic is float32 on fake-quantised values (integer codes times powers of two),
-    equal to the integer model up to float rounding, far below a 16-bit code's step."""
+    equal to the integer model up to float rounding, far below a 16-bit code's step; the
+    convolutions are :func:`conv_gemm`'s."""
 
     def __init__(self, params, amax, pairs, bits):
         self.params, self.amax, self.bits = params, amax, bits
@@ -321,8 +350,8 @@ class _HeldoutModel:
     def advance(self, aprec, wprec, xs, i) -> list:
         """Layer ``i + 1``'s inputs from layer ``i``'s ``xs``."""
         hook, wq = self._fmt(aprec, wprec)
-        return [float_forward(self.params, x, act_hook=hook, wgts=wq, start=i, stop=i + 1)
-                for x in xs]
+        return [float_forward(self.params, x, act_hook=hook, wgts=wq, start=i, stop=i + 1,
+                              conv=conv_gemm) for x in xs]
 
     def psnr(self, aprec, wprec, xs=None, i=0) -> float:
         """Mean held-out PSNR (dB) with layer ``i``'s inputs ``xs`` (default: from the
@@ -331,7 +360,8 @@ class _HeldoutModel:
         xs = self.start() if xs is None else xs
         vals = []
         for (clean, noisy), x in zip(self.batches, xs):
-            out = float_forward(self.params, x, act_hook=hook, wgts=wq, start=i)
+            out = float_forward(self.params, x, act_hook=hook, wgts=wq, start=i,
+                                conv=conv_gemm)
             vals += [psnr(c, z - o) for c, z, o in zip(clean, noisy[:, 0], out[:, 0])]
         self.evaluations += 1
         return float(np.mean(vals))

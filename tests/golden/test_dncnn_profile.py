@@ -201,3 +201,18 @@ def test_profiled_trace_and_load(tiny, tmp_path, monkeypatch):
     wl8 = dncnn.load(8, log=None)
     assert "profile" not in wl8.meta and len(wl8.notes) == len(wl.notes) - 1
     assert all(l.act_precision <= 8 for l in wl8.layers)
+
+
+def test_conv_gemm_matches_direct():
+    """The search's fast convolution computes conv2d_direct's sums (float32 rounding)."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 5, 7, 9)).astype(np.float32)
+    w = rng.standard_normal((3, 5, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    got = dncnn.conv_gemm(x, w, b, padding=1)
+    ref = conv2d_direct(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64),
+                        padding=1)
+    assert got.dtype == np.float32 and got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dncnn.conv_gemm(x, w, padding=0), conv2d_direct(
+        x.astype(np.float64), w.astype(np.float64)), rtol=1e-5, atol=1e-5)
