@@ -32,6 +32,15 @@ Ideal ("potential") work follows :mod:`termwise.golden.potential`: every design'
 MAC is a product ``fa(act) * fw(wgt)``, so the sum over the ``M x kg x Kg`` MACs of a group
 is ``sum_k (sum_m fa[m, k]) * (sum_n fw[n, k])`` -- computed without broadcasting and tested
 equal to :func:`termwise.golden.potential.total_work`.
+
+Bit-Tactical (``tactical``, family.md: "zero weights skipped for Tactical") has no entry in
+:mod:`termwise.golden.potential`; its ideal work per MAC is its back end's with every zero
+weight skipped: TCLp ``width_group(a) * (w != 0) * Ww`` (Dynamic Stripes' activation group
+precision, group = ``cfg.lanes``), TCLe ``terms(a) * (w != 0) * Ww`` (Pragmatic's terms in
+the preset's encoding, Booth for ``tactical-tcle-16x16``). Its cycles come from the
+whole-layer hook :func:`termwise.golden.arch.tactical.layer_run_cycles` (the schedule of
+each (group, filter group, chunk) is computed once and reused by every window group), exact
+unless window groups are sampled (``max_window_groups``; ``sample_pairs`` does not apply).
 """
 
 from __future__ import annotations
@@ -66,6 +75,8 @@ PRESETS = {
     "laconic": "laconic-16x16",
     "cnvlutin": "cnvlutin-16x16",
     "diffy": "diffy-16x16",
+    "tactical-tclp": "tactical-tclp-16x16",
+    "tactical-tcle": "tactical-tcle-16x16",
 }
 
 
@@ -235,6 +246,11 @@ def _factors(cfg, design, a, w, rt):
         return term_count(deltas, wa + 1, "booth", signed=True), ww
     if design == "cnvlutin":        # a zero activation's whole bit-parallel MAC is skipped
         return (np.asarray(a) != 0).astype(np.int64) * wa, ww
+    if design == "tactical":        # the back end's work, every zero weight skipped
+        fw = (np.asarray(w) != 0).astype(np.int64) * ww
+        if cfg.backend == "tclp":
+            return grouped_precision(a, wa, signed, cfg.lanes), fw
+        return term_count(a, wa, cfg.encoding, signed=signed), fw
     enc = _encoding(cfg, design)
     if design == "pragmatic":
         return term_count(a, wa, enc, signed=signed), ww
@@ -281,6 +297,13 @@ def _factors_cached(cfg, design, a, w, rt, cache):
         if design == "pragmatic":
             return fa, ww
         return fa, get(("tw", ww, enc), lambda: term_count(w, ww, enc, signed=True))
+    if design == "tactical":        # shares the activation factors of dstripes / pragmatic
+        fw = get(("nzw", ww), lambda: (np.asarray(w) != 0).astype(np.int64) * ww)
+        if cfg.backend == "tclp":
+            return get(("gp", wa, cfg.lanes),
+                       lambda: grouped_precision(a, wa, signed, cfg.lanes)), fw
+        return get(("ta", wa, cfg.encoding),
+                   lambda: term_count(a, wa, cfg.encoding, signed=signed)), fw
     return _factors(cfg, design, a, w, rt)
 
 

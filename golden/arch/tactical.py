@@ -192,93 +192,109 @@ def batch_involved(nonzero, srcs) -> tuple[np.ndarray, np.ndarray]:
     return kept, inv
 
 
-def _layer_layout(cfg, a, wm):
-    """Shapes of a lowered layer as :func:`termwise.golden.lowering.lower_matmul` splits it."""
-    g, m, k = a.shape
-    lanes, depth = cfg.lanes, cfg.depth
-    steps = -(-k // lanes)
-    chunks = -(-steps // depth)
-    wgc = -(-m // cfg.windows)
-    fgc = -(-wm.shape[1] // cfg.filters)
-    return g, m, k, steps, chunks, wgc, fgc
+def _layer_layout(cfg, k: int) -> tuple[int, int, int]:
+    """Steps, K chunks and the bricks held per chunk (``depth``, or fewer when the whole
+    layer fits one chunk: padding a one-chunk layer to ``depth`` would only add zero steps,
+    which are never kept and never promote)."""
+    steps = -(-k // cfg.lanes)
+    chunks = -(-steps // cfg.depth)
+    return steps, chunks, min(cfg.depth, steps)
 
 
 def layer_schedule(cfg, wm) -> tuple[np.ndarray, np.ndarray]:
     """Kept steps and involved window positions of every (group, filter group, chunk) of a
-    lowered layer's weights ``wm`` (G, kg, K): arrays (G, FG, chunks, depth) and
-    (G, FG, chunks, depth, (h+1)*lanes). The schedule depends only on the weights, so every
-    window group of the layer reuses it."""
+    lowered layer's weights ``wm`` (G, kg, K): arrays (G, FG, chunks, D) and
+    (G, FG, chunks, D, (h+1)*lanes), ``D`` the bricks per chunk (:func:`_layer_layout`).
+    The schedule depends only on the weights, so every window group of the layer reuses
+    it."""
     wm = np.asarray(wm)
     g, kg, k = wm.shape
-    lanes, depth, fil = cfg.lanes, cfg.depth, cfg.filters
-    steps = -(-k // lanes)
-    chunks = -(-steps // depth)
+    lanes, fil = cfg.lanes, cfg.filters
+    _, chunks, dpt = _layer_layout(cfg, k)
     fgc = -(-kg // fil)
-    nz = np.zeros((g, fgc * fil, chunks * depth * lanes), dtype=bool)
+    nz = np.zeros((g, fgc * fil, chunks * dpt * lanes), dtype=bool)
     nz[:, :kg, :k] = wm != 0
-    # (G, FG, F, chunks, depth, L) -> runs (G, FG, chunks) x (F, depth, L)
-    nz = nz.reshape(g, fgc, fil, chunks, depth, lanes).transpose(0, 1, 3, 2, 4, 5)
-    kept, inv = batch_involved(nz.reshape(-1, fil, depth, lanes), cfg_sources(cfg))
-    return (kept.reshape(g, fgc, chunks, depth),
-            inv.reshape(g, fgc, chunks, depth, -1))
+    # (G, FG, F, chunks, D, L) -> runs (G, FG, chunks) of (F, D, L)
+    nz = nz.reshape(g, fgc, fil, chunks, dpt, lanes).transpose(0, 1, 3, 2, 4, 5)
+    kept, inv = batch_involved(nz.reshape(-1, fil, dpt, lanes), cfg_sources(cfg))
+    return (kept.reshape(g, fgc, chunks, dpt),
+            inv.reshape(g, fgc, chunks, dpt, -1))
 
 
 def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 22) -> int:
     """Steady-state cycles of a whole lowered layer, vectorised (the network simulator's
-    path): ``a`` (groups, M, K), ``wm`` (groups, kg, K), runs laid out exactly as
-    :func:`termwise.golden.lowering.lower_matmul` does, only the window groups
-    ``window_groups`` (indices). Equal to ``sum(run_cycles - RUN_OVERHEAD)`` over those runs,
-    i.e. the sum of :func:`kept_step_cycles`.
+    path).
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        A ``tactical`` tile.
+    a, wm : array (G, M, K), array (G, kg, K)
+        The lowered layer (:func:`termwise.golden.netsim.lowered_operands`); runs are laid
+        out exactly as :func:`termwise.golden.lowering.lower_matmul` does.
+    rt : dict
+        Runtime registers (none are used).
+    window_groups : sequence of int
+        The window groups simulated (all of them for an exact total).
+    block_elems : int
+        Bound of the gathered elements per block (memory).
+
+    Returns
+    -------
+    int
+        ``sum(run_cycles - RUN_OVERHEAD)`` over the runs of those window groups, i.e. the
+        sum of :func:`kept_step_cycles` (tested equal in tests/golden/test_tactical_sim.py).
 
     Each (group, filter group, K chunk) is scheduled once (:func:`layer_schedule`); a kept
     step then costs, for every window group, the back end's cycles over its involved window
     activations: TCLp the widest involved activation of any window (``max`` commutes with
     the window axis, so the per-position precisions are reduced over the windows first);
     TCLe Pragmatic's greedy over the ``(h+1)*lanes`` involved positions of each window, the
-    slowest window. ``block_elems`` bounds the gathered elements per block.
+    slowest window. A window position beyond its chunk is never involved (nothing is
+    promoted from beyond a run), so its index is clipped into the chunk and masked out.
     """
     a = np.asarray(a, dtype=np.int64)
     wm = np.asarray(wm, dtype=np.int64)
-    g, m, k, steps, chunks, wgc, fgc = _layer_layout(cfg, a, wm)
-    lanes, depth, win = cfg.lanes, cfg.depth, cfg.windows
+    g, m, k = a.shape
+    lanes, win = cfg.lanes, cfg.windows
+    _, chunks, dpt = _layer_layout(cfg, k)
+    wgc = -(-m // win)
     sel = np.asarray(list(window_groups), dtype=np.int64)
     ns = len(sel)
     rows = window_candidates(cfg_sources(cfg))
-    h = rows - 1
     kept, inv = layer_schedule(cfg, wm)
     gi, fi, ci, ti = np.nonzero(kept)                  # every kept step of every run
     if gi.size == 0 or ns == 0:
         return 0
     mask = inv[gi, fi, ci, ti]                         # (kept, C)
-    # Activations of the selected window groups, each chunk followed by h zero steps so that
-    # a window never reads the next chunk (the reference pads each run with zeros).
-    ap = np.zeros((g, wgc * win, chunks * depth * lanes), dtype=np.int64)
+    # Window position c = dt * lanes + lane reads step t + dt (clipped), lane ``lane``.
+    dt = np.repeat(np.arange(rows), lanes)
+    ln = np.tile(np.arange(lanes), rows)
+    ap = np.zeros((g, wgc * win, chunks * dpt * lanes), dtype=np.int64)
     ap[:, :m, :k] = a
-    act = ap.reshape(g, wgc, win, chunks, depth, lanes)[:, sel]
+    act = ap.reshape(g, wgc, win, chunks, dpt, lanes)[:, sel]   # (G, S, W, chunks, D, L)
     del ap
-    act = np.pad(act, ((0, 0),) * 4 + ((0, h), (0, 0)))  # (G, S, W, chunks, depth+h, L)
     if cfg.backend == "tclp":
         per = precision_needed(act, cfg.act_bits, cfg.act_signed).max(axis=2)
-        # (G, S, chunks, depth, rows*L): the window of every step, rows t..t+h lane-minor.
-        wins = np.stack([per[:, :, :, d:d + depth, :] for d in range(rows)], axis=4)
-        wins = wins.reshape(g, ns, chunks, depth, rows * lanes)
+        per = np.ascontiguousarray(per.transpose(0, 2, 3, 4, 1))   # (G, chunks, D, L, S)
         block = max(1, block_elems // (ns * rows * lanes))
         total = 0
         for s in range(0, gi.size, block):
             e = slice(s, s + block)
-            v = wins[gi[e], :, ci[e], ti[e]]           # (blk, S, C)
-            v = np.where(mask[e][:, None, :], v, 0).max(axis=2)
+            step = np.minimum(ti[e, None] + dt[None, :], dpt - 1)
+            v = per[gi[e, None], ci[e, None], step, ln[None, :]]       # (blk, C, S)
+            v = np.where(mask[e][:, :, None], v, 0).max(axis=1)
             total += int(np.maximum(v, 1).sum())
         return total
     tm = pragmatic.term_masks(act, cfg.act_bits, cfg.act_signed, cfg.encoding)
-    wins = np.stack([tm[..., d:d + depth, :] for d in range(rows)], axis=5)
-    wins = wins.reshape(g, ns, win, chunks, depth, rows * lanes)
+    del act
+    tm = np.ascontiguousarray(tm.transpose(0, 3, 4, 5, 1, 2))     # (G, chunks, D, L, S, W)
     block = max(1, block_elems // (ns * win * rows * lanes))
     total = 0
     for s in range(0, gi.size, block):
         e = slice(s, s + block)
-        v = wins[gi[e], :, :, ci[e], ti[e]]            # (blk, S, W, C)
-        v = np.where(mask[e][:, None, None, :], v, 0)
-        cyc = pragmatic.brick_cycles(v, cfg.first_stage_bits).max(axis=2)
-        total += int(cyc.sum())
+        step = np.minimum(ti[e, None] + dt[None, :], dpt - 1)
+        v = tm[gi[e, None], ci[e, None], step, ln[None, :]]            # (blk, C, S, W)
+        v = np.where(mask[e][:, :, None, None], v, 0).transpose(0, 2, 3, 1)
+        total += int(pragmatic.brick_cycles(v, cfg.first_stage_bits).max(axis=2).sum())
     return total

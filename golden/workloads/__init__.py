@@ -15,6 +15,9 @@ Workloads (all offline; nothing is downloaded at run time):
     A small CNN trained in NumPy on scikit-learn's digits, 8- or 16-bit fixed point (see :mod:`.digits`).
 ``dncnn``
     A mini-DnCNN denoiser trained with torch on bundled photos, traced on a 720x1280 noisy frame (see :mod:`.dncnn`).
+``digits-cnn-p50|p70|p90``, ``efficientnet-lite0-p50|p70|p90``
+    Magnitude-pruned variants (per layer; the digits CNN fine-tuned with the mask, traces
+    from the pruned network), see :mod:`.pruning`.
 ``alexnet``, ``vgg16``, ``resnet50``
     Shape tables only, with *synthetic* values (see :mod:`.shapes`); every report labels
     them "synthetic".
@@ -23,5 +26,9 @@ Workloads (all offline; nothing is downloaded at run time):
 from __future__ import annotations
 
 from .base import Layer, Workload, WORKLOADS, load_workload, synthetic_values
+from .pruning import registry as _pruned_registry
+
+# The pruned variants live in their own module (it imports the networks lazily).
+WORKLOADS.update(_pruned_registry())
 
 __all__ = ["Layer", "Workload", "WORKLOADS", "load_workload", "synthetic_values"]

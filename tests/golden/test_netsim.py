@@ -26,13 +26,17 @@ def _have(design):
 
 def _small_cfg(design):
     """A small tile of ``design`` (a sim design or an arch) with depth 2 so that layers
-    split into several chunks; the design's own options (Pragmatic's encoding) are kept."""
+    split into several chunks; the design's own options (Pragmatic's encoding, Tactical's
+    back end, shape, lookahead, lookaside and encoding) are kept."""
     arch, opts = design, {}
     if design in PRESETS:
         full = design_config(design)
         arch = full.arch
         if arch == "pragmatic":
             opts["encoding"] = full.encoding
+        if arch == "tactical":      # back end, connectivity and encoding of the preset
+            opts.update({o: getattr(full, o) for o in
+                         ("backend", "shape", "lookahead", "lookaside", "encoding")})
     opts.update({"loom": {"serial_bits": 2}}.get(arch, {}))
     return TileConfig(arch=arch, filters=3, windows=4, lanes=4, act_bits=8, wgt_bits=8,
                       depth=2, **opts)

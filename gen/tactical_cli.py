@@ -1,0 +1,112 @@
+"""``termwise tactical``: Bit-Tactical on pruned networks (speedups and schedule efficiency).
+
+    termwise tactical [--workload digits-cnn|efficientnet-lite0] [--sparsity 0,50,70,90]
+        [--connectivity T<2,5>,L<2,1>,...] [--precision 16] [--images N]
+        [--max-window-groups N] [--sample-pairs N] -o DIR
+
+Hook into :mod:`termwise.gen.cli` with ``tactical_cli.register(sub, add_config_arguments,
+config_from_args)``. For every sparsity the network is magnitude-pruned per layer
+(:mod:`termwise.golden.workloads.pruning`; 0 = dense) and simulated on the baseline, the
+back ends alone (dstripes, pragmatic-booth) and TCLp / TCLe, all at equal peak throughput
+(16x16 presets); the schedule efficiency of each connectivity is measured on the same
+weights (:mod:`termwise.golden.tactical_report`). Writes DIR/tactical.json, tactical.csv
+and tactical.md. Bad input exits with status 2 and one line naming the field.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .config import ConfigError
+
+__all__ = ["register", "run_tactical", "main"]
+
+DEFAULT_SPARSITY = "0,50,70,90"
+DEFAULT_CONNECTIVITY = "T<2,5>,L<1,0>,L<2,1>,L<2,5>,L<4,3>,L<4,7>"
+
+
+def _positive(field, value):
+    """``None`` or a positive integer given as text or int."""
+    if value is None:
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if isinstance(value, bool) or n < 1 or str(n) != str(value).strip():
+        raise ConfigError(field, f"must be a positive integer, got {value!r}")
+    return n
+
+
+def run_tactical(workload: str, out_dir: str, *, sparsity=DEFAULT_SPARSITY,
+                 connectivity=DEFAULT_CONNECTIVITY, precision="16", images=None,
+                 max_window_groups=None, sample_pairs=None, log=None) -> dict:
+    """Validate, build and write the report; returns the tactical.json document."""
+    from ..golden.tactical_report import (build_report, parse_connectivity,
+                                          parse_sparsities, write_report)
+    from ..golden.workloads.pruning import BASES
+    from .sim_cli import _check_precision
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if workload not in BASES:
+        raise ConfigError("workload", f"must be one of {', '.join(BASES)}, got {workload!r}")
+    sp = parse_sparsities(sparsity)
+    conns = parse_connectivity(connectivity)
+    bits = _check_precision(precision)
+    images = _positive("images", images)
+    mwg = _positive("max_window_groups", max_window_groups)
+    pairs = _positive("sample_pairs", sample_pairs)
+    if not out_dir:
+        raise ConfigError("output", "give an output directory")
+    doc = build_report(workload, sp, conns, precision=bits, images=images,
+                       max_window_groups=mwg, sample_pairs=pairs, log=log)
+    paths = write_report(out_dir, doc)
+    log(f"wrote {', '.join(paths)} in {doc['seconds']:.1f} s")
+    return doc
+
+
+def _cmd(args) -> int:
+    doc = run_tactical(args.workload, args.output, sparsity=args.sparsity,
+                       connectivity=args.connectivity, precision=args.precision,
+                       images=args.images, max_window_groups=args.max_window_groups,
+                       sample_pairs=args.sample_pairs)
+    for r in doc["rows"]:
+        sp, ob = r["speedup"], r["over_back_end"]
+        eff = r["schedule"].get("T<2,5>", next(iter(r["schedule"].values())))["efficiency"]
+        print(f"{r['workload']:24s} zero {r['weight_zero_fraction']:.3f}  TCLp "
+              f"{sp['tactical-tclp']:5.2f}x ({ob['tactical-tclp']:.2f}x over dstripes)  TCLe "
+              f"{sp['tactical-tcle']:5.2f}x ({ob['tactical-tcle']:.2f}x over pragmatic-booth)"
+              f"  schedule efficiency " + ("-" if eff is None else f"{eff:.2f}"))
+    return 0
+
+
+def register(subparsers, add_config_arguments=None, config_from_args=None):
+    """Add the ``tactical`` subcommand (the configuration arguments are not used)."""
+    p = subparsers.add_parser("tactical",
+                              help="Bit-Tactical on pruned networks: speedups, schedule "
+                                   "efficiency")
+    p.add_argument("--workload", default="digits-cnn",
+                   help="digits-cnn | efficientnet-lite0 (pruned per layer by magnitude)")
+    p.add_argument("--sparsity", default=DEFAULT_SPARSITY,
+                   help="percent of each layer's weights pruned, comma separated (0 = dense)")
+    p.add_argument("--connectivity", default=DEFAULT_CONNECTIVITY,
+                   help="schedule study: T<2,5> and/or L<h,d>, comma separated")
+    p.add_argument("--precision", default="16", help="8 or 16 (fixed-point bits)")
+    p.add_argument("--images", default=None, help="inputs traced (default: the workload's)")
+    p.add_argument("--max-window-groups", default=None,
+                   help="sample at most N window groups per layer (deterministic)")
+    p.add_argument("--sample-pairs", default=None,
+                   help="bound of PE-lane evaluations per layer for the non-Tactical designs")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.set_defaults(func=_cmd)
+    return p
+
+
+def main(argv=None) -> int:
+    """Standalone entry: ``python -m termwise.gen.tactical_cli ARGS`` == ``termwise tactical
+    ARGS``."""
+    from .cli import run_subcommand
+    return run_subcommand("tactical", argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
