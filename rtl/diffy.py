@@ -33,18 +33,22 @@ So a run costs exactly what Pragmatic costs on the deltas:
 a window 0 without restart must follow a run with the same weights and length whose last
 window is its predecessor.
 
+Submodules (for the synthesis area breakdown, ``synth/kinds.py``): ``front_end`` with its
+``predecessor_store``, ``datapath`` and ``reconstruction``.
+
 ``delta_source = "stored"`` (the host sends precomputed deltas) is not built: the array
 constructor rejects it with a :class:`~termwise.gen.config.ConfigError`.
 """
 
 from amaranth import Cat, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import data, memory, wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..gen.config import ConfigError, TileConfig
 from .array import act_brick, array_signature
 from .library import ModuleLibrary
 from .pragmatic import PragmaticArray, PragmaticPE
+from .tactical import RowStore
 
 __all__ = ["DiffyArray", "DeltaFrontEnd", "ReconstructionUnit", "delta_config"]
 
@@ -106,19 +110,18 @@ class DeltaFrontEnd(wiring.Component):
         with m.Elif(self.load):
             m.d.sync += index.eq(index + 1)
 
-        m.submodules.store = store = memory.Memory(shape=unsigned(brick_bits),
-                                                   depth=cfg.depth, init=[])
-        wp = store.write_port()
-        rp = store.read_port(domain="comb")
+        # A submodule of its own so that synthesis counts the store as a buffer (a memory
+        # mapped to flops, like the operand buffers), apart from the delta logic.
+        m.submodules.predecessor_store = store = RowStore(brick_bits, cfg.depth)
         last = cfg.windows - 1
         m.d.comb += [
-            wp.addr.eq(index),
-            wp.data.eq(act_brick(cfg, self.act_row, last)),
-            wp.en.eq(self.load & (index < cfg.depth)),
-            rp.addr.eq(index),
+            store.waddr.eq(index),
+            store.wdata.eq(act_brick(cfg, self.act_row, last)),
+            store.wen.eq(self.load & (index < cfg.depth)),
+            store.raddr[0].eq(index),
         ]
         pred0 = Signal(brick_layout)
-        m.d.comb += pred0.as_value().eq(Mux(index < stored, rp.data, 0))
+        m.d.comb += pred0.as_value().eq(Mux(index < stored, store.rdata[0], 0))
 
         deltas = []
         for w in range(cfg.windows):

@@ -43,8 +43,10 @@ Cycle model: :mod:`termwise.golden.arch.tactical` (sum of kept step cycles + 2).
 
 from types import SimpleNamespace
 
-from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth import Cat, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
 
 from ..gen.config import ConfigError
 from ..golden.arch.tactical import meta_layout
@@ -56,15 +58,237 @@ from .pe import BitSerialPE
 from .pragmatic import PragmaticPE, PragmaticWindowEncoder, offset_bits
 from .stripes import SerialSequencer
 
-__all__ = ["TacticalArray", "ARRAY"]
+__all__ = ["TacticalArray", "TacticalFrontEnd", "TacticalLaneMux", "RowStore", "ARRAY"]
 
 
 def _act_shape(cfg):
     return signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
 
 
+def _reachable(cfg, sources, lane):
+    """Candidates a slot of ``lane`` can select."""
+    return {candidate_index(sources, s, lane, cfg.lanes) for s in range(len(sources) + 1)}
+
+
+class RowStore(wiring.Component):
+    """A memory of ``depth`` rows of ``width`` bits, one write port and ``reads``
+    combinational read ports.
+
+    A component of its own (rather than a bare memory in the array) so that synthesis
+    reports the operand stores as buffers, apart from the front end (``synth/kinds.py``).
+
+    Attributes
+    ----------
+    waddr, wdata, wen : In
+        Write port: row ``waddr`` takes ``wdata`` at the clock edge when ``wen``.
+    raddr : In(ArrayLayout(unsigned(ceil_log2(depth)), reads))
+    rdata : Out(ArrayLayout(unsigned(width), reads))
+        Row ``raddr[i]`` on ``rdata[i]``, combinationally.
+    """
+
+    def __init__(self, width: int, depth: int, reads: int = 1):
+        self.width, self.depth, self.reads = width, depth, reads
+        addr = unsigned(ceil_log2(depth))
+        super().__init__({
+            "waddr": In(addr),
+            "wdata": In(unsigned(width)),
+            "wen": In(1),
+            "raddr": In(data.ArrayLayout(addr, reads)),
+            "rdata": Out(data.ArrayLayout(unsigned(width), reads)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.mem = mem = memory.Memory(shape=unsigned(self.width), depth=self.depth,
+                                               init=[])
+        wp = mem.write_port()
+        m.d.comb += [wp.addr.eq(self.waddr), wp.data.eq(self.wdata), wp.en.eq(self.wen)]
+        for i in range(self.reads):
+            rp = mem.read_port(domain="comb")
+            m.d.comb += [rp.addr.eq(self.raddr[i]), self.rdata[i].eq(rp.data)]
+        return m
+
+
+class TacticalFrontEnd(wiring.Component):
+    """Metadata decoding and candidate masking of one kept step (combinational).
+
+    From the step's metadata row: the original step index ``t`` (the activation rows to
+    read, ``t .. t + h``) and per (filter, lane) the candidate index its select names. From
+    the packed weights: which slots hold a non-zero weight; a candidate no such slot
+    selects is masked to zero in every window (see the module docstring).
+
+    Attributes
+    ----------
+    wgt_row, meta_row : In(unsigned(wgt_row_bits))
+        The kept step's packed weights and metadata.
+    act_addr : Out(ArrayLayout(unsigned(ceil_log2(depth)), h + 1))
+        Activation rows to read: ``t + dt``.
+    act_rows : In(ArrayLayout(unsigned(act_row_bits), h + 1))
+        Those rows.
+    index : Out(ArrayLayout(unsigned(bits_for(cands - 1)), filters * lanes))
+        Candidate index of slot (filter ``f``, lane ``l``) at ``f * lanes + l``.
+    cands : Out(ArrayLayout(ArrayLayout(act_shape, (h + 1) * lanes), windows))
+        Every window's masked candidates, candidate ``dt * lanes + lane``.
+    """
+
+    def __init__(self, cfg, sources, meta):
+        self.cfg, self.sources, self.meta = cfg, sources, meta
+        self.rows = window_candidates(sources)
+        self.n_cands = self.rows * cfg.lanes
+        self.index_shape = Signal(range(self.n_cands)).shape()
+        super().__init__({
+            "wgt_row": In(unsigned(cfg.wgt_row_bits)),
+            "meta_row": In(unsigned(cfg.wgt_row_bits)),
+            "act_addr": Out(data.ArrayLayout(unsigned(ceil_log2(cfg.depth)), self.rows)),
+            "act_rows": In(data.ArrayLayout(unsigned(cfg.act_row_bits), self.rows)),
+            "index": Out(data.ArrayLayout(self.index_shape, cfg.filters * cfg.lanes)),
+            "cands": Out(data.ArrayLayout(data.ArrayLayout(_act_shape(cfg), self.n_cands),
+                                          cfg.windows)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        mb = self.meta["select_bits"]
+        orig = Signal(range(max(cfg.depth, 2)))
+        m.d.comb += orig.eq(self.meta_row[self.meta["index_offset"]:
+                                          self.meta["index_offset"] + self.meta["index_bits"]])
+        for dt in range(self.rows):
+            m.d.comb += self.act_addr[dt].eq(orig + dt)
+
+        index = {}            # (f, l) -> candidate index signal
+        nonzero = {}
+        for f in range(cfg.filters):
+            wv = data.View(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes),
+                           wgt_brick(cfg, self.wgt_row, f))
+            for lane in range(cfg.lanes):
+                sel = self.meta_row[(f * cfg.lanes + lane) * mb:
+                                    (f * cfg.lanes + lane + 1) * mb]
+                idx = Signal(range(self.n_cands), name=f"cand_f{f}_l{lane}")
+                with m.Switch(sel):
+                    for s in range(len(self.sources) + 1):
+                        with m.Case(s):
+                            m.d.comb += idx.eq(candidate_index(self.sources, s, lane,
+                                                               cfg.lanes))
+                    with m.Default():
+                        m.d.comb += idx.eq(lane)
+                index[f, lane] = idx
+                nonzero[f, lane] = wv[lane] != 0
+                m.d.comb += self.index[f * cfg.lanes + lane].eq(idx)
+        # Involvement of every candidate: selected by some slot with a non-zero weight.
+        involved = Signal(self.n_cands)
+        for c in range(self.n_cands):
+            terms = [nonzero[f, lane] & (index[f, lane] == c)
+                     for f in range(cfg.filters) for lane in range(cfg.lanes)
+                     if c in _reachable(cfg, self.sources, lane)]
+            m.d.comb += involved[c].eq(Cat(terms).any() if terms else 0)
+        for w in range(cfg.windows):
+            for dt in range(self.rows):
+                brick = data.View(data.ArrayLayout(_act_shape(cfg), cfg.lanes),
+                                  act_brick(cfg, self.act_rows[dt], w))
+                for lane in range(cfg.lanes):
+                    c = dt * cfg.lanes + lane
+                    m.d.comb += self.cands[w][c].eq(Mux(involved[c], brick[lane], 0))
+        return m
+
+
+class TacticalLaneMux(wiring.Component):
+    """The per-(filter, window, lane) multiplexers that route the selected candidate of
+    every slot to its PE lane (Bit-Tactical's activation multiplexers).
+
+    TCLp routes one bit per candidate (the bit-serial activations at ``bitpos``); TCLe
+    routes each candidate's current term (``take``, ``neg``, ``offset``) and holds the
+    step's candidate indexes in registers loaded on ``load`` (the step's terms take
+    several cycles). Only the candidates a lane can reach are multiplexer inputs.
+
+    Attributes
+    ----------
+    index : In(ArrayLayout(index_shape, filters * lanes))
+        Candidate index of slot (filter ``f``, lane ``l``) at ``f * lanes + l``.
+    TCLp: bits : In(ArrayLayout(unsigned(cands), windows)); act_bit : Out(ArrayLayout(
+        ArrayLayout(unsigned(lanes), windows), filters)).
+    TCLe: load : In(1); take, neg : In(ArrayLayout(unsigned(cands), windows)); offset :
+        In(ArrayLayout(ArrayLayout(unsigned(offset_bits), cands), windows)); lane_take,
+        lane_neg : Out(ArrayLayout(ArrayLayout(unsigned(lanes), windows), filters));
+        lane_offset : Out(... ArrayLayout(unsigned(offset_bits), lanes) ...).
+    """
+
+    def __init__(self, cfg, sources, index_shape):
+        self.cfg, self.sources = cfg, sources
+        self.n_cands = window_candidates(sources) * cfg.lanes
+        fw = lambda shape: data.ArrayLayout(data.ArrayLayout(shape, cfg.windows),  # noqa: E731
+                                            cfg.filters)
+        sig = {"index": In(data.ArrayLayout(index_shape, cfg.filters * cfg.lanes))}
+        if cfg.backend == "tclp":
+            sig.update(bits=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
+                       act_bit=Out(fw(unsigned(cfg.lanes))))
+        else:
+            ob = offset_bits(cfg)
+            sig.update(load=In(1),
+                       take=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
+                       neg=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
+                       offset=In(data.ArrayLayout(data.ArrayLayout(unsigned(ob), self.n_cands),
+                                                  cfg.windows)),
+                       lane_take=Out(fw(unsigned(cfg.lanes))),
+                       lane_neg=Out(fw(unsigned(cfg.lanes))),
+                       lane_offset=Out(fw(data.ArrayLayout(unsigned(ob), cfg.lanes))))
+        super().__init__(sig)
+
+    def _mux(self, m, idx, lane, values, name, shape=1):
+        """``values[idx]`` over the candidates reachable from ``lane``."""
+        out = Signal(shape, name=name)
+        with m.Switch(idx):
+            for c in sorted(_reachable(self.cfg, self.sources, lane)):
+                with m.Case(c):
+                    m.d.comb += out.eq(values[c])
+        return out
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        if cfg.backend == "tclp":
+            for w in range(cfg.windows):
+                for f in range(cfg.filters):
+                    for lane in range(cfg.lanes):
+                        m.d.comb += self.act_bit[f][w][lane].eq(
+                            self.bits[w].bit_select(self.index[f * cfg.lanes + lane], 1))
+            return m
+        # TCLe: the step's candidate indexes, held while its terms are processed.
+        iregs = {}
+        for f in range(cfg.filters):
+            for lane in range(cfg.lanes):
+                ireg = Signal(self.index.shape().elem_shape, name=f"cand_reg_f{f}_l{lane}")
+                with m.If(self.load):
+                    m.d.sync += ireg.eq(self.index[f * cfg.lanes + lane])
+                iregs[f, lane] = ireg
+        for w in range(cfg.windows):
+            takes = [self.take[w][c] for c in range(self.n_cands)]
+            negs = [self.neg[w][c] for c in range(self.n_cands)]
+            offs = [self.offset[w][c] for c in range(self.n_cands)]
+            for f in range(cfg.filters):
+                for lane in range(cfg.lanes):
+                    idx = iregs[f, lane]
+                    m.d.comb += [
+                        self.lane_take[f][w][lane].eq(
+                            self._mux(m, idx, lane, takes, f"take_f{f}_w{w}_l{lane}")),
+                        self.lane_neg[f][w][lane].eq(
+                            self._mux(m, idx, lane, negs, f"neg_f{f}_w{w}_l{lane}")),
+                        self.lane_offset[f][w][lane].eq(
+                            self._mux(m, idx, lane, offs, f"off_f{f}_w{w}_l{lane}",
+                                      offset_bits(cfg))),
+                    ]
+        return m
+
+
 class TacticalArray(wiring.Component):
-    """Bit-Tactical front end + TCLp/TCLe back end (see the module docstring)."""
+    """Bit-Tactical front end + TCLp/TCLe back end (see the module docstring).
+
+    Submodules (for the synthesis area breakdown, ``synth/kinds.py``): ``act_store``,
+    ``wgt_store``, ``meta_store`` (:class:`RowStore`, buffers), ``front_end``
+    (:class:`TacticalFrontEnd`), ``lane_mux`` (:class:`TacticalLaneMux`), the back end's
+    detector / sequencer / encoders and the PEs; the array itself keeps the write
+    pointers, the step control and (TCLp) the per-window bit selection.
+    """
 
     OWNS_OPERANDS = True
 
@@ -85,7 +309,9 @@ class TacticalArray(wiring.Component):
         super().__init__(owning_array_signature(cfg))
 
     # ---- storage -----------------------------------------------------------------------
-    def _stores(self, m):
+    def _stores(self, m, step):
+        """Write pointers and the three stores; returns the front end, wired to them and
+        reading kept step ``step``."""
         cfg = self.cfg
         depth = cfg.depth
         act_ptr = Signal(range(depth + 1))
@@ -101,93 +327,34 @@ class TacticalArray(wiring.Component):
             m.d.sync += [act_ptr.eq(0), wgt_ptr.eq(0)]
         with m.Else():
             m.d.sync += [act_ptr.eq(act_ptr + act_take), wgt_ptr.eq(wgt_ptr + wgt_take)]
-        m.submodules.act_store = act_mem = memory.Memory(
-            shape=unsigned(cfg.act_row_bits), depth=depth, init=[])
-        m.submodules.wgt_store = wgt_mem = memory.Memory(
-            shape=unsigned(cfg.wgt_row_bits), depth=depth, init=[])
-        m.submodules.meta_store = meta_mem = memory.Memory(
-            shape=unsigned(cfg.wgt_row_bits), depth=depth, init=[])
-        awp, wwp, mwp = act_mem.write_port(), wgt_mem.write_port(), meta_mem.write_port()
+        m.submodules.act_store = act_mem = RowStore(cfg.act_row_bits, depth, self.rows)
+        m.submodules.wgt_store = wgt_mem = RowStore(cfg.wgt_row_bits, depth)
+        m.submodules.meta_store = meta_mem = RowStore(cfg.wgt_row_bits, depth)
+        m.submodules.front_end = fe = TacticalFrontEnd(cfg, self.sources, self.meta)
         m.d.comb += [
-            awp.addr.eq(act_ptr), awp.data.eq(self.act_write.payload), awp.en.eq(act_take),
-            wwp.addr.eq(wgt_ptr >> 1), wwp.data.eq(self.wgt_write.payload),
-            wwp.en.eq(wgt_take & ~wgt_ptr[0]),
-            mwp.addr.eq(wgt_ptr >> 1), mwp.data.eq(self.wgt_write.payload),
-            mwp.en.eq(wgt_take & wgt_ptr[0]),
+            act_mem.waddr.eq(act_ptr), act_mem.wdata.eq(self.act_write.payload),
+            act_mem.wen.eq(act_take),
+            wgt_mem.waddr.eq(wgt_ptr >> 1), wgt_mem.wdata.eq(self.wgt_write.payload),
+            wgt_mem.wen.eq(wgt_take & ~wgt_ptr[0]),
+            meta_mem.waddr.eq(wgt_ptr >> 1), meta_mem.wdata.eq(self.wgt_write.payload),
+            meta_mem.wen.eq(wgt_take & wgt_ptr[0]),
+            wgt_mem.raddr[0].eq(step), meta_mem.raddr[0].eq(step),
+            fe.wgt_row.eq(wgt_mem.rdata[0]), fe.meta_row.eq(meta_mem.rdata[0]),
+            act_mem.raddr.eq(fe.act_addr), fe.act_rows.eq(act_mem.rdata),
         ]
-        return act_mem, wgt_mem, meta_mem
+        return fe
 
     # ---- front end ---------------------------------------------------------------------
     def _front_end(self, m, step):
         """Kept step ``step``'s weights, candidate index per (filter, lane) and masked
         candidates per window (combinational reads)."""
         cfg = self.cfg
-        act_mem, wgt_mem, meta_mem = self._stores(m)
-        wrp = wgt_mem.read_port(domain="comb")
-        mrp = meta_mem.read_port(domain="comb")
-        m.d.comb += [wrp.addr.eq(step), mrp.addr.eq(step)]
-        mb = self.meta["select_bits"]
-        orig = Signal(range(max(cfg.depth, 2)))
-        m.d.comb += orig.eq(mrp.data[self.meta["index_offset"]:
-                                     self.meta["index_offset"] + self.meta["index_bits"]])
-        rows = []
-        for dt in range(self.rows):
-            rp = act_mem.read_port(domain="comb")
-            m.d.comb += rp.addr.eq(orig + dt)
-            rows.append(rp.data)
-
-        weights = []          # [f] -> View ArrayLayout(signed(wgt_bits), lanes)
-        index = {}            # (f, l) -> candidate index signal
-        nonzero = {}
-        for f in range(cfg.filters):
-            wv = data.View(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes),
-                           wgt_brick(cfg, wrp.data, f))
-            weights.append(wv)
-            for lane in range(cfg.lanes):
-                sel = mrp.data[(f * cfg.lanes + lane) * mb:(f * cfg.lanes + lane + 1) * mb]
-                idx = Signal(range(self.cands), name=f"cand_f{f}_l{lane}")
-                with m.Switch(sel):
-                    for s in range(len(self.sources) + 1):
-                        with m.Case(s):
-                            m.d.comb += idx.eq(candidate_index(self.sources, s, lane,
-                                                               cfg.lanes))
-                    with m.Default():
-                        m.d.comb += idx.eq(lane)
-                index[f, lane] = idx
-                nonzero[f, lane] = wv[lane] != 0
-        # Involvement of every candidate: selected by some slot with a non-zero weight.
-        involved = Signal(self.cands)
-        for c in range(self.cands):
-            terms = [nonzero[f, lane] & (index[f, lane] == c)
-                     for f in range(cfg.filters) for lane in range(cfg.lanes)
-                     if c in self._reachable(lane)]
-            m.d.comb += involved[c].eq(Cat(terms).any() if terms else 0)
-        cand_layout = data.ArrayLayout(_act_shape(cfg), self.cands)
-        cands = []
-        for w in range(cfg.windows):
-            cw = Signal(cand_layout, name=f"cands_w{w}")
-            for dt in range(self.rows):
-                brick = data.View(data.ArrayLayout(_act_shape(cfg), cfg.lanes),
-                                  act_brick(cfg, rows[dt], w))
-                for lane in range(cfg.lanes):
-                    c = dt * cfg.lanes + lane
-                    m.d.comb += cw[c].eq(Mux(involved[c], brick[lane], 0))
-            cands.append(cw)
-        return weights, index, cands
-
-    def _reachable(self, lane):
-        """Candidates a slot of ``lane`` can select."""
-        return {candidate_index(self.sources, s, lane, self.cfg.lanes)
-                for s in range(len(self.sources) + 1)}
-
-    def _mux(self, m, idx, lane, values, name, shape=1):
-        """``values[idx]`` over the candidates reachable from ``lane``."""
-        out = Signal(shape, name=name)
-        with m.Switch(idx):
-            for c in sorted(self._reachable(lane)):
-                with m.Case(c):
-                    m.d.comb += out.eq(values[c])
-        return out
+        fe = self._stores(m, step)
+        weights = [data.View(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes),
+                             wgt_brick(cfg, fe.wgt_row, f)) for f in range(cfg.filters)]
+        m.submodules.lane_mux = mux = TacticalLaneMux(cfg, self.sources, fe.index_shape)
+        m.d.comb += mux.index.eq(fe.index)
+        return weights, mux, fe.cands
 
     # ---- control + back ends -----------------------------------------------------------
     def elaborate(self, platform):
@@ -202,14 +369,14 @@ class TacticalArray(wiring.Component):
         m.d.sync += start_d.eq(self.start)
         with m.If(self.start):
             m.d.sync += [kept.eq(self.bricks), stepping.eq(1)]
-        weights, index, cands = self._front_end(m, step)
+        weights, mux, cands = self._front_end(m, step)
         if cfg.backend == "tclp":
-            self._tclp(m, step, valid, start_d, weights, index, cands)
+            self._tclp(m, step, valid, start_d, weights, mux, cands)
         else:
-            self._tcle(m, step, valid, start_d, weights, index, cands)
+            self._tcle(m, step, valid, start_d, weights, mux, cands)
         return m
 
-    def _tclp(self, m, step, valid, start_d, weights, index, cands):
+    def _tclp(self, m, step, valid, start_d, weights, mux, cands):
         cfg = self.cfg
         m.submodules.precision_detector = det = PrecisionDetector(
             cfg.windows * self.cands, cfg.act_bits, is_signed=cfg.act_signed)
@@ -227,18 +394,14 @@ class TacticalArray(wiring.Component):
             m.d.sync += step.eq(step + 1)
         for w in range(cfg.windows):
             # Bit `bitpos` of every candidate of the window, shared by the filters.
-            bits = Signal(self.cands, name=f"cand_bits_w{w}")
             flat = cands[w].as_value()
-            m.d.comb += bits.eq(Cat(
+            m.d.comb += mux.bits[w].eq(Cat(
                 flat[c * cfg.act_bits:(c + 1) * cfg.act_bits].bit_select(seq.bitpos, 1)
                 for c in range(self.cands)))
             for f in range(cfg.filters):
-                act_bits = Signal(cfg.lanes, name=f"act_bits_f{f}_w{w}")
-                for lane in range(cfg.lanes):
-                    m.d.comb += act_bits[lane].eq(bits.bit_select(index[f, lane], 1))
                 pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
                 m.d.comb += [
-                    pe.act_bit.eq(act_bits),
+                    pe.act_bit.eq(mux.act_bit[f][w]),
                     pe.wgt.eq(weights[f]),
                     pe.en.eq(valid),
                     pe.first.eq(seq.first),
@@ -248,7 +411,7 @@ class TacticalArray(wiring.Component):
                     self.acc[w][f].eq(pe.acc),
                 ]
 
-    def _tcle(self, m, step, valid, start_d, weights, index, cands):
+    def _tcle(self, m, step, valid, start_d, weights, mux, cands):
         cfg = self.cfg
         # The window encoder over (h+1)*lanes candidates: Pragmatic's, with more lanes.
         enc_cfg = SimpleNamespace(act_bits=cfg.act_bits, act_signed=cfg.act_signed,
@@ -267,6 +430,7 @@ class TacticalArray(wiring.Component):
             # Held through the last step's final cycle, whose terms are accumulated at its
             # end: out.valid rises one cycle later (the drain cycle of the cycle model).
             self.busy.eq(valid | active | start_d),
+            mux.load.eq(load),
         ]
         with m.If(self.start):
             m.d.sync += [active.eq(0), step.eq(0)]
@@ -275,34 +439,23 @@ class TacticalArray(wiring.Component):
                 m.d.sync += [active.eq(1), step.eq(step + 1)]
             with m.Elif(step_done):
                 m.d.sync += active.eq(0)
-        # The step's weights and candidate indexes, held while its terms are processed.
-        wregs, iregs = [], {}
+        # The step's weights, held while its terms are processed (the candidate indexes
+        # are held in the lane multiplexers).
+        wregs = []
         for f in range(cfg.filters):
             reg = Signal(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes), name=f"wgt_f{f}")
             with m.If(load):
                 m.d.sync += reg.eq(weights[f])
             wregs.append(reg)
-            for lane in range(cfg.lanes):
-                ireg = Signal.like(index[f, lane], name=f"cand_reg_f{f}_l{lane}")
-                with m.If(load):
-                    m.d.sync += ireg.eq(index[f, lane])
-                iregs[f, lane] = ireg
         for w, enc in enumerate(encoders):
-            takes = [enc.take[c] for c in range(self.cands)]
-            negs = [enc.neg[c] for c in range(self.cands)]
-            offs = [enc.offset[c] for c in range(self.cands)]
+            m.d.comb += [mux.take[w].eq(enc.take), mux.neg[w].eq(enc.neg),
+                         mux.offset[w].eq(enc.offset)]
             for f in range(cfg.filters):
                 pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                for lane in range(cfg.lanes):
-                    idx = iregs[f, lane]
-                    m.d.comb += [
-                        pe.take[lane].eq(self._mux(m, idx, lane, takes, f"take_f{f}_w{w}_l{lane}")),
-                        pe.neg[lane].eq(self._mux(m, idx, lane, negs, f"neg_f{f}_w{w}_l{lane}")),
-                        pe.offset[lane].eq(self._mux(m, idx, lane, offs,
-                                                     f"off_f{f}_w{w}_l{lane}",
-                                                     offset_bits(cfg))),
-                    ]
                 m.d.comb += [
+                    pe.take.eq(mux.lane_take[f][w]),
+                    pe.neg.eq(mux.lane_neg[f][w]),
+                    pe.offset.eq(mux.lane_offset[f][w]),
                     pe.wgt.eq(wregs[f]),
                     pe.base.eq(enc.base),
                     pe.en.eq(active),

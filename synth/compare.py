@@ -43,6 +43,10 @@ COLUMNS = [
     ("peak", "peak MAC/cycle", "{:g}", False),
     ("asic_area_mm2", "ASIC area mm2", "{:.3f}", True),
     ("asic_compute_mm2", "area w/o buffers mm2", "{:.3f}", True),
+    # The value-based front end (Bit-Tactical multiplexers, Diffy deltas + reconstruction):
+    # no ratio, the first row usually has none.
+    ("front_end_mm2", "front end mm2", "{:.3f}", False),
+    ("front_end_share", "front end / area w/o buffers", "{:.1%}", False),
     ("pe_area_um2", "PE area um2", "{:,.0f}", True),
     ("asic_fmax_mhz", "ASIC Fmax MHz", "{:.1f}", True),
     ("asic_gmacs", "GMAC/s", "{:.2f}", True),
@@ -66,6 +70,7 @@ def compare_rows(reports: list[dict], precision: int | None = None) -> tuple[lis
         cfg = from_mapping(r["config"], name=r.get("preset"))
         a, f = r.get("asic"), r.get("fpga")
         t = report.throughput(cfg, a, f, p)
+        fe = report.front_end_area(report.area_by_kind(a, r["top"])) if a else None
         rows.append({
             "name": r.get("preset") or r["top"],
             "arch": cfg.arch,
@@ -74,6 +79,8 @@ def compare_rows(reports: list[dict], precision: int | None = None) -> tuple[lis
             "peak": t["peak_macs_per_cycle"],
             "asic_area_mm2": a["area_um2"] / 1e6 if a else None,
             "asic_compute_mm2": a["area_compute_um2"] / 1e6 if a else None,
+            "front_end_mm2": fe / 1e6 if fe is not None else None,
+            "front_end_share": fe / a["area_compute_um2"] if fe is not None else None,
             "pe_area_um2": a["pe_area_um2"] if a else None,
             "asic_fmax_mhz": a["fmax_mhz"] if a else None,
             "asic_gmacs": t.get("asic_gmacs"),

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KINDS", "KIND_TABLE", "kind_of"]
+__all__ = ["KINDS", "FRONT_END_KINDS", "KIND_TABLE", "kind_of"]
 
 #: Kinds in report order. ``io_wrapper`` is the flow's own register wrapper, not the tile.
-KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "buffers", "output_stage",
-         "control_glue", "io_wrapper")
+KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "front_end", "reconstruction",
+         "buffers", "output_stage", "control_glue", "io_wrapper")
+
+#: Kinds that exist only because of a value-based front end placed before an otherwise
+#: unchanged back end (Bit-Tactical's multiplexers before Dynamic Stripes / Pragmatic,
+#: Diffy's deltas and reconstruction around Pragmatic): ``compare`` reports their sum as
+#: the front-end area, next to the design without that front end.
+FRONT_END_KINDS = ("front_end", "reconstruction")
 
 KIND_TABLE: list[tuple[str, str, str]] = [
     # (regex on the part of the name after <top>, kind, what it is)
@@ -26,7 +32,20 @@ KIND_TABLE: list[tuple[str, str, str]] = [
     (r"^__pe$", "pe_lanes", "PE lanes: multipliers (bit-parallel) or AND gates (bit-serial)"),
     (r"^\.(act|wgt)_buffer$", "buffers", "operand buffers (memories mapped to flops)"),
     (r"^\.array\.(act_store_w\d+|wgt_store)$", "buffers",
-     "Cnvlutin zero-free activation stores and per-lane weight banks"),
+     "Cnvlutin zero-free activation stores and per-lane weight banks; Bit-Tactical packed "
+     "weight store"),
+    (r"^\.array\.(act_store|meta_store)$", "buffers",
+     "Bit-Tactical dense activation store (h + 1 read ports) and select metadata store"),
+    (r"^\.array\.front_end\.predecessor_store$", "buffers",
+     "Diffy predecessor store: the previous run's last-window bricks"),
+    (r"^\.array\.(front_end|lane_mux)$", "front_end",
+     "Bit-Tactical activation multiplexers (per filter, window and lane), select decoding and "
+     "candidate masking; Diffy delta front end (delta subtractors, predecessor selection)"),
+    (r"^\.array\.reconstruction$", "reconstruction",
+     "Diffy reconstruction unit: out_w = p_w + out_(w-1) prefix chain and previous-row "
+     "registers"),
+    (r"^\.array\.datapath$", "encoders",
+     "Diffy's Bit-Pragmatic datapath, array level (as Pragmatic's array level)"),
     (r"^\.array\..*(encoder|serializer|detector)", "encoders",
      "term encoders, serialisers and precision/term detectors (shared per window or filter)"),
     (r"^\.array\.(wgt_)?sequencer$", "control_glue", "bit-position sequencers"),

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 
-__all__ = ["throughput", "git_info", "to_markdown"]
+from .kinds import FRONT_END_KINDS, KINDS, kind_of
+
+__all__ = ["throughput", "git_info", "area_by_kind", "front_end_area", "to_markdown"]
 
 
 def throughput(cfg, asic: dict | None, fpga: dict | None, precision: int = 16) -> dict:
@@ -22,6 +24,46 @@ def throughput(cfg, asic: dict | None, fpga: dict | None, precision: int = 16) -
     if fpga and fpga.get("fmax_mhz"):
         out["fpga_gmacs"] = round(peak * fpga["fmax_mhz"] / 1000.0, 3)
     return out
+
+
+def area_by_kind(asic: dict, top: str) -> dict:
+    """Area (um2) per kind of an ``asic`` report section, by the current kinds table.
+
+    Recomputed from the per-module areas and instance counts (``asic["modules"]``) rather
+    than read from ``area_by_module``, so that a report synthesised before the table changed
+    (an older ``synth_report.json``) is broken down like a new one. Sections without
+    ``modules`` fall back to their ``area_by_module``. The IO wrapper is left out.
+
+    Parameters
+    ----------
+    asic : dict
+        The report's ``asic`` section.
+    top : str
+        The tile's top module name (module names are matched after it).
+
+    Returns
+    -------
+    dict
+        ``{kind: area_um2}`` for every kind of :data:`.kinds.KINDS` but ``io_wrapper``.
+    """
+    mods = asic.get("modules")
+    if not mods:
+        return dict(asic.get("area_by_module") or {})
+    out = {k: 0.0 for k in KINDS if k != "io_wrapper"}
+    for name, m in mods.items():
+        # Unmapped modules count as control glue, as in the flow's own breakdown.
+        kind = kind_of(name, top) or "control_glue"
+        if kind != "io_wrapper":
+            out[kind] += m["instances"] * m["area_um2"]
+    return out
+
+
+def front_end_area(by_kind: dict) -> float | None:
+    """Area of the value-based front end (:data:`.kinds.FRONT_END_KINDS`), None when the
+    breakdown is missing."""
+    if not by_kind:
+        return None
+    return sum(by_kind.get(k, 0.0) for k in FRONT_END_KINDS)
 
 
 def git_info() -> dict:
@@ -73,6 +115,11 @@ def to_markdown(r: dict) -> str:
                   "| kind | area (um2) | share |", "|---|---|---|"]
         for k, v in a["area_by_module"].items():
             lines.append(f"| {k} | {_f(v, 0)} | {100 * v / a['area_um2']:.1f}% |")
+        fe = front_end_area(a["area_by_module"])
+        if fe:
+            lines += ["", f"Front end ({' + '.join(FRONT_END_KINDS)}): {_f(fe, 0)} um2, "
+                          f"{100 * fe / a['area_compute_um2']:.1f}% of the area without "
+                          f"buffers."]
         lines += ["", f"Critical path: {cp['startpoint']} ({cp['start_cell']}) -> "
                       f"{cp['endpoint']} ({cp['end_cell']}), {cp['logic_depth']} cells, "
                       f"{cp['delay_ns']} ns."]
