@@ -27,6 +27,16 @@ Every layer's full integer input is reduced, deterministically, to :data:`TILES`
 frame border, so the recorded layer has padding 0): the simulated windows are a sample of
 the layer, the values are real. Stripes' ``p`` is the lossless precision over the *whole*
 frame's layer input (not the sample), Loom's ``Pw`` the widest weight.
+
+16-bit profile (:func:`precision_profile`, as EfficientNet's and the digits CNN's, with the
+same per-layer format rule): the smallest per-layer activation precisions, then weight
+precisions, such that the mean PSNR of the held-out images (denoised vs clean) stays no
+more than :data:`PSNR_MARGIN_DB` (0.1 dB) below the full 16-bit fixed-point model's. The
+16-bit trace is the *profiled* network run on the frame (each layer's codes are its
+profiled precision, in a 16-bit word), so Stripes' ``p`` and Loom's ``Pw`` are at most the
+profile; the profile, the criterion and the PSNRs are in the trace's metadata and the
+workload notes. Cached traces are named by :data:`TRACE_VERSION` (and, profiled, the
+criterion); the metadata also holds Diffy's delta statistics (:func:`delta_table`).
 """
 
 from __future__ import annotations
