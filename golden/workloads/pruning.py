@@ -27,7 +27,7 @@ Workloads (registered in :data:`termwise.golden.workloads.WORKLOADS` by :func:`r
     recalibrated and traced at ``bits`` bits through the pruned float network, *without*
     per-layer precision profiles (their search takes long; every layer is at ``bits``).
     The notes record how many photos keep the dense float model's top-1 class. Traces are
-    cached as ``build/workloads/efficientnet-lite0-p<S>-<bits>b.npz``.
+    cached as ``build/workloads/efficientnet-lite0-p<S>-<bits>b-channel-v<N>.npz``.
 
 :func:`load_pruned` also accepts sparsity 0: the same path without pruning (for the
 EfficientNet dense point of a comparison traced exactly like its pruned variants).
@@ -161,8 +161,8 @@ def digits_pruned_params(sparsity: float, *, epochs: int = FINETUNE_EPOCHS,
                                      for i in range(len(digits.ARCH))],
             "finetune_seconds": time.perf_counter() - t0}
     if log:
-        log(f"digits-cnn pruned to {s:.0%}: float test accuracy {info['pruned_float_accuracy']:.2f}%"
-            f" pruned, {info['finetuned_float_accuracy']:.2f}% after a {info['finetune_epochs']}"
+        log(f"digits-cnn pruned to {s:.0%}: float test accuracy "
+            f"{info['pruned_float_accuracy']:.2f}% pruned, {info['finetuned_float_accuracy']:.2f}% after a {info['finetune_epochs']}"
             f"-epoch masked fine-tune ({info['finetune_seconds']:.1f} s)")
     return tuned, info
 
@@ -233,17 +233,19 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
 
 
 def _effnet_paths(s: float, bits: int) -> tuple[str, str]:
-    from .efficientnet import _cache_dir
-    stem = f"efficientnet-lite0-p{int(round(s * 100))}-{bits}b"
-    return (os.path.join(_cache_dir(), stem + ".npz"),
-            os.path.join(_cache_dir(), stem + ".json"))
+    from . import efficientnet as en
+    stem = (f"efficientnet-lite0-p{int(round(s * 100))}-{bits}b-channel-"
+            f"v{en.TRACE_VERSION}")
+    return (os.path.join(en._cache_dir(), stem + ".npz"),
+            os.path.join(en._cache_dir(), stem + ".json"))
 
 
 def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
-    """Prune the folded weights, recalibrate, and trace the pruned network at ``bits``."""
+    """Prune the folded weights, recalibrate, and trace the pruned network at ``bits`` with
+    the dense trace's default integer model (per-output-channel weight scales, per-tensor
+    activation scales: :func:`.efficientnet.quant_format`)."""
     from dataclasses import replace
     from . import efficientnet as en
-    from .fixedpoint import quantise
     t0 = time.perf_counter()
     dense = en.load_network()
     names, x = en.photos()
@@ -251,15 +253,16 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
     net = en.Net([replace(c, w=prune_magnitude(c.w, s)) for c in dense.convs], dense.ops)
     top1 = en.forward(net, x).argmax(1)
     amax = en.calibrate(net, x)
-    afrac, wfrac, wq, hook, _, _ = en.quantised_model(net, amax, bits)
-    qtop1 = en.forward(net, x, act_hook=hook, wgts=wq).argmax(1)
+    fmt = en.quant_format(net, amax, bits, "channel")
+    wq, hook = en.fake_quant_model(net, fmt)
     arrays, layers = {}, []
+    dtype = np.int32 if bits > 16 else np.int16
 
     def rec(i, v, _):
-        # As efficientnet.build_trace records a layer: the integer input (asymmetric
-        # "same" padding applied here) and the integer weights.
+        # As efficientnet.build_trace records a layer: the integer input of the quantised
+        # pruned network (v is already on the layer's grid), "same" padding, the codes.
         conv = net.convs[i]
-        q = quantise(v, bits, afrac[i])             # v is already fake-quantised
+        q = fmt.act_codes(i, v)
         pad = 0
         if conv.kind == "conv":
             lo, hi = en.same_padding(q.shape[2], conv.w.shape[2], conv.stride)
@@ -267,17 +270,14 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
                 pad = lo
             else:
                 q = np.pad(q, ((0, 0), (0, 0), (lo, hi), (lo, hi)))
-        kind = np.int16 if bits <= 16 else np.int32
-        arrays[f"act{i}"] = q.astype(kind)
-        arrays[f"wgt{i}"] = quantise(conv.w, bits, wfrac[i]).astype(kind)
+        arrays[f"act{i}"] = q.astype(dtype)
+        arrays[f"wgt{i}"] = fmt.wgt_codes(i, conv.w).astype(dtype)
         layers.append({"name": conv.name, "kind": conv.kind, "stride": conv.stride,
                        "padding": pad, "groups": conv.groups})
-    # The quantised network's own activations (weights and activations fake-quantised), so
-    # every layer's trace is the input the pruned integer network would compute.
-    en.forward(net, x, act_hook=hook, wgts=wq, record=rec)
+    qtop1 = en.forward(net, x, act_hook=hook, wgts=wq, record=rec).argmax(1)
     meta = {"images": names, "sparsity": s, "bits": bits, "layers": layers,
-            "dense_float_top1": ref_top1.tolist(), "pruned_float_top1": top1.tolist(),
-            "pruned_quant_top1": qtop1.tolist(),
+            "scales": "channel", "dense_float_top1": ref_top1.tolist(),
+            "pruned_float_top1": top1.tolist(), "pruned_quant_top1": qtop1.tolist(),
             "seconds": time.perf_counter() - t0}
     npz, js = _effnet_paths(s, bits)
     os.makedirs(os.path.dirname(npz), exist_ok=True)
@@ -312,8 +312,9 @@ def load_efficientnet(sparsity: float, bits: int = 16, *, images: int = 1,
         sum(layer.wgt.size for layer in layers)
     name = f"efficientnet-lite0-p{int(round(s * 100))}" if s else "efficientnet-lite0-p0"
     notes = [f"{name}: EfficientNet-Lite0 folded weights magnitude-pruned to {s:.0%} per "
-             f"layer (ties by index), no fine-tune; {bits}-bit symmetric fixed point, no "
-             f"precision profile; {images} of the photos "
+             f"layer (ties by index), no fine-tune; {bits}-bit symmetric fixed point "
+             f"(per-output-channel weight scales), no precision profile; {images} of the "
+             f"photos "
              f"({', '.join(meta['images'][:images])}) traced through the pruned network",
              f"pruned {bits}-bit model keeps the dense float top-1 class on {keep} of "
              f"{len(meta['images'])} photos; integer weight zero fraction {zero:.3f}"]
