@@ -46,12 +46,17 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
     return s
 
 
-def _run_cached(kind, root, settings, runner, use_cache):
+def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
+    """Run ``runner`` in a fresh folder unless the cache has ``settings``; ``refresh(result,
+    folder)`` re-derives the report-time parts of a cached result."""
     key = cache.cache_key(settings)
     if use_cache:
         hit = cache.lookup(root, key)
         if hit is not None:
-            return hit, {"key": key, "hit": True, "dir": os.path.join(root, key)}
+            where = os.path.join(root, key)
+            if refresh is not None:
+                hit = refresh(hit, where)
+            return hit, {"key": key, "hit": True, "dir": where}
     run_dir = cache.new_run_dir(root)
     try:
         result = runner(run_dir)
@@ -95,7 +100,8 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
         if target in ("asic", "both"):
             asic, cache_info["asic"] = _run_cached(
                 "asic", root, _settings("asic", sha, clock_ns, lib),
-                lambda d: asic_flow.run_asic(verilog, man, d, clock_ns, lib), use_cache)
+                lambda d: asic_flow.run_asic(verilog, man, d, clock_ns, lib), use_cache,
+                refresh=lambda r, d: asic_flow.refresh(r, d, man["top"], clock_ns))
         if target in ("fpga", "both"):
             fpga, cache_info["fpga"] = _run_cached(
                 "fpga", root, _settings("fpga", sha, clock_ns, None),

@@ -12,6 +12,7 @@ import gzip
 import os
 import re
 import shutil
+import subprocess
 import time
 from importlib import resources
 from string import Template
@@ -20,14 +21,22 @@ from . import parse, tools
 from .kinds import KINDS, kind_of
 from .wrapper import asic_wrapper, wrapper_name
 
-__all__ = ["SCRIPT_VERSION", "run_asic"]
+__all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "run_asic", "refresh", "sta_errors"]
 
 #: Bump when asic.ys / sta.tcl / osu018.constr / this file change what is measured.
-SCRIPT_VERSION = "asic-2"
+SCRIPT_VERSION = "asic-3"
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
 SAFE_SCRIPT = "+strash;map"
 MAX_RETRIES = 6
+#: OpenSTA finishes a 4x4 tile in minutes; a run past this is stuck (a broken netlist).
+STA_TIMEOUT_S = 3600.0
+
+
+def sta_errors(sta_text: str) -> list[str]:
+    """OpenSTA's ``Error:`` lines: any of them means the netlist was not read as written, so
+    the timing would be meaningless."""
+    return [line.strip() for line in sta_text.splitlines() if line.startswith("Error")]
 
 
 def abc_commands(safe: list[str], liberty: str, constr: str, period_ps: int) -> str:
@@ -94,19 +103,36 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                                           PERIOD_NS=f"{clock_ns:g}")
     with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
-    t_sta = tools.run([tools.check_sta(), "-no_init", "-exit", "sta.tcl"], workdir, "sta.log")
+    try:
+        t_sta = tools.run([tools.check_sta(), "-no_init", "-exit", "sta.tcl"], workdir,
+                          "sta.log", timeout=STA_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise tools.ToolError(f"sta ran past {STA_TIMEOUT_S:.0f} s: see "
+                              f"{os.path.join(workdir, 'sta.log')}") from None
     wall = time.monotonic() - t0
-
-    with open(os.path.join(workdir, "stat.json"), encoding="utf-8") as f:
-        mods = parse.parse_stat_json(f.read())
     with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
-        sta_text = f.read()
-    result = summarise(mods, top, sta_text, clock_ns)
+        bad = sta_errors(f.read())
+    if bad:
+        raise tools.ToolError(f"sta could not read the netlist ({len(bad)} errors, first: "
+                              f"{bad[0]}): see {os.path.join(workdir, 'sta.log')}")
+    result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe
     result["wall_s"] = {"yosys": round(t_yosys, 1), "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
     return result
+
+
+def refresh(result: dict, workdir: str, top: str, clock_ns: float) -> dict:
+    """``result`` with its area and timing sections recomputed from the run's ``stat.json``
+    and ``sta.log``: the kind table (:mod:`.kinds`) is applied at report time, so editing
+    it never invalidates a cached synthesis. Keeps the run's own fields (wall times, ABC
+    fallbacks)."""
+    with open(os.path.join(workdir, "stat.json"), encoding="utf-8") as f:
+        mods = parse.parse_stat_json(f.read())
+    with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
+        sta_text = f.read()
+    return dict(result, **summarise(mods, top, sta_text, clock_ns))
 
 
 def _shrink(workdir: str) -> None:

@@ -162,3 +162,26 @@ def test_sta_worst_stage():
     assert ws["net_leaves_module"] is True
     assert s["startpoint"] == "tile/_3387_" and s["logic_depth"] == 23
     assert s["arrival_ns"] == pytest.approx(10.51)
+
+
+def test_sta_errors_flag_an_unreadable_netlist():
+    from termwise.synth.asic import sta_errors
+    assert sta_errors(fixture("b44_sta.log")) == []
+    bad = ("OpenSTA 2.0.17\nError: netlist.v, line 12 syntax error, unexpected '{', "
+           "expecting ID.\nWarning: netlist.v, line 40 instance name _5_ duplicated\n")
+    assert sta_errors(bad) == ["Error: netlist.v, line 12 syntax error, unexpected '{', "
+                               "expecting ID."]
+
+
+def test_refresh_recomputes_from_the_cached_run(tmp_path):
+    """A cached result is re-derived from its stat.json and sta.log (the kind table is
+    applied at report time); the run's own fields are kept."""
+    from termwise.synth.asic import refresh
+    (tmp_path / "stat.json").write_text(fixture("b44_asic_stat.json"))
+    (tmp_path / "sta.log").write_text(fixture("b44_sta.log"))
+    stale = {"area_by_module": {"pe_lanes": -1.0}, "fmax_mhz": -1.0,
+             "wall_s": {"total": 12.5}, "abc_fallback_modules": ["x"]}
+    got = refresh(stale, str(tmp_path), TOP, 10.0)
+    assert got["wall_s"] == {"total": 12.5} and got["abc_fallback_modules"] == ["x"]
+    assert got["area_by_module"]["pe_lanes"] > 0
+    assert got["fmax_mhz"] == pytest.approx(1000 / (10 - 4.116), abs=0.05)
