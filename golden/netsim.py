@@ -349,8 +349,11 @@ def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
     for i, layer in enumerate(layers):
         t0 = time.perf_counter()
         a, wm = lowered_operands(layer)
-        res = LayerResult(layer.name, layer.shape_text(), layer.macs,
-                          layer_stats(layer, a, 16, 16))
+        stats = layer_stats(layer, a, 16, 16)
+        # The precisions the runtime registers get (the workload's profile, else lossless).
+        stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]
+        stats["profile_wgt_precision"] = layer.wgt_precision or stats["wgt_precision"]
+        res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
         cache = {}
         for design, cfg in cfgs.items():
             arch = cfg.arch

@@ -128,9 +128,9 @@ def _markdown(doc, archs) -> str:
               "|---|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
     for row in doc["layers"]:
         s = row["stats"]
-        rtp = row["designs"].get("stripes", {}).get("rt", {}).get("precision", s["act_precision"])
-        rtw = row["designs"].get("loom", {}).get("rt", {}).get("wgt_precision",
-                                                              s["wgt_precision"])
+        # p and Pw: the layer's runtime precisions (its profile, else lossless on the data).
+        rtp = s.get("profile_act_precision", s["act_precision"])
+        rtw = s.get("profile_wgt_precision", s["wgt_precision"])
         lines.append(f"| {row['name']} | {row['shape']} | {row['macs']} | "
                      f"{s['act_zero_fraction']:.2f} | {rtp} | {rtw} | "
                      f"{s['act_group_precision_mean']:.1f} | "
