@@ -65,6 +65,12 @@ def _act_shape(cfg):
     return signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
 
 
+def meta_width(meta) -> int:
+    """Bits of a metadata row that are used (selects, then the step index); the rest of the
+    weight-row-wide transfer is padding and is not stored."""
+    return meta["index_offset"] + meta["index_bits"]
+
+
 def _reachable(cfg, sources, lane):
     """Candidates a slot of ``lane`` can select."""
     return {candidate_index(sources, s, lane, cfg.lanes) for s in range(len(sources) + 1)}
@@ -119,8 +125,10 @@ class TacticalFrontEnd(wiring.Component):
 
     Attributes
     ----------
-    wgt_row, meta_row : In(unsigned(wgt_row_bits))
-        The kept step's packed weights and metadata.
+    wgt_row : In(unsigned(wgt_row_bits))
+        The kept step's packed weights.
+    meta_row : In(unsigned(meta_width(meta)))
+        Its metadata: the used low bits of the metadata row (selects, step index).
     act_addr : Out(ArrayLayout(unsigned(ceil_log2(depth)), h + 1))
         Activation rows to read: ``t + dt``.
     act_rows : In(ArrayLayout(unsigned(act_row_bits), h + 1))
@@ -138,7 +146,7 @@ class TacticalFrontEnd(wiring.Component):
         self.index_shape = Signal(range(self.n_cands)).shape()
         super().__init__({
             "wgt_row": In(unsigned(cfg.wgt_row_bits)),
-            "meta_row": In(unsigned(cfg.wgt_row_bits)),
+            "meta_row": In(unsigned(meta_width(meta))),
             "act_addr": Out(data.ArrayLayout(unsigned(ceil_log2(cfg.depth)), self.rows)),
             "act_rows": In(data.ArrayLayout(unsigned(cfg.act_row_bits), self.rows)),
             "index": Out(data.ArrayLayout(self.index_shape, cfg.filters * cfg.lanes)),
@@ -329,14 +337,17 @@ class TacticalArray(wiring.Component):
             m.d.sync += [act_ptr.eq(act_ptr + act_take), wgt_ptr.eq(wgt_ptr + wgt_take)]
         m.submodules.act_store = act_mem = RowStore(cfg.act_row_bits, depth, self.rows)
         m.submodules.wgt_store = wgt_mem = RowStore(cfg.wgt_row_bits, depth)
-        m.submodules.meta_store = meta_mem = RowStore(cfg.wgt_row_bits, depth)
+        # Only the used bits of a metadata row are stored: the store is a module of its own,
+        # so synthesis could not drop unused columns by itself.
+        mw = meta_width(self.meta)
+        m.submodules.meta_store = meta_mem = RowStore(mw, depth)
         m.submodules.front_end = fe = TacticalFrontEnd(cfg, self.sources, self.meta)
         m.d.comb += [
             act_mem.waddr.eq(act_ptr), act_mem.wdata.eq(self.act_write.payload),
             act_mem.wen.eq(act_take),
             wgt_mem.waddr.eq(wgt_ptr >> 1), wgt_mem.wdata.eq(self.wgt_write.payload),
             wgt_mem.wen.eq(wgt_take & ~wgt_ptr[0]),
-            meta_mem.waddr.eq(wgt_ptr >> 1), meta_mem.wdata.eq(self.wgt_write.payload),
+            meta_mem.waddr.eq(wgt_ptr >> 1), meta_mem.wdata.eq(self.wgt_write.payload[:mw]),
             meta_mem.wen.eq(wgt_take & wgt_ptr[0]),
             wgt_mem.raddr[0].eq(step), meta_mem.raddr[0].eq(step),
             fe.wgt_row.eq(wgt_mem.rdata[0]), fe.meta_row.eq(meta_mem.rdata[0]),

@@ -63,6 +63,20 @@ def test_tactical_front_end_and_stores_are_separate(emitted, name):
     assert "reconstruction" not in kinds.values()
 
 
+@pytest.mark.parametrize("name", ("tactical-tclp-4x4", "tactical-tcle-4x4"))
+def test_tactical_meta_store_holds_only_used_bits(tmp_path, name):
+    # With hierarchy kept, synthesis cannot drop a store's unread columns across the module
+    # boundary: the store must be only as wide as the used metadata, or its area is inflated.
+    from termwise.golden.arch.tactical import meta_layout
+    from termwise.rtl.tactical import meta_width
+    cfg = preset(name)
+    man = emit(cfg, str(tmp_path))
+    text = (tmp_path / man["verilog"]["file"]).read_text(encoding="utf-8")
+    body = text.split(f"module \\{cfg.top_name}.array.meta_store ", 1)[1].split("endmodule")[0]
+    width = int(re.search(r"output \[(\d+):0\] rdata;", body).group(1)) + 1
+    assert width == meta_width(meta_layout(cfg)) < cfg.wgt_row_bits
+
+
 def test_diffy_front_end_reconstruction_and_store(emitted):
     kinds = _kinds(*emitted["diffy-4x4"])
     assert kinds[".array.front_end"] == "front_end"
