@@ -50,7 +50,7 @@ def _check_precision(value) -> int:
 
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
-            log=None) -> dict:
+            log=None, workers: int | None = None) -> dict:
     """Simulate and write the reports; returns the sim.json document."""
     from ..golden import netsim
     from ..golden.report_sim import summarise, write_reports
@@ -66,6 +66,9 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if images is not None and (isinstance(images, bool) or not isinstance(images, int)
                                or images < 1):
         raise ConfigError("images", f"must be a positive integer, got {images!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or not 1 <= workers <= 64):
+        raise ConfigError("workers", f"must be an integer in 1..64, got {workers!r}")
     if max_window_groups is not None and max_window_groups < 1:
         raise ConfigError("max_window_groups", f"must be >= 1, got {max_window_groups}")
     ok, skipped = netsim.available_designs(["baseline"] + [a for a in archs if a != "baseline"])
@@ -87,7 +90,8 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
 
     results = netsim.simulate_layers(wl.layers, ok, max_window_groups=max_window_groups,
-                                     sample_pairs=sample_pairs, progress=progress)
+                                     sample_pairs=sample_pairs, progress=progress,
+                                     workers=workers)
     layers, total = summarise(results, ok)
     cfgs = {a: netsim.design_config(a) for a in ok}
     sampled = any(d["sampled"] for r in layers for d in r["designs"].values())
@@ -128,7 +132,7 @@ def _cmd_sim(args) -> int:
     doc = run_sim(args.workload, args.arch, args.precision, args.output, images=args.images,
                   max_window_groups=args.max_window_groups,
                   sample_pairs=None if args.exact else args.sample_pairs,
-                  plots=not args.no_plots)
+                  plots=not args.no_plots, workers=args.workers)
     for a, t in doc["total"].items():
         print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
               f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
@@ -151,6 +155,8 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
     p.add_argument("--sample-pairs", type=int, default=DEFAULT_SAMPLE_PAIRS,
                    help="bound of PE-lane evaluations per layer and design (sampled steps)")
     p.add_argument("--exact", action="store_true", help="simulate every step (slow)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes simulating layers in parallel (default: up to 2)")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=_cmd_sim)

@@ -46,6 +46,8 @@ unless window groups are sampled (``max_window_groups``; ``sample_pairs`` does n
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -57,8 +59,8 @@ from .potential import grouped_precision, layer_precision
 from .terms import essential_bits, precision_needed, term_count
 
 __all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
-           "layer_runtime", "simulate_layers", "LayerResult", "PRESETS", "design_config", "design_arch",
-           "steps_independent"]
+           "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
+           "LayerResult", "PRESETS", "design_config", "design_arch", "steps_independent"]
 
 #: The designs of ``termwise sim`` and their equal-peak-throughput presets (256 16-bit
 #: MAC/cycle at 16 bits). A design is named by its key; its golden model is that of the
@@ -332,46 +334,97 @@ class LayerResult:
     shape: str
     macs: int
     stats: dict
-    designs: dict = field(default_factory=dict)   # arch -> {cycles, runs, work, rt, ...}
+    designs: dict = field(default_factory=dict)   # design -> {cycles, runs, work, rt, ...}
+    seconds: float = 0.0                           # wall time of the layer (all designs)
+
+
+def default_workers() -> int:
+    """Worker processes of :func:`simulate_layers`: ``TERMWISE_SIM_WORKERS`` if set, else
+    up to 2 (the target machine's cores), never more than the CPUs present."""
+    env = os.environ.get("TERMWISE_SIM_WORKERS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise ValueError(f"TERMWISE_SIM_WORKERS must be an integer, got {env!r}") from None
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def simulate_layer(layer, cfgs, *, max_window_groups=None, sample_pairs=None) -> LayerResult:
+    """One layer on every design of ``cfgs`` (``{design: TileConfig}``)."""
+    t0 = time.perf_counter()
+    a, wm = lowered_operands(layer)
+    stats = layer_stats(layer, a, 16, 16)
+    # The precisions the runtime registers get (the workload's profile, else lossless).
+    stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]
+    stats["profile_wgt_precision"] = layer.wgt_precision or stats["wgt_precision"]
+    res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
+    cache = {}
+    for design, cfg in cfgs.items():
+        arch = cfg.arch
+        rt = layer_runtime(cfg, layer)
+        if arch == "diffy":         # deltas along x need the output row width
+            rt = dict(rt, out_width=_out_width(layer))
+            cyc = dict(model("diffy").layer_step_cycles(cfg, a, wm, rt["out_width"]),
+                       sampled=False, scale=1.0)
+        else:
+            cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
+                               sample_pairs=sample_pairs)
+        cyc["work"] = layer_potential(cfg, arch, a, wm, rt, cache)
+        cyc["seconds"] = time.perf_counter() - t0
+        cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt}
+        res.designs[design] = cyc
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+#: (layers, cfgs, options) of the running :func:`simulate_layers`, inherited by the forked
+#: workers so that only layer indices cross the process boundary.
+_JOB = None
+
+
+def _simulate_index(i: int) -> LayerResult:
+    layers, cfgs, kw = _JOB
+    return simulate_layer(layers[i], cfgs, **kw)
 
 
 def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
-                    progress=None) -> list:
+                    progress=None, workers: int | None = None) -> list:
     """Simulate every layer on every design of ``archs`` (each on its 16x16 preset).
 
-    ``progress(i, n, layer, seconds)`` is called after each layer. Designs without a golden
-    model raise ``ValueError`` from :func:`termwise.golden.arch.model`: check first with
-    :func:`available_designs`.
+    Layers are independent, so they are spread over ``workers`` forked processes (default
+    :func:`default_workers`); results come back in layer order and do not depend on the
+    worker count (sampling seeds are per layer). ``progress(i, n, layer, seconds)`` is
+    called after each layer, in order. Designs without a golden model raise ``ValueError``
+    from :func:`termwise.golden.arch.model`: check first with :func:`available_designs`.
     """
+    global _JOB
     cfgs = {arch: design_config(arch) for arch in archs}
-    results = []
+    kw = {"max_window_groups": max_window_groups, "sample_pairs": sample_pairs}
     n = len(layers)
-    for i, layer in enumerate(layers):
-        t0 = time.perf_counter()
-        a, wm = lowered_operands(layer)
-        stats = layer_stats(layer, a, 16, 16)
-        # The precisions the runtime registers get (the workload's profile, else lossless).
-        stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]
-        stats["profile_wgt_precision"] = layer.wgt_precision or stats["wgt_precision"]
-        res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
-        cache = {}
-        for design, cfg in cfgs.items():
-            arch = cfg.arch
-            rt = layer_runtime(cfg, layer)
-            if arch == "diffy":         # deltas along x need the output row width
-                rt = dict(rt, out_width=_out_width(layer))
-                cyc = dict(model("diffy").layer_step_cycles(cfg, a, wm, rt["out_width"]),
-                           sampled=False, scale=1.0)
-            else:
-                cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
-                                   sample_pairs=sample_pairs)
-            cyc["work"] = layer_potential(cfg, arch, a, wm, rt, cache)
-            cyc["seconds"] = time.perf_counter() - t0
-            cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt}
-            res.designs[design] = cyc
-        results.append(res)
-        if progress:
-            progress(i + 1, n, layer, time.perf_counter() - t0)
+    workers = default_workers() if workers is None else max(1, int(workers))
+    if workers == 1 or n < 2 or "fork" not in mp.get_all_start_methods():
+        done = (simulate_layer(layer, cfgs, **kw) for layer in layers)
+        pool = None
+    else:
+        _JOB = (layers, cfgs, kw)
+        pool = mp.get_context("fork").Pool(min(workers, n))
+        done = pool.imap(_simulate_index, range(n))
+    results = []
+    try:
+        for i, res in enumerate(done):
+            results.append(res)
+            if progress:
+                progress(i + 1, n, layers[i], res.seconds)
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        raise
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+            _JOB = None
     return results
 
 

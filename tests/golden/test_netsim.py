@@ -151,3 +151,20 @@ def test_reports_end_to_end(tmp_path):
     assert "speedup" in back["total"]["stripes"] and "ideal" in back["total"]["stripes"]
     assert (tmp_path / "sim.csv").read_text().count("\n") == len(layers) + 2
     assert "equal peak throughput" in (tmp_path / "sim.md").read_text()
+
+
+def test_parallel_layers_equal_sequential():
+    """Forked workers give the same results, in layer order, as one process."""
+    from termwise.golden.netsim import simulate_layers
+    layers = _layers(np.random.default_rng(6))
+    archs = ["baseline", "stripes", "pragmatic"]
+    seen = []
+    one = simulate_layers(layers, archs, sample_pairs=1 << 14, workers=1)
+    two = simulate_layers(layers, archs, sample_pairs=1 << 14, workers=2,
+                          progress=lambda i, n, layer, s: seen.append((i, layer.name)))
+    assert seen == [(i + 1, layer.name) for i, layer in enumerate(layers)]
+    for a, b in zip(one, two):
+        assert a.name == b.name and a.stats == b.stats
+        for d in archs:
+            assert {k: v for k, v in a.designs[d].items() if k != "seconds"} == \
+                   {k: v for k, v in b.designs[d].items() if k != "seconds"}
