@@ -62,7 +62,7 @@ from .fixedpoint import fake_quant, frac_bits_for
 
 __all__ = ["load", "load_network", "photos", "forward", "Net", "Conv", "IMAGE_NAMES",
            "SCALES", "TRACE_VERSION", "CLASS_NAMES_FILE", "imagenet_classes", "top5",
-           "format_top5",
+           "format_top5", "record_layer_codes",
            "channel_scales", "QuantFormat", "quant_format", "quantise_scaled",
            "fake_quant_model", "dequantise_accumulators", "top1_agreement",
            "precision_profile", "quantised_model", "build_trace"]
@@ -531,6 +531,24 @@ def _trace_paths(bits, scales="channel"):
     return os.path.join(d, stem + ".npz"), os.path.join(d, stem + ".json")
 
 
+
+def record_layer_codes(arrays: dict, i: int, conv, fmt, v, dtype) -> int:
+    """Store layer ``i``'s integer input and weight codes as ``arrays["act{i}"]`` and
+    ``arrays["wgt{i}"]``; returns the symmetric padding left to the layer. ``v`` is the
+    quantised network's input to the layer (already on the layer's grid, so the codes are
+    exact); TF "same" padding is applied here when it is asymmetric."""
+    q = fmt.act_codes(i, v)
+    pad = 0
+    if conv.kind == "conv":
+        lo, hi = same_padding(q.shape[2], conv.w.shape[2], conv.stride)
+        if lo == hi:
+            pad = lo
+        else:
+            q = np.pad(q, ((0, 0), (0, 0), (lo, hi), (lo, hi)))
+    arrays[f"act{i}"] = q.astype(dtype)
+    arrays[f"wgt{i}"] = fmt.wgt_codes(i, conv.w).astype(dtype)
+    return pad
+
 def build_trace(bits: int, *, profile: bool = True, log=print,
                 scales: str = "channel") -> tuple[str, str]:
     """Run the float and quantised models on the photos and write the integer trace
@@ -580,16 +598,7 @@ def build_trace(bits: int, *, profile: bool = True, log=print,
 
     def rec(i, v, _):
         conv = net.convs[i]
-        q = fmt.act_codes(i, v)         # v is already on the layer's grid: exact codes
-        pad = 0
-        if conv.kind == "conv":
-            lo, hi = same_padding(q.shape[2], conv.w.shape[2], conv.stride)
-            if lo == hi:
-                pad = lo
-            else:
-                q = np.pad(q, ((0, 0), (0, 0), (lo, hi), (lo, hi)))
-        arrays[f"act{i}"] = q.astype(dtype)
-        arrays[f"wgt{i}"] = fmt.wgt_codes(i, conv.w).astype(dtype)
+        pad = record_layer_codes(arrays, i, conv, fmt, v, dtype)
         layers.append({"name": conv.name, "kind": conv.kind, "stride": conv.stride,
                        "padding": pad, "groups": conv.groups, "act": conv.act,
                        "act_scale": float(fmt.act_scale[i]),

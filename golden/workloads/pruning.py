@@ -262,16 +262,7 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
         # As efficientnet.build_trace records a layer: the integer input of the quantised
         # pruned network (v is already on the layer's grid), "same" padding, the codes.
         conv = net.convs[i]
-        q = fmt.act_codes(i, v)
-        pad = 0
-        if conv.kind == "conv":
-            lo, hi = en.same_padding(q.shape[2], conv.w.shape[2], conv.stride)
-            if lo == hi:
-                pad = lo
-            else:
-                q = np.pad(q, ((0, 0), (0, 0), (lo, hi), (lo, hi)))
-        arrays[f"act{i}"] = q.astype(dtype)
-        arrays[f"wgt{i}"] = fmt.wgt_codes(i, conv.w).astype(dtype)
+        pad = en.record_layer_codes(arrays, i, conv, fmt, v, dtype)
         layers.append({"name": conv.name, "kind": conv.kind, "stride": conv.stride,
                        "padding": pad, "groups": conv.groups})
     qtop1 = en.forward(net, x, act_hook=hook, wgts=wq, record=rec).argmax(1)
