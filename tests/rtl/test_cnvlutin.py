@@ -6,15 +6,16 @@ and each cycle every lane takes its next pair, the offset selecting its weight."
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from termwise.gen.config import TileConfig
 from termwise.golden import cycles as cycle_model
 from termwise.golden.arch.cnvlutin import pack_zero_free
-from termwise.golden.fixedpoint import to_unsigned, value_range
+from termwise.golden.fixedpoint import value_range
 from termwise.rtl.cnvlutin import ZeroFreeEncoder, ZeroFreeStore
-from termwise.rtl.library import ModuleLibrary
 from termwise.rtl.tile import Tile
+from termwise.tb.driver import pack_row as _pack
+from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
+from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
 def _cfg(**kw):
@@ -22,13 +23,6 @@ def _cfg(**kw):
                 depth=8)
     base.update(kw)
     return TileConfig(**base)
-
-
-def _sim(dut, testbench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
 
 
 def _dense(cfg, rng, n, density):
@@ -125,30 +119,6 @@ def test_store_streams_against_packer():
             ctx.set(dut.rewind, 0)
 
     _sim(dut, tb)
-
-
-class _InlineLibrary(ModuleLibrary):
-    """Instantiates the PE as an Amaranth submodule (a fresh component each), so the
-    simulator can run a tile whose PEs are otherwise Verilog instances."""
-
-    def __init__(self, modules):
-        super().__init__()
-        self.modules.update(modules)
-        self.used = set()
-
-    def instantiate(self, m, name, instance_name, *, clocked=True):
-        template = self.modules[name]
-        component = type(template)(template.cfg) if name in self.used else template
-        self.used.add(name)
-        m.submodules[instance_name] = component
-        return component
-
-
-def _pack(values, bits):
-    word = 0
-    for v in reversed(to_unsigned(np.asarray(values).ravel(), bits).tolist()):
-        word = (word << bits) | v
-    return word
 
 
 def _lane_reference(cfg, act, wgt):

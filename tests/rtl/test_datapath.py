@@ -3,7 +3,6 @@ against a pure-Python reference written beside it (Glasgow style)."""
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from termwise.gen.config import TileConfig
 from termwise.golden.fixedpoint import wrap
@@ -11,14 +10,7 @@ from termwise.rtl.accumulator import Accumulator, ShiftAccumulator
 from termwise.rtl.adder_tree import AdderTree
 from termwise.rtl.pe import BitParallelPE, BitSerialPE
 from termwise.rtl.stripes import SerialSequencer
-
-
-def _sim(dut, testbench, clocked=True):
-    sim = Simulator(dut)
-    if clocked:
-        sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
+from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
 @pytest.mark.parametrize("n,width,is_signed", [(1, 4, True), (3, 5, True), (16, 8, True),

@@ -5,13 +5,13 @@ restart bit is set) and ``out_w = partial_w + (restart_w ? 0 : out_{w-1})``."""
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from termwise.gen.config import ConfigError, TileConfig, preset
 from termwise.golden.fixedpoint import wrap
 from termwise.rtl.diffy import DeltaFrontEnd, DiffyArray, ReconstructionUnit, delta_config
 from termwise.rtl.library import ModuleLibrary
 from termwise.tb.driver import pack_row, unpack_row
+from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
 def _cfg(**kw):
@@ -19,13 +19,6 @@ def _cfg(**kw):
                 depth=4)
     base.update(kw)
     return TileConfig(**base)
-
-
-def _sim(dut, testbench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
 
 
 @pytest.mark.parametrize("signed", [True, False])

@@ -9,22 +9,15 @@
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from termwise.gen.config import TileConfig
 from termwise.golden import cycles as cycle_model
-from termwise.golden.fixedpoint import to_unsigned, wrap
+from termwise.golden.fixedpoint import wrap
 from termwise.rtl.laconic import LaconicPE, PairCountDetector
-from termwise.rtl.library import ModuleLibrary
 from termwise.rtl.tile import Tile
-
-
-def _sim(dut, testbench, clocked=True):
-    sim = Simulator(dut)
-    if clocked:
-        sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
+from termwise.tb.driver import pack_row as _pack
+from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
+from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
 def _cfg(signed=True, **kw):
@@ -90,30 +83,6 @@ def test_pair_count_detector():
             assert ctx.get(dut.cycles) == want
 
     _sim(dut, tb, clocked=False)
-
-
-class _InlineLibrary(ModuleLibrary):
-    """Instantiates leaf modules as Amaranth submodules (a fresh component each), so the
-    simulator can run a tile whose PEs are otherwise Verilog instances."""
-
-    def __init__(self, modules):
-        super().__init__()
-        self.modules.update(modules)
-        self.used = set()
-
-    def instantiate(self, m, name, instance_name, *, clocked=True):
-        template = self.modules[name]
-        component = type(template)(template.cfg) if name in self.used else template
-        self.used.add(name)
-        m.submodules[instance_name] = component
-        return component
-
-
-def _pack(values, bits):
-    word = 0
-    for v in reversed(to_unsigned(np.asarray(values).ravel(), bits).tolist()):
-        word = (word << bits) | v
-    return word
 
 
 @pytest.mark.parametrize("signed", [True, False])

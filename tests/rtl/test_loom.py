@@ -9,19 +9,12 @@ odd configurations the tile presets do not cover (act_bits not a multiple of ser
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from termwise.gen.config import TileConfig
 from termwise.golden.arch import loom as golden
 from termwise.golden.fixedpoint import to_unsigned, value_range, wrap
 from termwise.rtl.loom import LoomArray, LoomPE, act_chunks
-
-
-def _sim(dut, testbench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
+from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
 # ---- pure-Python reference ----------------------------------------------------------------

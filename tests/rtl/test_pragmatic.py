@@ -6,25 +6,18 @@ term if it lies in ``[base, base + 2**B - 1]``; the PE adds
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from termwise.gen.config import TileConfig
 from termwise.golden.fixedpoint import wrap
 from termwise.golden.terms import terms
 from termwise.rtl.pragmatic import PragmaticPE, PragmaticWindowEncoder, term_positions
+from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
 def _cfg(**kw):
     base = dict(arch="pragmatic", filters=1, windows=1, lanes=4, act_bits=8, wgt_bits=8)
     base.update(kw)
     return TileConfig(**base)
-
-
-def _sim(dut, testbench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
 
 
 def _schedule(values, cfg):

@@ -1,0 +1,39 @@
+"""Helpers for the amaranth.sim unit tests of RTL components (tests/rtl).
+
+The cocotb regressions run the emitted Verilog under Verilator; the unit tests run single
+components in Amaranth's own simulator, which needs every module as Amaranth code, hence
+:class:`InlineLibrary`.
+"""
+
+from amaranth.sim import Simulator
+
+from ..rtl.library import ModuleLibrary
+
+__all__ = ["run_simulation", "InlineLibrary"]
+
+
+def run_simulation(dut, testbench, clocked: bool = True) -> None:
+    """Run the async ``testbench(ctx)`` on ``dut`` (with a 1 MHz clock unless ``clocked``
+    is false, for purely combinational components)."""
+    sim = Simulator(dut)
+    if clocked:
+        sim.add_clock(1e-6)
+    sim.add_testbench(testbench)
+    sim.run()
+
+
+class InlineLibrary(ModuleLibrary):
+    """Instantiates leaf modules as Amaranth submodules (a fresh component each), so the
+    simulator can run a tile whose PEs are otherwise Verilog instances."""
+
+    def __init__(self, modules):
+        super().__init__()
+        self.modules.update(modules)
+        self.used = set()
+
+    def instantiate(self, m, name, instance_name, *, clocked=True):
+        template = self.modules[name]
+        component = type(template)(template.cfg) if name in self.used else template
+        self.used.add(name)
+        m.submodules[instance_name] = component
+        return component
