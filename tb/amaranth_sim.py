@@ -9,7 +9,7 @@ from amaranth.sim import Simulator
 
 from ..rtl.library import ModuleLibrary
 
-__all__ = ["run_simulation", "InlineLibrary"]
+__all__ = ["run_simulation", "InlineLibrary", "run_command"]
 
 
 def run_simulation(dut, testbench, clocked: bool = True) -> None:
@@ -37,3 +37,24 @@ class InlineLibrary(ModuleLibrary):
         self.used.add(name)
         m.submodules[instance_name] = component
         return component
+
+
+async def run_command(ctx, tile, cfg, bricks: int, max_cycles: int = 1000):
+    """Issue one tile command of ``bricks`` (operands already written) and collect the
+    ``windows`` output rows; returns ``(cycles from the command to out.valid, rows)``, the
+    cycle count the golden cycle models predict."""
+    ctx.set(tile.cmd.payload.bricks, bricks)
+    ctx.set(tile.cmd.valid, 1)
+    await ctx.tick()
+    ctx.set(tile.cmd.valid, 0)
+    measured = 0
+    while not ctx.get(tile.out.valid):
+        await ctx.tick()
+        measured += 1
+        assert measured < max_cycles, f"no output within {max_cycles} cycles"
+    rows = []
+    for _ in range(cfg.windows):
+        assert ctx.get(tile.out.valid)
+        rows.append([ctx.get(tile.out.payload[f]) for f in range(cfg.filters)])
+        await ctx.tick()
+    return measured, rows

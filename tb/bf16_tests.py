@@ -44,19 +44,16 @@ from dataclasses import dataclass
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
 
-from ..gen.config import from_mapping
 from ..golden import cycles as cycle_model
 from ..golden.arch.baseline_bf16 import (assemble_conv2d_f32, nan_equal,
                                          tile_outputs_bf16)
 from ..golden.lowering import lower_conv2d
-from ..golden.primitives.bf16 import BF16_MAX, bf16_to_f32, conv2d_bf16, f32_to_bf16
+from ..golden.primitives.bf16 import BF16_MAX, conv2d_bf16, f32_to_bf16
 from ..golden.primitives.direct import conv2d_direct
 from ..golden.primitives.verify import (BF16_THRESHOLD, FP32_THRESHOLD,
                                         normalized_rms_error)
-from .driver import PERIOD_NS, TileDriver
-from .tile_tests import _Record, _setup
+from .tile_tests import _check, _start
 
 SUITES = ("random", "specials", "conv")
 
@@ -321,16 +318,12 @@ async def _run_conv(drv, cfg, seed, record) -> list[str]:
 @cocotb.test()
 async def bf16_regression(dut):
     """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
-    cfg, manifest, seed = _setup()
+    cfg, seed, drv, record = await _start(dut)
     assert cfg.dtype == "bf16", f"bf16_tests needs a bf16 tile, got dtype {cfg.dtype}"
-    Clock(dut.clk, PERIOD_NS, unit="ns").start()
-    drv = TileDriver(dut, cfg, manifest)
-    await drv.reset()
-    record = _Record(seed)
     failures = []
     for name in os.environ.get("TERMWISE_SUITES", "random").split(","):
         if name == "conv":
             failures += await _run_conv(drv, cfg, seed, record)
         else:
             failures += await _run_suite(drv, cfg, name, seed, record)
-    assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+    _check(seed, failures)

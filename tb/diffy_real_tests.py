@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
 
 from .diffy_tests import _conv_case
-from .driver import PERIOD_NS, TileDriver
-from .tile_tests import _Record, _setup
+from .tile_tests import _check, _start
 
 __all__ = ["ROWS", "COLS", "dncnn_crops", "diffy_dncnn"]
 
@@ -57,14 +55,10 @@ def dncnn_crops(bits: int, seed: int, rows: int = ROWS, cols: int = COLS) -> lis
 @cocotb.test()
 async def diffy_dncnn(dut):
     """Every layer's crop through the tile; fail with every mismatch listed."""
-    cfg, manifest, seed = _setup()
-    Clock(dut.clk, PERIOD_NS, unit="ns").start()
-    drv = TileDriver(dut, cfg, manifest)
-    await drv.reset()
-    record = _Record(seed)
+    cfg, seed, drv, record = await _start(dut)
     geometry = dict(stride=1, padding=0, dilation=1, groups=1)
     failures = []
     for name, x, w in dncnn_crops(8 if cfg.act_bits <= 8 else 16, seed):
         failures += await _conv_case(drv, cfg, record, name, x, w, geometry,
                                      cfg.runtime_values())
-    assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+    _check(seed, failures)

@@ -31,7 +31,6 @@ import os
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
 
 from ..golden import cycles as cycle_model
 from ..golden.arch import diffy
@@ -40,8 +39,7 @@ from ..golden.lowering import assemble_conv2d, lower_conv2d
 from ..golden.primitives import conv2d_direct
 from ..golden.tile_model import tile_outputs
 from .cases import conv_layer, corner_cases
-from .driver import PERIOD_NS, TileDriver
-from .tile_tests import _Record, _setup
+from .tile_tests import _check, _start
 
 __all__ = ["diffy_regression", "chain_runs", "smooth_image"]
 
@@ -210,13 +208,9 @@ async def _conv(drv, cfg, seed, record) -> list[str]:
 @cocotb.test()
 async def diffy_regression(dut):
     """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
-    cfg, manifest, seed = _setup()
-    Clock(dut.clk, PERIOD_NS, unit="ns").start()
-    drv = TileDriver(dut, cfg, manifest)
-    await drv.reset()
-    record = _Record(seed)
+    cfg, seed, drv, record = await _start(dut)
     failures = []
     suites = {"random": _random, "corners": _corners, "conv": _conv}
     for name in os.environ.get("TERMWISE_SUITES", "random").split(","):
         failures += await suites[name](drv, cfg, seed, record)
-    assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+    _check(seed, failures)

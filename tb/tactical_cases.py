@@ -19,14 +19,13 @@ import os
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
 
 from ..golden import cycles as cycle_model
 from ..golden.arch.tactical import host_weight_rows
 from ..golden.fixedpoint import value_range
 from ..golden.tile_model import tile_outputs
 from .cases import Case
-from .driver import PERIOD_NS, TileDriver
+from .driver import TileDriver
 
 __all__ = ["TacticalDriver", "sparse_cases"]
 
@@ -114,12 +113,8 @@ async def _sparse_suite(drv, cfg, seed, record) -> list[str]:
 @cocotb.test()
 async def tactical_regression(dut):
     """Every suite named in TERMWISE_SUITES through the Bit-Tactical host lowering."""
-    from .tile_tests import _Record, _run_conv, _run_suite, _setup
-    cfg, manifest, seed = _setup()
-    Clock(dut.clk, PERIOD_NS, unit="ns").start()
-    drv = TacticalDriver(dut, cfg, manifest)
-    await drv.reset()
-    record = _Record(seed)
+    from .tile_tests import _check, _run_conv, _run_suite, _start
+    cfg, seed, drv, record = await _start(dut, TacticalDriver)
     failures = []
     for name in os.environ.get("TERMWISE_SUITES", "sparse").split(","):
         if name == "sparse":
@@ -128,4 +123,4 @@ async def tactical_regression(dut):
             failures += await _run_conv(drv, cfg, seed, record)
         else:
             failures += await _run_suite(drv, cfg, name, seed, record)
-    assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+    _check(seed, failures)

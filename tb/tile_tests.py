@@ -68,6 +68,21 @@ def _setup():
     return cfg, manifest, seed
 
 
+async def _start(dut, driver_cls=TileDriver):
+    """The common start of every cocotb regression: the run's configuration and seed (from
+    the environment), the clock, a driver of ``driver_cls`` out of reset, and the record."""
+    cfg, manifest, seed = _setup()
+    Clock(dut.clk, PERIOD_NS, unit="ns").start()
+    drv = driver_cls(dut, cfg, manifest)
+    await drv.reset()
+    return cfg, seed, drv, _Record(seed)
+
+
+def _check(seed, failures) -> None:
+    """Fail the cocotb test with the first mismatches and the seed to rerun with."""
+    assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+
+
 class _Record:
     """Collects per-run results; writes them after every run so a failure keeps them."""
 
@@ -245,11 +260,7 @@ async def _run_real(drv, cfg, seed, record, sample: int = 10) -> list[str]:
 @cocotb.test()
 async def tile_regression(dut):
     """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
-    cfg, manifest, seed = _setup()
-    Clock(dut.clk, PERIOD_NS, unit="ns").start()
-    drv = TileDriver(dut, cfg, manifest)
-    await drv.reset()
-    record = _Record(seed)
+    cfg, seed, drv, record = await _start(dut)
     failures = []
     if os.environ.get("TERMWISE_SUITES") == "bench":
         return
@@ -262,7 +273,7 @@ async def tile_regression(dut):
             failures += await _run_real(drv, cfg, seed, record)
         else:
             failures += await _run_suite(drv, cfg, name, seed, record)
-    assert not failures, f"seed {seed}: " + "; ".join(failures[:5])
+    _check(seed, failures)
 
 
 @cocotb.test()
@@ -271,10 +282,7 @@ async def tile_throughput(dut):
     import time
     if os.environ.get("TERMWISE_SUITES") != "bench":
         return
-    cfg, manifest, seed = _setup()
-    Clock(dut.clk, PERIOD_NS, unit="ns").start()
-    drv = TileDriver(dut, cfg, manifest)
-    await drv.reset()
+    cfg, seed, drv, record = await _start(dut)
     rng = np.random.default_rng(seed)
     k = cfg.depth * cfg.lanes
     rt = cfg.runtime_values()
@@ -290,7 +298,6 @@ async def tile_throughput(dut):
     wall = time.perf_counter() - t0
     assert np.array_equal(got, expected)
     start_ns = cocotb.utils.get_sim_time("ns")
-    record = _Record(seed)
     record.add(suite="bench", case="throughput", runs=runs, compute_cycles=total,
                wall_seconds=wall, compute_wall_seconds=drv.compute_wall, sim_ns=start_ns, outputs_match=True, cycles=total,
                model_cycles=runs * cycle_model.run_cycles(cfg, act, wgt, rt))

@@ -15,6 +15,7 @@ from termwise.rtl.cnvlutin import ZeroFreeEncoder, ZeroFreeStore
 from termwise.rtl.tile import Tile
 from termwise.tb.driver import pack_row as _pack
 from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
+from termwise.tb.amaranth_sim import run_command
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
@@ -190,19 +191,7 @@ def test_tile_against_lane_reference(changes):
             if limit:
                 bricks = limit[0]
                 act, wgt = act[:, :bricks * cfg.lanes], wgt[:, :bricks * cfg.lanes]
-            ctx.set(tile.cmd.payload.bricks, bricks)
-            ctx.set(tile.cmd.valid, 1)
-            await ctx.tick()
-            ctx.set(tile.cmd.valid, 0)
-            measured = 0
-            while not ctx.get(tile.out.valid):
-                await ctx.tick()
-                measured += 1
-                assert measured < 1000
-            got = []
-            for _ in range(cfg.windows):
-                got.append([ctx.get(tile.out.payload[f]) for f in range(cfg.filters)])
-                await ctx.tick()
+            measured, got = await run_command(ctx, tile, cfg, bricks)
             ref, steps = _lane_reference(cfg, act, wgt)
             assert np.array_equal(np.array(got), ref)
             assert np.array_equal(ref, act @ wgt.T)

@@ -17,6 +17,7 @@ from termwise.rtl.laconic import LaconicPE, PairCountDetector
 from termwise.rtl.tile import Tile
 from termwise.tb.driver import pack_row as _pack
 from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
+from termwise.tb.amaranth_sim import run_command
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
@@ -116,20 +117,7 @@ def test_tile_outputs_and_cycles(signed):
                     ctx.set(stream.valid, 1)
                     await ctx.tick()
                 ctx.set(stream.valid, 0)
-            ctx.set(tile.cmd.payload.bricks, bricks)
-            ctx.set(tile.cmd.valid, 1)
-            await ctx.tick()
-            ctx.set(tile.cmd.valid, 0)
-            measured = 0
-            while not ctx.get(tile.out.valid):
-                await ctx.tick()
-                measured += 1
-                assert measured < 1000
-            got = []
-            for _ in range(cfg.windows):
-                assert ctx.get(tile.out.valid)
-                got.append([ctx.get(tile.out.payload[f]) for f in range(cfg.filters)])
-                await ctx.tick()
+            measured, got = await run_command(ctx, tile, cfg, bricks)
             assert np.array_equal(np.array(got), act @ wgt.T), (act, wgt)
             assert measured == cycle_model.run_cycles(cfg, act, wgt), (act, wgt)
 
