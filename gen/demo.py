@@ -49,10 +49,10 @@ def run_demo(cfg: TileConfig, outdir: str, *, synth: bool = True) -> int:
     for r in runs:
         if r["suite"] == "conv":
             macs_per_cycle = r["macs"] / r["cycles"]
+            bits = (r["runtime"] or {}).get("precision") or cfg.act_bits
             _line("conv layer", f"{r['case']}: {r['runs']} tile runs, {r['cycles']} cycles "
                   f"measured = {r['model_cycles']} modelled; {macs_per_cycle:.1f} MAC/cycle "
-                  f"(peak {cfg.peak_macs_per_cycle(r['precision'] or cfg.act_bits):.1f} at "
-                  f"{r['precision'] or cfg.act_bits} bits)")
+                  f"(peak {cfg.peak_macs_per_cycle(bits):.1f} at {bits} bits)")
     for failure in result.failures:
         _line("failure", failure.splitlines()[0][:300])
     summary["regression"] = {"passed": result.passed, "seed": result.seed, "runs": runs}
