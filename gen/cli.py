@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .config import ARCHS, ConfigError, TileConfig, from_toml, load_presets, preset
+from .config import (ARCHS, ConfigError, TileConfig, from_toml, load_presets, preset,
+                     with_dtype_fields)
 
 __all__ = ["main", "run_subcommand", "add_config_arguments", "config_from_args",
            "UsageError"]
@@ -52,7 +53,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--lookahead", type=int, help="tactical: h, steps ahead (1..4)")
     g.add_argument("--lookaside", type=int, help="tactical: d, lanes aside (0..7)")
     g.add_argument("--delta-source", help="diffy: on_the_fly | stored")
-    g.add_argument("--dtype", help="int (default) or bf16 (baseline only)")
+    g.add_argument("--dtype", help="int (default) or bf16 (baseline only; implies 16-bit "
+                   "operands and fp32 accumulators)")
     o = p.add_argument_group("fused output stage")
     o.add_argument("--bias", action="store_true", default=None, help="add a bias per filter")
     o.add_argument("--residual", action="store_true", default=None,
@@ -77,6 +79,8 @@ def config_from_args(args) -> TileConfig:
     if len(chosen) != 1:
         raise UsageError("choose exactly one of --preset, --config or --arch")
     overrides = {f: getattr(args, f) for f in _FIELD_ARGS if getattr(args, f) is not None}
+    if "dtype" in overrides:
+        overrides = with_dtype_fields(overrides)
     if args.preset:
         cfg = preset(args.preset)
         return cfg.replace(**overrides) if overrides else cfg
@@ -85,7 +89,7 @@ def config_from_args(args) -> TileConfig:
         return cfg.replace(**overrides) if overrides else cfg
     required = ("filters", "windows", "lanes", "act_bits", "wgt_bits")
     for f in required:
-        if getattr(args, f) is None:
+        if overrides.get(f) is None:
             raise ConfigError(f, f"--{f.replace('_', '-')} is required with --arch")
     return TileConfig(arch=args.arch, **overrides)
 

@@ -21,7 +21,8 @@ from importlib import resources
 from typing import Any
 
 __all__ = [
-    "Arch", "ARCHS", "OPTIONS", "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
+    "Arch", "ARCHS", "OPTIONS", "DTYPE_FIELDS", "ConfigError", "TileConfig", "load_presets",
+    "preset", "from_toml", "from_mapping", "with_dtype_fields",
 ]
 
 @dataclass(frozen=True)
@@ -74,6 +75,21 @@ ARCHS = {
 #: Every design option of any arch (fields of :class:`TileConfig`, ``None`` = arch default).
 OPTIONS = ("serial_bits", "first_stage_bits", "encoding", "sync", "column_registers",
            "backend", "shape", "lookahead", "lookaside", "delta_source")
+
+#: Fields a data type fixes: a bf16 tile has 16-bit operands and fp32 (32-bit) accumulators,
+#: so naming the type is enough and nobody has to spell out its only valid widths.
+DTYPE_FIELDS = {
+    "int": {},
+    "bf16": {"act_bits": 16, "wgt_bits": 16, "acc_bits": 32},
+}
+
+
+def with_dtype_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` plus the values its ``dtype`` implies, where ``fields`` does not give them
+    (a value that is given is kept, and validated by :class:`TileConfig`)."""
+    implied = DTYPE_FIELDS.get(fields.get("dtype"), {})
+    return {**{k: v for k, v in implied.items() if fields.get(k) is None}, **fields}
+
 
 #: Valid ranges of the integer fields (inclusive).
 RANGES = {
@@ -180,7 +196,7 @@ class TileConfig:
                 shown = f"{valid[0]}..{valid[-1]}" if contiguous else ", ".join(map(str, valid))
                 raise ConfigError(option, f"must be one of {shown} for {self.arch}, "
                                   f"got {value!r}")
-        if self.dtype not in ("int", "bf16"):
+        if self.dtype not in DTYPE_FIELDS:
             raise ConfigError("dtype", f"must be int or bf16, got {self.dtype!r}")
         if self.dtype == "bf16":
             if self.arch != "baseline":
@@ -393,6 +409,7 @@ def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileCon
         if key not in _FIELDS or key == "name":
             valid = ", ".join(sorted(_FIELDS - {"name"}))
             raise ConfigError(key, f"unknown field (valid fields: {valid})")
+    mapping = with_dtype_fields(mapping)
     missing = [f for f in ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits")
                if f not in mapping]
     if missing:

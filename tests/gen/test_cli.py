@@ -80,3 +80,24 @@ def test_bad_config_files(tmp_path, content, fragment):
     assert not (tmp_path / "out").exists()
     r = _run("gen", "--config", str(tmp_path / "absent.toml"), "-o", str(tmp_path / "out"))
     assert r.returncode == 2 and "config: cannot read" in r.stderr
+
+
+def test_dtype_bf16_implies_its_widths(tmp_path):
+    """`--dtype bf16` alone sets 16-bit operands and fp32 accumulators: the tile is the
+    baseline-bf16-4x4 preset's, byte for byte; a contradicting width is still refused."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    r1 = _run("gen", "--preset", "baseline-4x4", "--dtype", "bf16", "-o", str(a))
+    r2 = _run("gen", "--preset", "baseline-bf16-4x4", "-o", str(b))
+    assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+    man = json.loads((a / "manifest.json").read_text())
+    assert (man["config"]["act_bits"], man["config"]["wgt_bits"], man["config"]["acc_bits"]) \
+        == (16, 16, 32)
+    assert man["verilog"]["sha256"] == \
+        json.loads((b / "manifest.json").read_text())["verilog"]["sha256"]
+    r3 = _run("gen", "--arch", "baseline", "--dtype", "bf16", "--filters", "2", "--windows", "1",
+              "--lanes", "3", "-o", str(tmp_path / "c"))
+    assert r3.returncode == 0, r3.stderr
+    r4 = _run("gen", "--arch", "baseline", "--dtype", "bf16", "--filters", "2", "--windows",
+              "1", "--lanes", "3", "--act-bits", "8", "-o", str(tmp_path / "d"))
+    assert r4.returncode == 2 and "dtype: bf16 needs act_bits = wgt_bits = 16" in r4.stderr
+    assert not (tmp_path / "d").exists()
