@@ -1,6 +1,6 @@
 """Cycle models: how many cycles a tile run takes, from the command to the first result.
 
-The per-step costs are the papers' (shared/reference/family.md, "Semantics (model)") and
+The per-step costs are the papers' (docs/papers.md, one section per design) and
 live in :mod:`termwise.golden.arch`, one module per design; this module pads operands into
 bricks and adds each implementation's fixed run overhead. Simulation must match exactly.
 """

@@ -33,7 +33,7 @@ MAC is a product ``fa(act) * fw(wgt)``, so the sum over the ``M x kg x Kg`` MACs
 is ``sum_k (sum_m fa[m, k]) * (sum_n fw[n, k])`` -- computed without broadcasting and tested
 equal to :func:`termwise.golden.potential.total_work`.
 
-Bit-Tactical (``tactical``, family.md: "zero weights skipped for Tactical") has no entry in
+Bit-Tactical (``tactical``, docs/papers.md#ideal-potential-work) has no entry in
 :mod:`termwise.golden.potential`; its ideal work per MAC is its back end's with every zero
 weight skipped: TCLp ``width_group(a) * (w != 0) * Ww`` (Dynamic Stripes' activation group
 precision, group = ``cfg.lanes``), TCLe ``terms(a) * (w != 0) * Ww`` (Pragmatic's terms in

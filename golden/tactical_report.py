@@ -26,7 +26,7 @@ of :mod:`.tactical_schedule`), and
 i.e. the achieved step reduction over the ideal one (every zero weight skipped; the ideal
 is not always reachable: the filters of a group share their steps). Metadata: the select
 of each weight, ``ceil(log2(sources + 1))`` bits. Reported next to the papers' figures
-(shared/reference/family.md): TCLe 11.3x and TCLp 6.7x over a dense baseline on their
+(docs/papers.md#headline-figures): TCLe 11.3x and TCLp 6.7x over a dense baseline on their
 sparse networks.
 """
 
@@ -50,7 +50,7 @@ BACK_ENDS = {"tactical-tclp": "dstripes", "tactical-tcle": "pragmatic-booth"}
 #: Default connectivities of the schedule study: (shape, lookahead h, lookaside d).
 CONNECTIVITIES = (("T", 2, 5), ("L", 1, 0), ("L", 2, 1), ("L", 2, 5), ("L", 4, 3),
                   ("L", 4, 7))
-#: The paper's headline (family.md, from the ASPLOS 2019 abstract).
+#: The paper's headline (its ASPLOS 2019 abstract; docs/papers.md#headline-figures).
 PAPER = {"tactical-tcle": 11.3, "tactical-tclp": 6.7,
          "text": "Bit-Tactical (ASPLOS 2019): TCLe 11.3x, TCLp 6.7x over a dense baseline on "
                  "sparse (pruned) networks; TCLp about +10% area"}

@@ -2,7 +2,7 @@
 Software/Hardware Approach to Exploiting Value and Bit Sparsity in Neural Networks",
 ASPLOS 2019).
 
-Connectivity (shared/reference/family.md): a weight slot (step ``t``, lane ``l``) may be
+Connectivity (docs/papers.md#bit-tactical): a weight slot (step ``t``, lane ``l``) may be
 filled by a *promotion source* ``(dt, dl)``: the weight of step ``t + dt``, lane
 ``(l + dl) mod lanes`` (lane shifts wrap in the brick), which is then multiplied by the
 activation of that original position (``act[t + dt][(l + dl) mod lanes]``).

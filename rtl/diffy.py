@@ -3,7 +3,7 @@ Accelerator", MICRO 2018): differential convolution on the Bit-Pragmatic datapat
 
 The windows of a run are consecutive output columns. Instead of the activations, the PEs
 process the *deltas* between a window's activation brick and its predecessor's
-(family.md, "Diffy": ``delta = a(x) - a(x - stride)``), which in smooth feature maps have
+(docs/papers.md#diffy: ``delta = a(x) - a(x - stride)``), which in smooth feature maps have
 far fewer terms; a reconstruction unit turns the PEs' partial results back into outputs
 (``out(x) = out(x - 1) + W * delta``).
 

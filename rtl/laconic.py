@@ -6,7 +6,7 @@ complement; unsigned activations zero-extended by one bit first, see
 term) pair per cycle: the pair's product is ``+-2**(ew + ea)``. A lane therefore needs
 ``terms(w) * terms(a)`` cycles; all windows and filters of the tile run in lockstep (the
 windows share the weight row and the filters the activation row), so a step takes the
-largest pair count of any lane of any PE, at least 1 cycle (family.md; golden model
+largest pair count of any lane of any PE, at least 1 cycle (docs/papers.md#laconic; golden model
 :mod:`termwise.golden.arch.laconic`).
 
 Structure

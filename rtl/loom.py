@@ -3,7 +3,7 @@ Accelerate Convolutional Neural Networks", DAC 2018).
 
 Weights *and* activations are bit-serial, so the work of a brick scales with both
 precisions: a step (one brick of every window and of every filter) takes
-``ceil(Pa / serial_bits) * Pw`` cycles (family.md, "Semantics (model)"), where
+``ceil(Pa / serial_bits) * Pw`` cycles (docs/papers.md#loom), where
 
 * ``Pw`` is the layer's weight precision, the runtime register ``wgt_precision``: the ``Pw``
   least significant bits of each weight are used, as two's complement;

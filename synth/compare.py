@@ -3,7 +3,8 @@
 Rows come from presets (synthesised through the cache, so a repeat is immediate) or from
 folders / files holding a ``synth_report.json``. Peak throughput is stated at one activation
 precision for every row (default: the first row's ``act_bits``), and the table says whether
-the peaks are equal on that basis: family.md asks for comparisons at equal peak throughput.
+the peaks are equal on that basis: designs are compared at equal peak throughput
+(docs/papers.md#equal-peak-throughput).
 """
 
 from __future__ import annotations

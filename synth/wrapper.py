@@ -2,8 +2,8 @@
 
 ASIC (:func:`asic_wrapper`): every tile input and output passes through one register stage,
 so every timing path is register to register (Debian's OpenSTA snapshot rejects
-``set_input_delay`` / ``set_output_delay``, see shared/reference/toolchain.md). The wrapper
-registers are reported separately (kind ``io_wrapper``), not in the tile's area.
+``set_input_delay`` / ``set_output_delay``, see docs/toolchain.md#no-set_input_delay). The
+wrapper registers are reported separately (kind ``io_wrapper``), not in the tile's area.
 
 FPGA (:func:`fpga_wrapper`): a tile has far more IO bits than an ECP5 package has pins, so
 the wrapper is pin-limited:

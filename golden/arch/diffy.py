@@ -1,7 +1,7 @@
 """Diffy (Mahmoud et al., "Diffy: a Deja vu-Free Differential Deep Neural Network
 Accelerator", MICRO 2018): differential convolution along x on the Bit-Pragmatic datapath.
 
-Semantics (family.md, "Diffy"): ``delta = a(x) - a(x - stride)`` along x, predecessor 0 for
+Semantics (docs/papers.md#diffy): ``delta = a(x) - a(x - stride)`` along x, predecessor 0 for
 the first column; terms are counted on the deltas; ``out(x) = out(x - 1) + W * delta``.
 
 A tile run's windows are consecutive output columns. Window ``w``'s activations are

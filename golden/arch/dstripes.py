@@ -1,6 +1,6 @@
 """Dynamic Stripes (Delmas et al., arXiv 1706.00504): bit-serial at the precision of the
-widest activation of each step (family.md: "the bits of the widest value (position of the
-top one + 1, plus a sign bit for signed data)"), at least 1 cycle. Exact results."""
+widest activation of each step (docs/papers.md#dynamic-stripes: its top one's position plus
+one, plus a sign bit for signed data), at least 1 cycle. Exact results."""
 
 import numpy as np
 

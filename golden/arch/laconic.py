@@ -2,8 +2,8 @@
 operands radix-4 modified-Booth encoded, one (weight term, activation term) pair per lane
 per cycle.
 
-Per-step cycles (family.md, "Semantics (model)": "a brick takes max over lanes of
-terms(w) * terms(a) cycles (at least 1), both Booth-encoded"). A lane multiplies its
+Per-step cycles (docs/papers.md#laconic): the largest ``terms(w) * terms(a)`` over the
+lanes, at least 1 cycle, both operands Booth-encoded. A lane multiplies its
 activation ``a`` and weight ``w`` by enumerating every pair of their non-zero Booth terms
 (:func:`termwise.golden.terms.booth_term_count`: ``ceil(bits / 2)`` digits for two's
 complement values; unsigned activations are zero-extended by one bit first), one pair per

@@ -1,7 +1,7 @@
 """Loom (Sharify et al., "Loom: Exploiting Weight and Activation Precisions to Accelerate
 Convolutional Neural Networks", DAC 2018): weights and activations both bit-serial.
 
-Semantics (``shared/reference/family.md``: "Loom: ceil(Pa / serial_bits) * Pw per brick"):
+Semantics (docs/papers.md#loom: ``ceil(Pa / serial_bits) * Pw`` cycles per step):
 
 * ``Pw`` is the layer's weight precision, the runtime register ``wgt_precision``
   (1..wgt_bits). The design uses the ``Pw`` least significant bits of each weight, read as

@@ -1,7 +1,7 @@
 """Bit-Pragmatic (Albericio et al., "Bit-Pragmatic Deep Neural Network Computing", MICRO
 2017): only the activations' non-zero terms are processed, with two-stage shifting.
 
-Semantics (family.md, "Pragmatic"): each activation is a set of terms -- the oneffsets of
+Semantics (docs/papers.md#bit-pragmatic): each activation is a set of terms -- the oneffsets of
 ``|a|`` (``encoding = "plain"``, sign-magnitude) or the radix-4 modified Booth terms of its
 two's complement value (``"booth"``), :mod:`termwise.golden.terms`. Per cycle and per
 window, ``base`` is the lowest remaining term position among the brick's lanes; each lane

@@ -1,6 +1,6 @@
 """Stripes (Judd et al., MICRO 2016): activations bit-serial at a runtime precision P.
 
-A step takes P cycles whatever the values (family.md: "a brick takes p cycles"). Only the
+A step takes P cycles whatever the values (docs/papers.md#stripes). Only the
 P least significant bits of each activation are used, read as two's complement when
 activations are signed: the host quantises to P bits, and lowering P at run time trades
 accuracy for speed.

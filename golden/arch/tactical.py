@@ -18,7 +18,8 @@ Back ends (``cfg.backend``):
 
 * ``tclp`` (Dynamic Stripes datapath, bit-serial activations): the step's precision is
   detected over the involved activations of every window (the Dynamic Stripes detector,
-  family.md: position of the top one + 1, plus a sign bit for signed data), at least 1.
+  docs/papers.md#dynamic-stripes: position of the top one + 1, plus a sign bit for signed
+  data), at least 1.
 * ``tcle`` (Bit-Pragmatic datapath, pallet synchronisation): per window, the greedy term
   retirement of Pragmatic over the involved activations (all ``(h + 1) * lanes`` window
   positions; uninvolved ones have no terms), ``first_stage_bits`` and ``encoding`` as

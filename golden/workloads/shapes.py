@@ -3,7 +3,7 @@
 For shape-only studies: the operands come from :func:`.base.synthetic_values` (seeded by
 the layer name), not from a trained network, and every report labels them "synthetic".
 Batch 1. AlexNet follows the Caffe model (227x227, groups 2 in conv2/4/5,
-shared/reference/family.md); VGG-16 the 13 3x3 convs + 3 FCs at 224x224; ResNet-50 the
+docs/papers.md#workload-shapes); VGG-16 the 13 3x3 convs + 3 FCs at 224x224; ResNet-50 the
 bottleneck stages 3-4-6-3 at 224x224 (stride on the 3x3 conv, projection shortcuts).
 """
 
