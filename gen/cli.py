@@ -133,12 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
 
     from ..synth import cli as synth_cli
-    from . import shapeshifter_cli, sim_cli, tactical_cli, tradeoff_cli
+    from . import shapeshifter_cli, sim_cli, tactical_cli, tradeoff_cli, verify_cli
     synth_cli.register(sub, add_config_arguments, config_from_args)
     sim_cli.register(sub, add_config_arguments, config_from_args)
     tradeoff_cli.register(sub, add_config_arguments, config_from_args)
     shapeshifter_cli.register(sub, add_config_arguments, config_from_args)
     tactical_cli.register(sub, add_config_arguments, config_from_args)
+    verify_cli.register(sub, add_config_arguments, config_from_args)
     return parser
 
 

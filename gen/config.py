@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = [
     "Arch", "ARCHS", "OPTIONS", "DTYPE_FIELDS", "ConfigError", "TileConfig", "load_presets",
-    "preset", "from_toml", "from_mapping", "with_dtype_fields",
+    "preset", "from_toml", "from_mapping", "with_dtype_fields", "to_toml",
 ]
 
 @dataclass(frozen=True)
@@ -435,6 +435,21 @@ def from_toml(path: str) -> TileConfig:
     if "tile" in data and isinstance(data["tile"], dict) and len(data) == 1:
         data = data["tile"]
     return from_mapping(data)
+
+
+def to_toml(cfg: TileConfig) -> str:
+    """``cfg`` as a configuration file that :func:`from_toml` reads back to an equal
+    configuration (``termwise gen --config`` accepts it)."""
+    lines = [f"# {cfg.name}" if cfg.name else "# termwise tile configuration"]
+    for key, value in cfg.to_dict().items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, int):
+            text = str(value)
+        else:
+            text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+        lines.append(f"{key} = {text}")
+    return "\n".join(lines) + "\n"
 
 
 def load_presets() -> dict[str, dict[str, Any]]:

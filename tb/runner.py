@@ -162,6 +162,7 @@ def build(cfg: TileConfig, *, waves: bool = False) -> Build:
 
 @dataclass
 class RegressionResult:
+    suites: tuple
     passed: bool
     tests: int
     failures: list[str]
@@ -239,5 +240,5 @@ def run_regression(cfg: TileConfig, suites=("random", "corners", "conv"), *, see
     seconds = time.perf_counter() - t0
     tests, failures = _results(results_xml)
     runs = json.loads(report.read_text())["runs"] if report.exists() else []
-    return RegressionResult(not failures and tests > 0, tests, failures, runs, seed, b,
+    return RegressionResult(tuple(suites), not failures and tests > 0, tests, failures, runs, seed, b,
                             seconds, waves_file, test_dir / "sim.log")

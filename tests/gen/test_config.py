@@ -65,3 +65,14 @@ def test_top_name_spells_out_configuration():
     a = preset("stripes-4x4")
     assert a.top_name != a.replace(act_signed=False).top_name
     assert a.top_name != a.replace(depth=32).top_name
+
+
+@pytest.mark.parametrize("name", ["stripes-4x4", "pragmatic-4x4", "tactical-tcle-4x4",
+                                  "baseline-bf16-4x4", "diffy-4x4"])
+def test_to_toml_round_trips(name, tmp_path):
+    from termwise.gen.config import from_toml, to_toml
+    cfg = preset(name).replace(act_signed=False) if name != "baseline-bf16-4x4" else preset(name)
+    path = tmp_path / "c.toml"
+    path.write_text(to_toml(cfg))
+    back = from_toml(str(path))
+    assert back == cfg and back.top_name == cfg.top_name
