@@ -392,6 +392,18 @@ class TileConfig:
                 d.pop(key)
         return {k: v for k, v in d.items() if v is not None}
 
+    def twin(self, arch: str, **changes) -> "TileConfig":
+        """The configuration of ``arch`` that shares this one's geometry, widths, depth and
+        every design option both archs have (e.g. the Bit-Pragmatic datapath inside a Diffy
+        tile), with ``changes`` on top. Options ``arch`` does not have are dropped, so a
+        twin never needs its fields copied by hand."""
+        fields = {k: v for k, v in self.to_dict().items()
+                  if k not in OPTIONS or k in ARCHS[arch].options}
+        fields.update(arch=arch, **changes)
+        if self._acc_derived and "acc_bits" not in changes:
+            fields["acc_bits"] = None
+        return TileConfig(**fields)
+
     def replace(self, **changes) -> "TileConfig":
         """A copy with ``changes``; a derived ``acc_bits`` is derived again."""
         if self._acc_derived and "acc_bits" not in changes:
