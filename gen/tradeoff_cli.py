@@ -110,6 +110,7 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
         rows.append(row)
         log(f"  [{k + 1:2d}/{len(sets)}] {s['label']:44s} acc {acc:6.2f}%  stripes "
             f"{row['speedup']['stripes']:5.2f}x  loom {row['speedup']['loom']:5.2f}x")
+    cfgs = {d: netsim.design_config(d) for d in DESIGNS}
     doc = {
         "workload": "digits-cnn",
         "architecture": dg.ARCH_KEY,
@@ -131,6 +132,10 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
             for k, g in (("act", "uniform act"), ("wgt", "uniform wgt"))},
         "equal_peak_throughput": "every design on its 16x16 preset (256 16-bit MAC/cycle); "
                                  "speedup = baseline steady-state cycles / design cycles",
+        # The simulated hardware (the same entries as sim.json's "designs").
+        "designs": {d: {"preset": netsim.PRESETS[d], "config": cfgs[d].to_dict(),
+                        "peak_macs_per_cycle_16b": cfgs[d].peak_macs_per_cycle(16)}
+                    for d in DESIGNS},
         "layers": list(dg.LAYER_NAMES),
         "rows": rows,
     }
@@ -203,45 +208,77 @@ def write_reports(out_dir, doc, plot=True) -> list[str]:
     return paths
 
 
+def plot_title(doc) -> str:
+    """Workload and hardware of a tradeoff document, for the figure title."""
+    from .plots import hardware_summary
+    hw = hardware_summary(doc.get("designs"))
+    designs = ", ".join(d if d == "baseline" else d.capitalize() for d in doc.get(
+        "designs", DESIGNS))
+    return f"{doc['workload']}: {designs}" + (f" on {hw}" if hw else "")
+
+
 def _plot(out_dir, doc) -> str:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """tradeoff.png: accuracy vs uniform precision (left), accuracy vs speedup of every
+    setting (right); axis, label and title rules of :mod:`termwise.gen.plots`."""
+    from matplotlib.lines import Line2D
+
+    from . import plots as P
     rows = doc["rows"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for group, key, lab in (("uniform act", "act", "activations (weights 16b)"),
-                            ("uniform wgt", "wgt", "weights (activations 16b)")):
+    fig, (ax1, ax2) = P.new_figure(12.5, 4.6, 1, 2)
+    colors = {"stripes": "#1f77b4", "loom": "#ff7f0e"}
+    markers = {"stripes": "o", "loom": "s"}
+    xs = []
+    for group, key, lab, c, mk in (
+            ("uniform act", "act", "activations (weights 16b)", "#2ca02c", "o"),
+            ("uniform wgt", "wgt", "weights (activations 16b)", "#9467bd", "s")):
         rs = sorted((r for r in rows if r["group"] == group), key=lambda r: r[key][0])
         if group == "uniform wgt":
             rs = rs + [r for r in rows if r["group"] == "uniform act" and r["act"][0] == 16]
-        ax1.plot([r[key][0] for r in rs], [r["accuracy"] for r in rs], "o-", label=lab)
+        ax1.plot([r[key][0] for r in rs], [r["accuracy"] for r in rs], marker=mk, color=c,
+                 ms=5, lw=1.2, label=lab)
+        xs += [r[key][0] for r in rs]
     for ax in (ax1, ax2):
-        ax.axhline(doc["float_test_accuracy"], color="k", lw=0.8, label="float")
+        ax.axhline(doc["float_test_accuracy"], color="k", lw=0.8,
+                   label=f"float ({doc['float_test_accuracy']:.2f}%)")
         ax.axhline(doc["lossless_floor"], color="k", ls="--", lw=0.8,
-                   label=f"float - {doc['lossless_margin_points']} pt")
-    ax1.set_xlabel("uniform precision (bits)")
-    ax1.set_ylabel("test accuracy (%)")
-    ax1.set_title("digits-cnn: accuracy vs uniform precision")
-    ax1.legend(fontsize=8)
-    for d, mk in (("stripes", "o"), ("loom", "s")):
-        ax2.scatter([r["speedup"][d] for r in rows], [r["accuracy"] for r in rows], marker=mk,
-                    alpha=0.6, label=d.capitalize())
-        best = [r for r in rows if r["group"] == "profile"][-1]
-        ax2.scatter([best["speedup"][d]], [best["accuracy"]], marker=mk, s=140,
-                    facecolors="none", edgecolors="r", lw=1.5)
-    ax2.set_xscale("log", base=2)
-    ax2.set_xlabel("speedup over the bit-parallel baseline (equal peak throughput)")
-    ax2.set_ylabel("test accuracy (%)")
-    ax2.set_title("every setting (red: lossless per-layer profile)")
-    ax2.legend(fontsize=8)
+                   label=f"lossless floor (float - {doc['lossless_margin_points']} pt)")
+    P.set_value_scale(ax1, xs, "uniform precision (bits)", axis="x")
+    ax1.set_xticks(sorted(set(xs)))
+    ax1.set_title("accuracy vs uniform precision", fontsize=P.FONT + 1)
+    ax1.legend(fontsize=P.FONT, loc="lower right")
+    sp = []
+    best = [r for r in rows if r["group"] == "profile"][-1:]
+    for d in ("stripes", "loom"):
+        v = [r["speedup"][d] for r in rows]
+        sp += v
+        ax2.scatter(v, [r["accuracy"] for r in rows], marker=markers[d], color=colors[d],
+                    s=22, alpha=0.65, label=d.capitalize(), zorder=2)
+        for r in best:
+            ax2.scatter([r["speedup"][d]], [r["accuracy"]], marker=markers[d], s=130,
+                        facecolors="none", edgecolors="#d62728", lw=1.5, zorder=3)
+            ax2.annotate(f"{d.capitalize()} {P.ratio_text(r['speedup'][d])}",
+                         (r["speedup"][d], r["accuracy"]), xytext=(0, -16),
+                         textcoords="offset points", ha="center", va="top",
+                         fontsize=P.FONT - 1, color="#d62728")
+    P.set_value_scale(ax2, sp, "speedup over the bit-parallel baseline", axis="x")
+    ax2.xaxis.set_major_formatter(lambda v, _pos: P.ratio_text(v).replace(".00x", "x"))
+    ax2.set_title("every precision setting", fontsize=P.FONT + 1)
+    handles, labels = ax2.get_legend_handles_labels()
+    if best:
+        handles.append(Line2D([], [], ls="none", marker="o", ms=9, mfc="none",
+                              mec="#d62728", mew=1.5))
+        labels.append("lossless act + wgt profile")
+    ax2.legend(handles, labels, fontsize=P.FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+               frameon=False)
     lo = min(r["accuracy"] for r in rows)
     for ax in (ax1, ax2):
-        ax.set_ylim(max(0, lo - 2), 100.5)
-    fig.tight_layout()
-    p = os.path.join(out_dir, "tradeoff.png")
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    return p
+        P.set_value_scale(ax, [r["accuracy"] for r in rows], "test accuracy (%)")
+        ax.set_ylim(max(0, lo - 8), 100.5)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=P.FONT)
+    fig.suptitle(f"Accuracy / precision / speedup trade-off\n{plot_title(doc)}",
+                 fontsize=P.FONT + 1)
+    return P.save(fig, os.path.join(out_dir, "tradeoff.png"))
 
 
 def _cmd_tradeoff(args) -> int:

@@ -163,89 +163,129 @@ def _traffic_markdown(tr) -> list[str]:
     return lines
 
 
+def plot_title(doc) -> str:
+    """Workload and hardware of a sim document, for the figure titles: e.g.
+    ``"digits-cnn, 8-bit values, 16-bit hardware, equal peak 256 MAC/cycle"``."""
+    from ..gen.plots import hardware_summary
+    syn = " (synthetic values)" if doc.get("synthetic") else ""
+    hw = hardware_summary(doc.get("designs"), doc.get("precision"))
+    return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "")
+
+
 def _plots(out_dir, doc, archs) -> list[str]:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """sim_cycles.png, sim_speedup.png, sim_total.png and sim_stats.png (the axis, label
+    and title rules of :mod:`termwise.gen.plots`)."""
+    from ..gen import plots as P
 
     names = [r["name"] for r in doc["layers"]]
     x = np.arange(len(names))
-    title = f"{doc['workload']}{' (synthetic)' if doc['synthetic'] else ''}, " \
-            f"{doc['precision']}-bit, equal peak throughput (16x16 presets)"
+    title = plot_title(doc)
+    styles = P.design_styles(archs)
+    width = P.category_figure_width(names)
+    ms = 4 if len(names) <= 20 else 2.5
     out = []
 
-    def per_layer(key):
-        return {a: np.array([r["designs"][a][key] for r in doc["layers"]], float) for a in archs}
+    def per_layer(key, designs):
+        return {a: np.array([r["designs"][a][key] for r in doc["layers"]], float)
+                for a in designs}
 
     def save(fig, name):
-        p = os.path.join(out_dir, name)
-        fig.tight_layout()
-        fig.savefig(p, dpi=110)
-        plt.close(fig)
-        out.append(p)
+        out.append(P.save(fig, os.path.join(out_dir, name)))
 
-    width = max(10, len(names) * 0.18)
-    fig, ax = plt.subplots(figsize=(width, 4.5))
-    for a, v in per_layer("cycles").items():
-        ax.plot(x, v, marker=".", label=a)
-    ax.set_yscale("log")
-    ax.set_ylabel("cycles")
-    ax.set_xticks(x, names, rotation=90, fontsize=6)
-    ax.set_title("cycles per layer: " + title, fontsize=9)
-    ax.legend(fontsize=7)
+    def lines(ax, series, style=None):
+        for lab, v in series.items():
+            ax.plot(x, v, label=lab, **{"lw": 1.1, "ms": ms, **(style or styles)[lab]})
+        ax.grid(alpha=0.3)
+        ax.margins(y=0.08)
+        ax.tick_params(labelsize=P.FONT)
+
+    def legend(ax, **kw):
+        ax.legend(fontsize=P.FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  frameon=False, **kw)
+
+    def reference(ax, label=None):
+        ax.axhline(1.0, color="black", lw=0.8, ls="--", zorder=1, label=label)
+
+    # Cycles per layer, every design (the baseline in black).
+    fig, ax = P.new_figure(width, 4.0)
+    cyc = per_layer("cycles", archs)
+    lines(ax, cyc)
+    P.set_value_scale(ax, list(cyc.values()), "steady-state cycles")
+    P.category_axis(ax, names)
+    ax.set_xlabel("layer", fontsize=P.FONT + 1)
+    legend(ax)
+    fig.suptitle(f"Cycles per layer\n{title}", fontsize=P.FONT + 1)
     save(fig, "sim_cycles.png")
 
-    fig, axes = plt.subplots(3, 1, figsize=(width, 10), sharex=True)
+    # Speedup, ideal speedup and achieved / ideal per layer: one panel each.
+    others = [a for a in archs if a != "baseline"] or list(archs)
+    fig, axes = P.new_figure(width, 8.2, 3, 1, sharex=True)
     for key, ax, lab in zip(("speedup", "ideal", "achieved_over_ideal"), axes,
-                            ("speedup vs baseline", "ideal (potential) speedup",
+                            ("speedup over baseline", "ideal (potential) speedup",
                              "achieved / ideal")):
-        for a, v in per_layer(key).items():
-            if a != "baseline":
-                ax.plot(x, v, marker=".", label=a)
-        ax.set_ylabel(lab)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7, ncol=3)
-    axes[0].set_title(title, fontsize=9)
-    axes[-1].set_xticks(x, names, rotation=90, fontsize=6)
+        v = per_layer(key, others)
+        lines(ax, v)
+        reference(ax, "1 = baseline (bottom panel: ideal)" if key == "speedup" else None)
+        P.set_value_scale(ax, list(v.values()) + [[1.0]], lab)
+        ax.yaxis.label.set_fontsize(P.FONT + 1)
+    legend(axes[0])
+    P.category_axis(axes[-1], names)
+    axes[-1].set_xlabel("layer", fontsize=P.FONT + 1)
+    fig.suptitle(f"Speedup per layer over the bit-parallel baseline\n{title}",
+                 fontsize=P.FONT + 1)
     save(fig, "sim_speedup.png")
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    xs = np.arange(len(archs))
-    sp = [doc["total"][a]["speedup"] for a in archs]
-    ide = [doc["total"][a]["ideal"] for a in archs]
-    ax.bar(xs - 0.2, sp, 0.4, label="achieved (cycles)")
-    ax.bar(xs + 0.2, ide, 0.4, label="ideal (potential)")
-    for i, (s, d) in enumerate(zip(sp, ide)):
-        ax.text(i - 0.2, s, f"{s:.2f}", ha="center", va="bottom", fontsize=7)
-        ax.text(i + 0.2, d, f"{d:.2f}", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(xs, archs)
-    ax.set_ylabel("speedup over baseline")
-    ax.set_title("network total: " + title, fontsize=8)
-    ax.legend(fontsize=7)
+    # Network total: achieved and ideal speedup per design, horizontal bars.
+    fig, ax = P.hbar_chart(
+        others, {"achieved (cycles)": [doc["total"][a]["speedup"] for a in others],
+                 "ideal (potential)": [doc["total"][a]["ideal"] for a in others]},
+        xlabel="network speedup over the bit-parallel baseline", value_format=P.ratio_text,
+        reference=1.0, reference_label="baseline (1x)",
+        styles={"achieved (cycles)": {"color": "#1f77b4"},
+                "ideal (potential)": {"color": "#ff7f0e"}})
+    fig.suptitle(f"Network total speedup\n{title}", fontsize=P.FONT + 1)
     save(fig, "sim_total.png")
 
-    fig, axes = plt.subplots(3, 1, figsize=(width, 9), sharex=True)
+    # Value statistics per layer.
+    fig, axes = P.new_figure(width, 8.2, 3, 1, sharex=True)
     st = {k: np.array([r["stats"][k] for r in doc["layers"]], float)
-          for k in doc["layers"][0]["stats"]}
-    axes[0].plot(x, st["act_zero_fraction"], marker=".", label="activation zeros")
-    axes[0].plot(x, st["wgt_zero_fraction"], marker=".", label="weight zeros")
-    axes[0].set_ylabel("zero fraction")
-    rt = {k: np.array([r["designs"][a]["rt"].get(k, np.nan) for r in doc["layers"]], float)
-          for a, k in (("stripes", "precision"), ("loom", "wgt_precision")) if a in archs}
-    for k, v in rt.items():
-        axes[1].plot(x, v, marker=".", label=f"layer {k} (runtime)")
-    axes[1].plot(x, st["act_group_precision_mean"], marker=".", label="act group precision "
-                 "(16 lanes, mean)")
-    axes[1].plot(x, st["act_precision"], marker=".", label="act precision (lossless)")
-    axes[1].set_ylabel("bits")
-    axes[2].plot(x, st["act_essential_bits_mean"], marker=".", label="act essential bits")
-    axes[2].plot(x, st["act_booth_terms_mean"], marker=".", label="act Booth terms")
-    axes[2].plot(x, st["wgt_booth_terms_mean"], marker=".", label="wgt Booth terms")
-    axes[2].set_ylabel("per value (mean)")
+          for k in doc["layers"][0]["stats"]} if doc["layers"] else {}
+    sty = {"activation zeros": {"color": "#1f77b4", "marker": "o", "linestyle": "-"},
+           "weight zeros": {"color": "#ff7f0e", "marker": "s", "linestyle": "-"}}
+    zeros = {"activation zeros": st["act_zero_fraction"],
+             "weight zeros": st["wgt_zero_fraction"]}
+    lines(axes[0], zeros, sty)
+    P.set_value_scale(axes[0], list(zeros.values()), "zero fraction", scale="linear")
+    axes[0].set_ylim(0, 1)
+    bits = {"activation precision (lossless)": st["act_precision"]}
+    sty = {"activation precision (lossless)": {"color": "#1f77b4", "marker": "o",
+                                               "linestyle": "-", "mfc": "none", "ms": 7}}
+    for a, k, lab, c in (("stripes", "precision", "Stripes runtime act precision", "#d62728"),
+                         ("loom", "wgt_precision", "Loom runtime wgt precision", "#2ca02c")):
+        if a in archs:
+            bits[lab] = np.array([r["designs"][a]["rt"].get(k, np.nan) for r in doc["layers"]],
+                                 float)
+            sty[lab] = {"color": c, "marker": "x", "linestyle": "--"}
+    bits["activation group precision (16 lanes, mean)"] = st["act_group_precision_mean"]
+    sty["activation group precision (16 lanes, mean)"] = {"color": "#9467bd", "marker": "^",
+                                                          "linestyle": "-."}
+    lines(axes[1], bits, sty)
+    if not P.set_value_scale(axes[1], list(bits.values()), "bits"):
+        from matplotlib.ticker import MaxNLocator
+        axes[1].yaxis.set_major_locator(MaxNLocator(integer=True))
+    terms = {"activation essential bits": st["act_essential_bits_mean"],
+             "activation Booth terms": st["act_booth_terms_mean"],
+             "weight Booth terms": st["wgt_booth_terms_mean"]}
+    sty = {"activation essential bits": {"color": "#1f77b4", "marker": "o", "linestyle": "-"},
+           "activation Booth terms": {"color": "#ff7f0e", "marker": "s", "linestyle": "--"},
+           "weight Booth terms": {"color": "#2ca02c", "marker": "^", "linestyle": "-."}}
+    lines(axes[2], terms, sty)
+    P.set_value_scale(axes[2], list(terms.values()), "per value (mean)")
     for ax in axes:
-        ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
-    axes[0].set_title("value statistics: " + title, fontsize=9)
-    axes[-1].set_xticks(x, names, rotation=90, fontsize=6)
+        legend(ax)
+        ax.yaxis.label.set_fontsize(P.FONT + 1)
+    P.category_axis(axes[-1], names)
+    axes[-1].set_xlabel("layer", fontsize=P.FONT + 1)
+    fig.suptitle(f"Value statistics per layer\n{title}", fontsize=P.FONT + 1)
     save(fig, "sim_stats.png")
     return out
