@@ -6,7 +6,7 @@ synthesis flow cannot drift apart. Validation happens in :meth:`TileConfig.__pos
 an impossible configuration raises :class:`ConfigError`, whose message is one line that
 names the field and its valid range.
 
-Semantics follow ``shared/reference/family.md``: a tile computes
+Semantics follow ``docs/papers.md``: a tile computes
 ``out[f][w] = sum_k act[w][k] * wgt[f][k]`` for ``filters`` filters and ``windows`` windows,
 ``k`` in bricks of ``lanes`` values.
 """
