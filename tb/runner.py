@@ -1,6 +1,6 @@
 """Build a generated tile with Verilator and run its cocotb regression, from pytest or the CLI.
 
-Measured on this toolchain (shared/reference/toolchain.md): cocotb's Verilator runner always
+Measured on this toolchain (docs/toolchain.md#lean-cocotb-runner): cocotb's Verilator runner always
 adds ``--public-flat-rw``, which on Amaranth output multiplies build time by 3-5 and slows
 simulation 4x. :class:`LeanVerilator` drops it and marks only the top-level ports public
 through a Verilator control file. Builds are cached by a hash of the Verilog, the control
