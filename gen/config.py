@@ -13,81 +13,32 @@ Semantics follow ``docs/papers.md``: a tile computes
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from . import designs
+from .spec import ConfigError, DesignSpec
+
 __all__ = [
-    "Arch", "ARCHS", "OPTIONS", "DTYPE_FIELDS", "ConfigError", "TileConfig", "load_presets",
-    "preset", "from_toml", "from_mapping", "with_dtype_fields", "to_toml",
+    "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
+    "with_dtype_fields", "to_toml", "clog2", "CORE_FIELDS",
 ]
 
-@dataclass(frozen=True)
-class Arch:
-    """What one architecture is: its description, its design options (name -> (default,
-    valid values)) and the runtime registers its command carries."""
-
-    description: str
-    options: dict = field(default_factory=dict)
-    runtime: tuple = ()
-
-
-#: Architectures this generator knows. Options not listed for an arch are rejected for it.
-ARCHS = {
-    "baseline": Arch("bit-parallel DaDianNao-like tile: one brick per filter per window per "
-                     "cycle"),
-    "stripes": Arch("Stripes (MICRO 2016): activations bit-serial at a runtime precision P",
-                    runtime=("precision",)),
-    "dstripes": Arch("Dynamic Stripes (arXiv 1706.00504): bit-serial at the precision detected "
-                     "per step"),
-    "loom": Arch("Loom (DAC 2018): weights bit-serial at a runtime precision Pw, activations "
-                 "serial_bits at a time at the detected precision",
-                 options={"serial_bits": (1, (1, 2, 4))}, runtime=("wgt_precision",)),
-    "pragmatic": Arch("Bit-Pragmatic (MICRO 2017): only the activations' non-zero terms, "
-                      "two-stage shifting",
-                      options={"first_stage_bits": (2, (0, 1, 2, 3, 4)),
-                               "encoding": ("plain", ("plain", "booth")),
-                               "sync": ("pallet", ("pallet", "column")),
-                               "column_registers": (0, tuple(range(0, 9)))}),
-    "laconic": Arch("Laconic (ISCA 2019): Booth terms of weights and activations, one term "
-                    "pair per lane per cycle",
-                    options={"encoding": ("booth", ("booth",))}),
-    "cnvlutin": Arch("Cnvlutin (ISCA 2016): zero activations skipped, zero-free bricks with "
-                     "offsets, decoupled lanes"),
-    "tactical": Arch("Bit-Tactical (ASPLOS 2019): zero weights skipped by an offline schedule "
-                     "within a lookahead/lookaside window; TCLp or TCLe back end",
-                     options={"backend": ("tclp", ("tclp", "tcle")),
-                              "shape": ("T", ("T", "L")),
-                              "lookahead": (2, (1, 2, 3, 4)),
-                              "lookaside": (5, tuple(range(0, 8))),
-                              "first_stage_bits": (2, (0, 1, 2, 3, 4)),
-                              "encoding": ("booth", ("plain", "booth"))}),
-    "diffy": Arch("Diffy (MICRO 2018): differential convolution along x, Booth-encoded deltas "
-                  "on the Bit-Pragmatic datapath, with a reconstruction unit",
-                  options={"first_stage_bits": (2, (0, 1, 2, 3, 4)),
-                           "delta_source": ("on_the_fly", ("on_the_fly", "stored"))},
-                  runtime=("restart",)),
-}
-
-#: Every design option of any arch (fields of :class:`TileConfig`, ``None`` = arch default).
-OPTIONS = ("serial_bits", "first_stage_bits", "encoding", "sync", "column_registers",
-           "backend", "shape", "lookahead", "lookaside", "delta_source")
-
-#: Fields a data type fixes: a bf16 tile has 16-bit operands and fp32 (32-bit) accumulators,
-#: so naming the type is enough and nobody has to spell out its only valid widths.
-DTYPE_FIELDS = {
-    "int": {},
-    "bf16": {"act_bits": 16, "wgt_bits": 16, "acc_bits": 32},
-}
+#: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
+#: on top, each accepted only by the designs that declare it.
+CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "act_signed",
+               "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits")
 
 
 def with_dtype_fields(fields: dict[str, Any]) -> dict[str, Any]:
-    """``fields`` plus the values its ``dtype`` implies, where ``fields`` does not give them
+    """``fields`` plus the values its ``dtype`` implies (a bf16 tile has 16-bit operands and
+    fp32 accumulators, so naming the type is enough), where ``fields`` does not give them
     (a value that is given is kept, and validated by :class:`TileConfig`)."""
-    implied = DTYPE_FIELDS.get(fields.get("dtype"), {})
+    implied = next((s.implies for s in designs.SPECS.values()
+                    if s.dtype == fields.get("dtype")), {})
     return {**{k: v for k, v in implied.items() if fields.get(k) is None}, **fields}
 
 
@@ -101,14 +52,6 @@ RANGES = {
     "acc_bits": (2, 96),
     "depth": (1, 4096),
 }
-
-
-class ConfigError(ValueError):
-    """A configuration value is invalid; ``str(err)`` is a one-line, user-facing message."""
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
 
 
 def _check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
@@ -125,14 +68,14 @@ def clog2(n: int) -> int:
     return max(0, math.ceil(math.log2(n))) if n > 1 else 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TileConfig:
     """One tile configuration.
 
     Parameters
     ----------
     arch : str
-        One of :data:`ARCHS`.
+        A registered design (:func:`termwise.gen.designs.archs`).
     filters, windows, lanes : int
         Tile geometry: ``filters`` x ``windows`` processing elements, each ``lanes`` wide.
     act_bits, wgt_bits : int
@@ -145,8 +88,16 @@ class TileConfig:
     depth : int
         Bricks held by the on-tile operand buffers: the longest inner product of one run is
         ``depth * lanes``.
+    dtype : str
+        ``int``, or a floating-point type a spec of ``arch`` implements (``bf16``).
+    bias, residual, activation, out_bits
+        The fused output stage (see rtl/output_stage.py).
     name : str or None
         The preset name this configuration came from, if any (informational).
+    **options
+        Design options (e.g. ``serial_bits``): only those the design's spec declares;
+        missing ones take the spec's default. Read them as attributes (``cfg.serial_bits``);
+        an option of another design reads as ``None``.
     """
 
     arch: str
@@ -158,52 +109,75 @@ class TileConfig:
     act_signed: bool = True
     acc_bits: int | None = None
     depth: int = 64
-    serial_bits: int | None = None
-    first_stage_bits: int | None = None
-    encoding: str | None = None
-    sync: str | None = None
-    column_registers: int | None = None
-    backend: str | None = None
-    shape: str | None = None
-    lookahead: int | None = None
-    lookaside: int | None = None
-    delta_source: str | None = None
     dtype: str = "int"
     bias: bool = False
     residual: bool = False
     activation: str = "none"
     out_bits: int | None = None
+    #: ``((name, value), ...)`` in the spec's order.
+    options: tuple = ()
     name: str | None = field(default=None, compare=False)
 
-    def __post_init__(self):
-        if self.arch not in ARCHS:
-            raise ConfigError("arch", f"must be one of {', '.join(ARCHS)}, got {self.arch!r}")
-        arch = ARCHS[self.arch]
-        for option in OPTIONS:
-            value = getattr(self, option)
-            if option not in arch.options:
-                if value is not None:
-                    users = [a for a, spec in ARCHS.items() if option in spec.options]
-                    raise ConfigError(option, f"applies only to arch {', '.join(users)}, "
-                                      f"not {self.arch}")
-                continue
-            default, valid = arch.options[option]
+    def __init__(self, arch, filters, windows, lanes, act_bits, wgt_bits, act_signed=True,
+                 acc_bits=None, depth=64, dtype="int", bias=False, residual=False,
+                 activation="none", out_bits=None, name=None, **options):
+        core = dict(arch=arch, filters=filters, windows=windows, lanes=lanes,
+                    act_bits=act_bits, wgt_bits=wgt_bits, act_signed=act_signed,
+                    acc_bits=acc_bits, depth=depth, dtype=dtype, bias=bias, residual=residual,
+                    activation=activation, out_bits=out_bits, name=name)
+        for key, value in core.items():
+            object.__setattr__(self, key, value)
+        object.__setattr__(self, "options", self._resolve_options(options))
+        self._validate()
+
+    def __getattr__(self, item):
+        # Design options read as attributes; another design's option reads as None.
+        if item.startswith("_"):
+            raise AttributeError(item)
+        for key, value in self.__dict__.get("options", ()):
+            if key == item:
+                return value
+        if item in designs.options():
+            return None
+        raise AttributeError(f"{type(self).__name__} has no field {item!r}")
+
+    @property
+    def spec(self) -> DesignSpec:
+        """This configuration's design spec (:mod:`termwise.gen.designs`)."""
+        return designs.spec(self)
+
+    def _resolve_options(self, given: dict) -> tuple:
+        if self.arch not in designs.archs():
+            raise ConfigError("arch", f"must be one of {', '.join(designs.archs())}, got "
+                              f"{self.arch!r}")
+        if self.dtype not in {d for _, d in designs.SPECS}:
+            valid = " or ".join(dict.fromkeys(d for _, d in designs.SPECS))
+            raise ConfigError("dtype", f"must be {valid}, got {self.dtype!r}")
+        spec = designs.lookup(self.arch, self.dtype)
+        if spec is None:
+            users = [a for a, d in designs.SPECS if d == self.dtype]
+            raise ConfigError("dtype", f"{self.dtype} applies only to arch "
+                              f"{', '.join(users)}, not {self.arch}")
+        known = designs.options()
+        for option, value in given.items():
+            if option not in known:
+                raise TypeError(f"TileConfig() got an unexpected keyword argument {option!r}")
+            if value is not None and spec.option(option) is None:
+                users = [s.arch for s in known[option]]
+                raise ConfigError(option, f"applies only to arch {', '.join(users)}, "
+                                  f"not {self.arch}")
+        resolved = []
+        for opt in spec.options:
+            value = given.get(opt.name)
             if value is None:
-                object.__setattr__(self, option, default)
-            elif isinstance(value, bool) or value not in valid:
-                contiguous = all(isinstance(v, int) for v in valid) and \
-                    list(valid) == list(range(valid[0], valid[-1] + 1))
-                shown = f"{valid[0]}..{valid[-1]}" if contiguous else ", ".join(map(str, valid))
-                raise ConfigError(option, f"must be one of {shown} for {self.arch}, "
+                value = opt.default
+            elif isinstance(value, bool) or value not in opt.valid:
+                raise ConfigError(opt.name, f"must be one of {opt.shown()} for {self.arch}, "
                                   f"got {value!r}")
-        if self.dtype not in DTYPE_FIELDS:
-            raise ConfigError("dtype", f"must be int or bf16, got {self.dtype!r}")
-        if self.dtype == "bf16":
-            if self.arch != "baseline":
-                raise ConfigError("dtype", f"bf16 applies only to arch baseline, not {self.arch}")
-            if (self.act_bits, self.wgt_bits) != (16, 16) or self.acc_bits not in (None, 32):
-                raise ConfigError("dtype", "bf16 needs act_bits = wgt_bits = 16 and "
-                                  "acc_bits = 32 (fp32 accumulation)")
+            resolved.append((opt.name, value))
+        return tuple(resolved)
+
+    def _validate(self):
         for flag in ("bias", "residual"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(flag, f"must be true or false, got {getattr(self, flag)!r}")
@@ -215,15 +189,6 @@ class TileConfig:
         if self.output_stage and self.dtype != "int":
             raise ConfigError("dtype", "the fused output stage (bias, residual, activation, "
                               "out_bits) needs dtype = int")
-        if self.arch == "tactical" and self.shape == "T" and \
-                (self.lookahead, self.lookaside) != (2, 5):
-            raise ConfigError("shape", "T is the <2,5> connectivity: lookahead must be 2 and "
-                              "lookaside 5 (use shape L for other windows)")
-        if self.arch == "pragmatic":
-            if self.sync == "pallet" and self.column_registers:
-                raise ConfigError("column_registers", "must be 0 with sync = pallet")
-            if self.sync == "column" and not self.column_registers:
-                raise ConfigError("column_registers", "must be in 1..8 with sync = column")
         for name in ("filters", "windows", "lanes", "act_bits", "wgt_bits", "depth"):
             _check_int(name, getattr(self, name))
         if not isinstance(self.act_signed, bool):
@@ -232,15 +197,16 @@ class TileConfig:
             raise ConfigError("act_bits", "must be in 2..32 for signed activations, got 1")
         # Remember whether acc_bits was derived, so replace() derives it again.
         object.__setattr__(self, "_acc_derived", self.acc_bits is None)
-        if self.dtype == "bf16":
-            object.__setattr__(self, "acc_bits", 32)       # fp32 accumulators
-        elif self.acc_bits is None:
-            object.__setattr__(self, "acc_bits", self.acc_bits_min)
-        else:
+        if self.acc_bits is None:
+            object.__setattr__(self, "acc_bits", self.spec.implies.get("acc_bits",
+                                                                       self.acc_bits_min))
+        elif "acc_bits" not in self.spec.implies:      # a dtype's own width: its check
             _check_int("acc_bits", self.acc_bits, self.brick_sum_bits, RANGES["acc_bits"][1])
         if self.acc_bits > RANGES["acc_bits"][1]:
             raise ConfigError("acc_bits", f"derived width {self.acc_bits} exceeds "
                               f"{RANGES['acc_bits'][1]}: reduce depth, lanes or operand bits")
+        if self.spec.check is not None:
+            self.spec.check(self)
 
     # ---- derived values: computed here and only here --------------------------------------
     @property
@@ -263,10 +229,7 @@ class TileConfig:
     def top_name(self) -> str:
         """Verilog name of the tile: the configuration spelled out, so files never collide."""
         sign = "s" if self.act_signed else "u"
-        short = {"serial_bits": "s", "first_stage_bits": "fs", "encoding": "",
-                 "sync": "", "column_registers": "r", "backend": "", "shape": "",
-                 "lookahead": "h", "lookaside": "d", "delta_source": ""}
-        options = "".join(f"_{short[o]}{getattr(self, o)}" for o in ARCHS[self.arch].options)
+        options = "".join(f"_{self.spec.option(k).short}{v}" for k, v in self.options)
         if self.dtype != "int":
             options += f"_{self.dtype}"
         if self.output_stage:
@@ -283,31 +246,14 @@ class TileConfig:
 
     @property
     def runtime(self) -> tuple:
-        """Runtime registers the command carries for this arch (``precision``,
-        ``wgt_precision``)."""
-        return ARCHS[self.arch].runtime
+        """Runtime registers the command carries for this design (``precision``,
+        ``wgt_precision``, ...)."""
+        return self.spec.runtime
 
     def worst_brick_cycles(self, precision: int) -> int:
         """Cycles a brick takes in the worst case with ``precision``-bit operands (the
-        basis of peak throughput)."""
-        p = precision
-        booth = (p + 1) // 2                      # Booth digits of a signed p-bit value
-        # Unsigned activations are zero-extended by one bit before Booth recoding.
-        act_booth = booth if self.act_signed else (p + 2) // 2
-        return {
-            "baseline": 1,
-            "stripes": p,
-            "dstripes": p,
-            "loom": -(-p // (self.serial_bits or 1)) * p,
-            "pragmatic": act_booth if self.encoding == "booth" else p,
-            "laconic": act_booth * booth,
-            "cnvlutin": 1,
-            # Worst case (dense weights): the back end's dense cost per step.
-            "tactical": p if self.backend == "tclp" else (
-                act_booth if self.encoding == "booth" else p),
-            # Deltas are one bit wider than activations, Booth encoded.
-            "diffy": (p + 2) // 2,
-        }[self.arch]
+        basis of peak throughput): the design's ``worst_step_cycles``."""
+        return self.spec.worst_step_cycles(self, precision)
 
     @property
     def output_stage(self) -> bool:
@@ -384,12 +330,12 @@ class TileConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The full configuration as plain data (round-trips through :func:`from_mapping`)."""
-        d = dataclasses.asdict(self)
-        d.pop("name")
+        d = {k: getattr(self, k) for k in CORE_FIELDS[:CORE_FIELDS.index("dtype")]}
+        d.update(self.options)
         for key, default in (("dtype", "int"), ("bias", False), ("residual", False),
-                             ("activation", "none")):
-            if d[key] == default:
-                d.pop(key)
+                             ("activation", "none"), ("out_bits", None)):
+            if getattr(self, key) != default:
+                d[key] = getattr(self, key)
         return {k: v for k, v in d.items() if v is not None}
 
     def twin(self, arch: str, **changes) -> "TileConfig":
@@ -397,8 +343,9 @@ class TileConfig:
         every design option both archs have (e.g. the Bit-Pragmatic datapath inside a Diffy
         tile), with ``changes`` on top. Options ``arch`` does not have are dropped, so a
         twin never needs its fields copied by hand."""
+        target = designs.lookup(arch, changes.get("dtype", "int"))
         fields = {k: v for k, v in self.to_dict().items()
-                  if k not in OPTIONS or k in ARCHS[arch].options}
+                  if k in CORE_FIELDS or (target and target.option(k))}
         fields.update(arch=arch, **changes)
         if self._acc_derived and "acc_bits" not in changes:
             fields["acc_bits"] = None
@@ -406,21 +353,28 @@ class TileConfig:
 
     def replace(self, **changes) -> "TileConfig":
         """A copy with ``changes``; a derived ``acc_bits`` is derived again."""
-        if self._acc_derived and "acc_bits" not in changes:
-            changes["acc_bits"] = None
-        changes.setdefault("name", self.name)
-        return dataclasses.replace(self, **changes)
+        fields = self.to_dict()
+        if self._acc_derived:
+            fields["acc_bits"] = None
+        fields.update(changes)
+        fields.setdefault("name", self.name)
+        return TileConfig(**fields)
 
 
-_FIELDS = {f.name for f in dataclasses.fields(TileConfig)}
+def _fields(arch) -> set:
+    """The fields a configuration of ``arch`` may have (every option when ``arch`` is not
+    known, so the error names the arch, not the option)."""
+    specs = [s for s in designs.SPECS.values() if s.arch == arch] or designs.SPECS.values()
+    return set(CORE_FIELDS) | {o.name for s in specs for o in s.options}
 
 
 def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileConfig:
     """Build a configuration from a mapping (a TOML table), rejecting unknown fields."""
+    known = _fields(mapping.get("arch"))
+    everything = _fields(None)
     for key in mapping:
-        if key not in _FIELDS or key == "name":
-            valid = ", ".join(sorted(_FIELDS - {"name"}))
-            raise ConfigError(key, f"unknown field (valid fields: {valid})")
+        if key not in everything:
+            raise ConfigError(key, f"unknown field (valid fields: {', '.join(sorted(known))})")
     mapping = with_dtype_fields(mapping)
     missing = [f for f in ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits")
                if f not in mapping]

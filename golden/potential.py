@@ -40,38 +40,18 @@ Conventions
 
 import numpy as np
 
-from .terms import check_range, group_precision, precision_needed, term_count
+from .arch import model
+from .terms import check_range
+from .work import WorkSettings, grouped_precision, layer_precision
 
 __all__ = [
     "DESIGNS", "layer_precision", "grouped_precision", "mac_work", "total_work",
     "potential_speedup", "potential_report",
 ]
 
+#: The designs whose ideal work this model reports by default (each golden model with an
+#: ``ideal_work`` has one; see :mod:`termwise.golden.work`).
 DESIGNS = ("baseline", "stripes", "dstripes", "loom", "pragmatic", "laconic")
-
-
-def layer_precision(values, bits: int, signed: bool) -> int:
-    """Lossless per-layer precision: the bits needed by the widest value (at least 1)."""
-    arr = np.asarray(values)
-    if arr.size == 0:
-        return 1
-    return int(group_precision(arr, axis=None, bits=bits, signed=signed))
-
-
-def grouped_precision(values, bits: int, signed: bool, group: int) -> np.ndarray:
-    """Per-value precision of its group of ``group`` consecutive values along the last axis,
-    same shape as ``values`` (each value carries its group's precision)."""
-    if group < 1:
-        raise ValueError(f"group must be >= 1, got {group}")
-    prec = precision_needed(values, bits, signed)
-    if group == 1 or prec.ndim == 0:
-        return prec
-    k = prec.shape[-1]
-    pad = (-k) % group
-    padded = np.concatenate([prec, np.ones(prec.shape[:-1] + (pad,), prec.dtype)], axis=-1)
-    blocks = padded.reshape(prec.shape[:-1] + (-1, group))
-    widest = blocks.max(axis=-1, keepdims=True)
-    return np.broadcast_to(widest, blocks.shape).reshape(padded.shape)[..., :k]
 
 
 def mac_work(act, wgt, design: str, *, act_bits: int = 16, wgt_bits: int = 16,
@@ -105,31 +85,22 @@ def mac_work(act, wgt, design: str, *, act_bits: int = 16, wgt_bits: int = 16,
     a = check_range(act, act_bits, act_signed)
     w = check_range(wgt, wgt_bits, wgt_signed)
     shape = np.broadcast_shapes(a.shape, w.shape)
-
-    def full(x):
-        return np.broadcast_to(np.asarray(x, dtype=np.int64), shape).copy()
-
-    if design == "baseline":
-        return full(act_bits * wgt_bits)
-    if design == "stripes":
-        p = layer_precision(a, act_bits, act_signed) if act_precision is None else act_precision
-        if not 1 <= p <= act_bits:
-            raise ValueError(f"act_precision must be in 1..{act_bits}, got {p}")
-        return full(p * wgt_bits)
-    if design == "dstripes":
-        return full(grouped_precision(a, act_bits, act_signed, group) * wgt_bits)
-    if design == "loom":
-        pw = layer_precision(w, wgt_bits, wgt_signed) if wgt_precision is None else wgt_precision
-        if not 1 <= pw <= wgt_bits:
-            raise ValueError(f"wgt_precision must be in 1..{wgt_bits}, got {pw}")
-        return full(grouped_precision(a, act_bits, act_signed, group) * pw)
-    if design == "pragmatic":
-        return full(term_count(a, act_bits, encoding, signed=act_signed) * wgt_bits)
-    if design == "laconic":
-        ta = term_count(a, act_bits, encoding, signed=act_signed)
-        tw = term_count(w, wgt_bits, encoding, signed=wgt_signed)
-        return full(ta * tw)
-    raise ValueError(f"unknown design {design!r}; expected one of {DESIGNS}")
+    if act_precision is None:
+        act_precision = layer_precision(a, act_bits, act_signed)
+    if not 1 <= act_precision <= act_bits:
+        raise ValueError(f"act_precision must be in 1..{act_bits}, got {act_precision}")
+    if wgt_precision is None:
+        wgt_precision = layer_precision(w, wgt_bits, wgt_signed)
+    if not 1 <= wgt_precision <= wgt_bits:
+        raise ValueError(f"wgt_precision must be in 1..{wgt_bits}, got {wgt_precision}")
+    settings = WorkSettings(act_bits, wgt_bits, act_signed, wgt_signed, encoding, group,
+                            act_precision, wgt_precision)
+    try:
+        formula = model(design).ideal_work
+    except (ValueError, AttributeError):
+        raise ValueError(f"unknown design {design!r}; expected one of {DESIGNS}") from None
+    work = np.asarray(formula(a, w, settings), dtype=np.int64)
+    return np.broadcast_to(work, shape).copy()
 
 
 def total_work(act, wgt, design: str, **kwargs) -> int:

@@ -28,54 +28,16 @@ original step index. Metadata per weight: ``ceil(log2(sources + 1))`` bits.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+# The connectivity is part of the configuration (the RTL front end reads it too).
+from ..gen.designs.tactical import (T_SOURCES, candidate_index, cfg_sources, metadata_bits,
+                                    sources, window_candidates)
+
 __all__ = ["T_SOURCES", "sources", "metadata_bits", "Schedule", "schedule", "apply_schedule",
-           "window_candidates", "candidate_index", "involved", "efficiency"]
-
-#: The 'T' <2,5> connectivity, (steps ahead, lane shift).
-T_SOURCES = ((1, -1), (1, 0), (1, 1), (1, 3), (2, -2), (2, 0), (2, 2))
-
-
-def sources(shape: str = "T", lookahead: int = 2, lookaside: int = 5) -> tuple:
-    """The promotion sources of a connectivity, in the greedy's order of preference."""
-    if shape == "T":
-        if (lookahead, lookaside) != (2, 5):
-            raise ValueError("shape: T is the <2,5> connectivity")
-        return T_SOURCES
-    if shape == "L":
-        if lookahead < 1 or lookaside < 0:
-            raise ValueError("lookahead must be >= 1, lookaside >= 0")
-        return tuple((dt, 0) for dt in range(1, lookahead + 1)) + \
-            tuple((1, -d) for d in range(1, lookaside + 1))
-    raise ValueError(f"shape: must be T or L, got {shape!r}")
-
-
-def cfg_sources(cfg) -> tuple:
-    return sources(cfg.shape, cfg.lookahead, cfg.lookaside)
-
-
-def metadata_bits(srcs) -> int:
-    """Bits of one weight's select: ``ceil(log2(len(srcs) + 1))``."""
-    return max(1, math.ceil(math.log2(len(srcs) + 1)))
-
-
-def window_candidates(srcs) -> int:
-    """Rows of the front end's lookahead window: ``1 + max steps ahead``."""
-    return 1 + max(dt for dt, _ in srcs)
-
-
-def candidate_index(srcs, select: int, lane: int, lanes: int) -> int:
-    """Index ``dt * lanes + lane'`` in the window (rows t..t+h, lane-minor) of the activation
-    that select ``select`` of lane ``lane`` reads."""
-    if select == 0:
-        return lane
-    dt, dl = srcs[select - 1]
-    return dt * lanes + (lane + dl) % lanes
-
+           "window_candidates", "candidate_index", "cfg_sources", "involved", "efficiency"]
 
 @dataclass
 class Schedule:

@@ -28,10 +28,10 @@ from .output_stage import MULTIPLIER_BITS, SHIFT_BITS, OutputStage
 __all__ = ["Tile", "command_layout", "array_class"]
 
 
-def array_class(arch: str, dtype: str = "int"):
-    """The PE array of ``arch``: ``ARRAY`` of the module ``rtl/<arch>.py`` (integer
-    datapaths) or ``rtl/<arch>_<dtype>.py`` (e.g. ``baseline_bf16``)."""
-    name = arch if dtype == "int" else f"{arch}_{dtype}"
+def array_class(cfg):
+    """The PE array of ``cfg``'s design: ``ARRAY`` of the RTL module its spec names
+    (``rtl/<spec.rtl>.py``, e.g. ``baseline_bf16`` for the bf16 baseline)."""
+    name = cfg.spec.rtl
     try:
         return importlib.import_module(f"{__package__}.{name}").ARRAY
     except ModuleNotFoundError as err:
@@ -95,7 +95,7 @@ class Tile(wiring.Component):
             members["residual"] = In(stream.Signature(acc_row))
         super().__init__(members)
         # Built here, not in elaborate(), so the PE modules are known before emission.
-        self.array = array_class(cfg.arch, cfg.dtype)(cfg, self.library)
+        self.array = array_class(cfg)(cfg, self.library)
 
     def elaborate(self, platform):
         cfg = self.cfg

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KINDS", "FRONT_END_KINDS", "KIND_TABLE", "kind_of"]
+from ..gen import designs
+
+__all__ = ["KINDS", "FRONT_END_KINDS", "COMMON_KINDS", "KIND_TABLE", "kind_of"]
 
 #: Kinds in report order. ``io_wrapper`` is the flow's own register wrapper, not the tile.
 KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "front_end", "reconstruction",
@@ -21,31 +23,24 @@ KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "front_end", "rec
 #: the front-end area, next to the design without that front end.
 FRONT_END_KINDS = ("front_end", "reconstruction")
 
-KIND_TABLE: list[tuple[str, str, str]] = [
+#: Patterns every design shares, after each design's own (its spec's ``area_kinds``).
+COMMON_KINDS: list[tuple[str, str, str]] = [
     # (regex on the part of the name after <top>, kind, what it is)
     (r"^__wrap$", "io_wrapper", "synthesis wrapper registering every tile IO (not tile area)"),
     (r"^__pe\.tree$", "adder_tree", "PE adder tree summing the lanes"),
     (r"^__pe\.accumulator$", "accumulators", "PE output accumulator"),
-    (r"^__pe\.serial$", "accumulators", "Stripes PE shift accumulator (brick, MSB first)"),
-    (r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),
-    (r"^__(bf16_mul|fp32_add)$", "pe_lanes", "bf16 multipliers and fp32 adders of the bf16 PE"),
+    (r"^__pe\.serial$", "accumulators", "bit-serial PE shift accumulator (brick, MSB first)"),
     (r"^__pe$", "pe_lanes", "PE lanes: multipliers (bit-parallel) or AND gates (bit-serial)"),
     (r"^\.(act|wgt)_buffer$", "buffers", "operand buffers (memories mapped to flops)"),
     (r"^\.array\.(act_store_w\d+|wgt_store)$", "buffers",
-     "Cnvlutin zero-free activation stores and per-lane weight banks; Bit-Tactical packed "
-     "weight store"),
+     "operand stores an array keeps in a layout of its own (Cnvlutin zero-free activation "
+     "stores and per-lane weight banks; Bit-Tactical packed weight store)"),
     (r"^\.array\.(act_store|meta_store)$", "buffers",
      "Bit-Tactical dense activation store (h + 1 read ports) and select metadata store"),
-    (r"^\.array\.front_end\.predecessor_store$", "buffers",
-     "Diffy predecessor store: the previous run's last-window bricks"),
     (r"^\.array\.(front_end|lane_mux)$", "front_end",
-     "Bit-Tactical activation multiplexers (per filter, window and lane), select decoding and "
-     "candidate masking; Diffy delta front end (delta subtractors, predecessor selection)"),
-    (r"^\.array\.reconstruction$", "reconstruction",
-     "Diffy reconstruction unit: out_w = p_w + out_(w-1) prefix chain and previous-row "
-     "registers"),
-    (r"^\.array\.datapath$", "encoders",
-     "Diffy's Bit-Pragmatic datapath, array level (as Pragmatic's array level)"),
+     "value-based front ends: Bit-Tactical activation multiplexers (per filter, window and "
+     "lane), select decoding and candidate masking; Diffy delta front end (delta "
+     "subtractors, predecessor selection)"),
     (r"^\.array\..*(encoder|serializer|detector)", "encoders",
      "term encoders, serialisers and precision/term detectors (shared per window or filter)"),
     (r"^\.array\.(wgt_)?sequencer$", "control_glue", "bit-position sequencers"),
@@ -55,6 +50,10 @@ KIND_TABLE: list[tuple[str, str, str]] = [
                                "empty for the baseline)"),
     (r"^$", "control_glue", "tile controller: command, FSM, output mux"),
 ]
+
+#: The whole table, first match wins: every design's own patterns, then the shared ones.
+KIND_TABLE: list[tuple[str, str, str]] = \
+    [k for s in designs.SPECS.values() for k in s.area_kinds] + COMMON_KINDS
 
 
 def kind_of(module: str, top: str) -> str | None:

@@ -1,66 +1,37 @@
 """Which cocotb testbench module regresses a configuration, and its suites.
 
-Most designs run the generic tile regression (:mod:`termwise.tb.tile_tests`); Diffy, the
-Bit-Tactical tiles and bfloat16 tiles need their own host-side lowering and golden models,
-so they have testbench modules of their own. ``termwise demo``, ``termwise verify`` and the
-pytest runners all choose through :func:`testbench_for`, so a configuration is always
-regressed by the same module with the same default suites.
+Each design's spec (:mod:`termwise.gen.designs`) names its testbench: most designs run the
+generic tile regression (:mod:`termwise.tb.tile_tests`); Diffy, the Bit-Tactical tiles and
+bfloat16 tiles need their own host-side lowering and golden models. ``termwise demo``,
+``termwise verify`` and the pytest runners all choose through :func:`testbench_for`, so a
+configuration is always regressed by the same module with the same default suites.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..gen.spec import Testbench
 
-__all__ = ["Testbench", "testbench_for"]
-
-
-@dataclass(frozen=True)
-class Testbench:
-    """A cocotb test module and the suites it understands.
-
-    Attributes
-    ----------
-    module : str
-        Dotted name of the cocotb test module.
-    suites : tuple of str
-        Every suite the module runs for this configuration.
-    default : tuple of str
-        The suites of a normal regression (``termwise demo``, ``termwise verify``).
-    """
-
-    module: str
-    suites: tuple
-    default: tuple
-
-    def check_suites(self, names) -> tuple:
-        """``names`` validated against :attr:`suites` (``ValueError`` naming the valid ones)."""
-        names = tuple(dict.fromkeys(names))
-        if not names:
-            raise ValueError(f"give one or more of {', '.join(self.suites)}")
-        for name in names:
-            if name not in self.suites:
-                raise ValueError(f"unknown suite {name!r} for this configuration (valid: "
-                                 f"{', '.join(self.suites)})")
-        return names
+__all__ = ["Testbench", "testbench_for", "regressions"]
 
 
 def testbench_for(cfg) -> Testbench:
     """The testbench that regresses ``cfg`` (a :class:`~termwise.gen.config.TileConfig`)."""
-    if cfg.dtype == "bf16":
-        return Testbench("termwise.tb.bf16_tests", ("random", "specials", "conv"),
-                         ("random", "specials", "conv"))
-    if cfg.arch == "diffy":
-        return Testbench("termwise.tb.diffy_tests", ("random", "corners", "conv"),
-                         ("random", "corners", "conv"))
-    if cfg.arch == "tactical":
-        return Testbench("termwise.tb.tactical_cases", ("sparse", "random", "corners", "conv"),
-                         ("sparse", "random", "corners", "conv"))
-    suites = ["random", "corners", "conv", "real"]
-    default = ["random", "corners", "conv"]
-    if cfg.output_stage:
-        suites.append("fused")
-        default.append("fused")
-        if cfg.bias and cfg.residual and cfg.activation == "relu" and cfg.out_bits:
-            suites.append("chain")
-            default.append("chain")
-    return Testbench("termwise.tb.tile_tests", tuple(suites), tuple(default))
+    return cfg.spec.testbench(cfg)
+
+
+def regressions(module: str, *, slow: bool | None = None) -> list:
+    """``(config, suites, id)`` of every registered regression whose testbench is
+    ``module`` (``slow``: only the slow ones, only the fast ones, or all with ``None``)."""
+    from ..gen import designs
+    from ..gen.config import preset
+    out = []
+    for spec in designs.SPECS.values():
+        for reg in spec.regressions:
+            if slow is not None and reg.slow != slow:
+                continue
+            cfg = preset(reg.preset).replace(**reg.changes) if reg.changes else \
+                preset(reg.preset)
+            bench = testbench_for(cfg)
+            if bench.module == module:
+                out.append((cfg, reg.suites or bench.default, reg.id))
+    return out

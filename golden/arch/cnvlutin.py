@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "pack_zero_free", "lane_counts", "run_cycles"]
+__all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "pack_zero_free", "lane_counts", "run_cycles", "work_factors"]
 
 #: 1 cycle reading the last pairs' weights (the lane banks are synchronous memories) and
 #: accumulating them, plus 1 cycle for the tile to raise ``out.valid``.
@@ -93,3 +93,8 @@ def layer_run_cycles(cfg, a, wm, rt, window_groups) -> int:
     nz = ap.reshape(g, wgc, win, chunks, depth, lanes)[:, list(window_groups)]
     longest = nz.sum(axis=4).max(axis=(2, 4))          # (groups, window groups, chunks)
     return int(np.maximum(longest, 1).sum()) * fgc
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: a zero activation's whole bit-parallel MAC is skipped."""
+    return (np.asarray(a) != 0).astype(np.int64) * cfg.act_bits, cfg.wgt_bits

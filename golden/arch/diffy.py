@@ -47,7 +47,8 @@ from .pragmatic import brick_cycles, term_masks
 
 __all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "run_deltas", "delta_bits", "step_cycles",
            "restart_masks", "predecessors", "run_runtimes", "layer_deltas",
-           "layer_step_cycles", "delta_term_stats"]
+           "layer_step_cycles", "delta_term_stats", "layer_registers", "layer_cycles",
+           "work_factors"]
 
 #: 1 fill cycle (the first row into the term serialisers), as Pragmatic.
 RUN_OVERHEAD = 1
@@ -188,3 +189,21 @@ def delta_term_stats(cfg, a, out_width: int) -> dict:
     return {"act_terms": float(booth_term_count(a, cfg.act_bits, cfg.act_signed).mean()),
             "delta_terms": float(booth_term_count(d, delta_bits(cfg), True).mean()),
             "act_zero": float((a == 0).mean()), "delta_zero": float((d == 0).mean())}
+
+
+def layer_registers(cfg, layer, *, out_width: int) -> dict:
+    """Per-layer values the model needs beyond the runtime registers: the output row width
+    (deltas restart at every row)."""
+    return {"out_width": out_width}
+
+
+def layer_cycles(cfg, a, wm, rt) -> dict:
+    """Whole-layer cycles (exact): see :func:`layer_step_cycles`."""
+    return layer_step_cycles(cfg, a, wm, rt["out_width"])
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: Booth terms of the deltas along x (one bit wider) times ``Ww``."""
+    from ..terms import term_count
+    deltas = layer_deltas(a, rt["out_width"])
+    return term_count(deltas, cfg.act_bits + 1, "booth", signed=True), cfg.wgt_bits

@@ -24,8 +24,9 @@ transfer to ``out.valid``.
 import numpy as np
 
 from ..terms import booth_term_count
+from ..work import act_terms, wgt_terms
 
-__all__ = ["RUN_OVERHEAD", "step_cycles", "pair_counts"]
+__all__ = ["RUN_OVERHEAD", "step_cycles", "pair_counts", "work_factors", "ideal_work"]
 
 #: Fixed cycles of this implementation (rtl/laconic.py) beyond its steps: 1 cycle in which
 #: the first rows are taken into the array (Booth-encoded into the per-lane term
@@ -54,3 +55,14 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     if pairs.shape[2] == 0:
         return np.zeros(0, dtype=np.int64)
     return np.maximum(pairs.max(axis=(0, 1, 3)), 1).astype(np.int64)
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: ``terms(a) * terms(w)``, both Booth."""
+    return act_terms(cfg, a, cfg.encoding, cache), wgt_terms(cfg, w, cfg.encoding, cache)
+
+
+def ideal_work(act, wgt, s):
+    from ..terms import term_count
+    return (term_count(act, s.act_bits, s.encoding, signed=s.act_signed)
+            * term_count(wgt, s.wgt_bits, s.encoding, signed=s.wgt_signed))

@@ -22,8 +22,9 @@ import numpy as np
 
 from ..fixedpoint import wrap
 from ..terms import precision_needed
+from ..work import group_precision_of, grouped_precision
 
-__all__ = ["RUN_OVERHEAD", "step_cycles", "effective_operands"]
+__all__ = ["RUN_OVERHEAD", "step_cycles", "effective_operands", "work_factors", "ideal_work"]
 
 #: Fixed cost of a run in this implementation (``rtl/loom.py``), beyond its steps:
 #: 1 cycle in which the last step's final activation-chunk partial sum is committed into
@@ -55,3 +56,12 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
 def effective_operands(cfg, act, wgt, rt):
     """Activations exact; weights reduced to their ``Pw`` low bits, two's complement."""
     return act, wrap(wgt, int(rt["wgt_precision"]), True)
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: ``width_group(a) * Pw``, ``Pw`` the weight precision register."""
+    return group_precision_of(cfg, a, cache), rt["wgt_precision"]
+
+
+def ideal_work(act, wgt, s):
+    return grouped_precision(act, s.act_bits, s.act_signed, s.group) * s.wgt_precision

@@ -30,9 +30,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..terms import booth_digits, check_range
+from ..work import act_terms
 
 __all__ = ["RUN_OVERHEAD", "term_masks", "brick_cycles", "window_cycles",
-           "column_finish_times", "step_cycles"]
+           "column_finish_times", "step_cycles", "steps_independent", "work_factors",
+           "ideal_work"]
 
 #: 1 fill cycle loading the first activation row into the serialisers (and the first
 #: weight row into the weight registers); ``out.valid`` rises at the end of the last step.
@@ -153,3 +155,18 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
         return brick.max(axis=0)
     done = column_finish_times(brick, cfg.column_registers).max(axis=0)
     return np.diff(done, prepend=RUN_OVERHEAD)
+
+
+def steps_independent(cfg) -> bool:
+    """Column synchronisation lets a column run ahead: its steps depend on each other."""
+    return cfg.sync != "column"
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: ``terms(a) * Ww`` in the configured encoding."""
+    return act_terms(cfg, a, cfg.encoding, cache), cfg.wgt_bits
+
+
+def ideal_work(act, wgt, s):
+    from ..terms import term_count
+    return term_count(act, s.act_bits, s.encoding, signed=s.act_signed) * s.wgt_bits

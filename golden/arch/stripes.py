@@ -21,3 +21,12 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
 
 def effective_operands(cfg, act, wgt, rt):
     return wrap(act, rt["precision"], cfg.act_signed), wgt
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: ``p * Ww``, ``p`` the layer's precision register."""
+    return rt["precision"], cfg.wgt_bits
+
+
+def ideal_work(act, wgt, s):
+    return np.int64(s.act_precision * s.wgt_bits)

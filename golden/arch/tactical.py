@@ -46,13 +46,15 @@ import numpy as np
 
 from ..fixedpoint import to_unsigned
 from ..terms import precision_needed
+from ...gen.designs.tactical import meta_layout
 from ..tactical_schedule import (cfg_sources, metadata_bits, schedule, window_candidates,
                                  involved as involved_mask)
+from ..work import act_terms, group_precision_of, nonzero_weights
 from . import pragmatic
 
 __all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "run_cycles", "kept_step_cycles",
            "cfg_schedule", "host_weight_rows", "meta_layout", "batch_involved",
-           "layer_schedule", "layer_run_cycles"]
+           "layer_schedule", "layer_run_cycles", "work_factors"]
 
 #: Cycles beyond the kept steps, both back ends (see the module docstring).
 RUN_OVERHEAD = 2
@@ -98,16 +100,6 @@ def run_cycles(cfg, act, wgt, rt) -> int:
     """Cycles from the command to ``out.valid``: ``act`` (windows, steps, lanes), ``wgt``
     (filters, steps, lanes)."""
     return int(kept_step_cycles(cfg, act, wgt).sum()) + RUN_OVERHEAD
-
-
-def meta_layout(cfg) -> dict:
-    """Bit fields of the metadata row: select width, index field offset and width."""
-    from ...gen.config import clog2
-    mb = metadata_bits(cfg_sources(cfg))
-    index_bits = max(clog2(cfg.depth), 1)
-    offset = cfg.filters * cfg.lanes * mb
-    return {"select_bits": mb, "index_offset": offset, "index_bits": index_bits,
-            "fits": offset + index_bits <= cfg.wgt_row_bits}
 
 
 def host_weight_rows(cfg, wgt) -> tuple[list[int], int]:
@@ -299,3 +291,12 @@ def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 2
         v = np.where(mask[e][:, :, None, None], v, 0).transpose(0, 2, 3, 1)
         total += int(pragmatic.brick_cycles(v, cfg.first_stage_bits).max(axis=2).sum())
     return total
+
+
+def work_factors(cfg, a, w, rt, cache=None):
+    """Ideal work per MAC: the back end's, every zero weight skipped (TCLp: Dynamic Stripes'
+    ``width_group(a)``; TCLe: Pragmatic's ``terms(a)`` in the configured encoding)."""
+    fw = nonzero_weights(cfg, w, cache)
+    if cfg.backend == "tclp":
+        return group_precision_of(cfg, a, cache), fw
+    return act_terms(cfg, a, cfg.encoding, cache), fw

@@ -117,7 +117,7 @@ def test_potential_equals_total_work(design):
     for layer in _layers(rng):
         a, wm = lowered_operands(layer)
         rt = layer_runtime(cfg, layer)
-        got = layer_potential(cfg, design, a, wm, rt)
+        got = layer_potential(cfg, a, wm, rt)
         enc = cfg.encoding if design == "pragmatic" else "booth"
         ref = sum(potential.total_work(a[g][:, None, :], wm[g][None, :, :], design,
                                        act_bits=16, wgt_bits=16, act_signed=True,
@@ -135,7 +135,7 @@ def test_available_designs_reports_missing():
 def test_reports_end_to_end(tmp_path):
     import json
     from termwise.golden.netsim import simulate_layers
-    from termwise.golden.report_sim import summarise, write_reports
+    from termwise.gen.reports.sim import summarise, write_reports
     rng = np.random.default_rng(4)
     archs = [a for a in ARCHS if _have(a)]
     layers = _layers(rng)[2:]

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from termwise.gen.config import ConfigError
-from termwise.gen.shapeshifter_cli import main, parse_groups, run_shapeshifter
+from termwise.gen.commands.shapeshifter import parse_groups, run_shapeshifter
+from termwise.gen.cli import main as _cli_main
 from termwise.golden.shapeshifter import tensor_footprint
-from termwise.golden.shapeshifter_report import tile_cycles, workload_report
+from termwise.gen.reports.shapeshifter import tile_cycles, workload_report
 from termwise.golden.workloads import Layer, Workload
 
 
@@ -87,9 +88,9 @@ def test_cli_errors(tmp_path, capsys):
     with pytest.raises(ConfigError) as e:
         run_shapeshifter("dncnn", 12, str(tmp_path), log=lambda m: None)
     assert e.value.field == "precision"
-    assert main(["--workload", "nope", "--precision", "8", "-o", str(tmp_path)]) == 2
+    assert _cli_main(["shapeshifter", "--workload", "nope", "--precision", "8", "-o", str(tmp_path)]) == 2
     assert "workload" in capsys.readouterr().err
-    assert main(["--workload", "dncnn", "--group", "7", "-o", str(tmp_path)]) == 2
+    assert _cli_main(["shapeshifter", "--workload", "dncnn", "--group", "7", "-o", str(tmp_path)]) == 2
     with pytest.raises(ConfigError):
         run_shapeshifter("tiny", 16, str(tmp_path), workload_obj=_workload(8),
                          log=lambda m: None)

@@ -124,7 +124,7 @@ def test_potential_brute_force(design, back):
                   groups=2)
     a, wm = lowered_operands(layer)
     rt = layer_runtime(cfg, layer)
-    got = layer_potential(cfg, "tactical", a, wm, rt)
+    got = layer_potential(cfg, a, wm, rt)
     ref = 0
     for g in range(a.shape[0]):
         work = potential.mac_work(a[g][:, None, :], wm[g][None, :, :], back, act_bits=16,
@@ -134,7 +134,7 @@ def test_potential_brute_force(design, back):
     assert got == ref
     # shares the cached activation factors with the front-end-less design
     cache = {}
-    layer_potential(cfg, "tactical", a, wm, rt, cache)
+    layer_potential(cfg, a, wm, rt, cache)
     assert any(key[0] in ("gp", "ta") for key in cache)
 
 
@@ -142,7 +142,7 @@ def test_potential_brute_force(design, back):
 
 
 def test_cli_rejects_bad_input(capsys):
-    from termwise.gen.tactical_cli import main
+    from termwise.gen.cli import main as _cli_main
     for argv, field in [(["--workload", "nope", "-o", "x"], "workload"),
                         (["--sparsity", "50,abc", "-o", "x"], "sparsity"),
                         (["--sparsity", "100", "-o", "x"], "sparsity"),
@@ -150,13 +150,13 @@ def test_cli_rejects_bad_input(capsys):
                         (["--connectivity", "L<9,1>", "-o", "x"], "connectivity"),
                         (["--connectivity", "Q<2,1>", "-o", "x"], "connectivity"),
                         (["--max-window-groups", "0", "-o", "x"], "max_window_groups")]:
-        assert main(argv) == 2, argv
+        assert _cli_main(["tactical", *argv]) == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and field in err[0], (argv, err)
 
 
 def test_parse_connectivity():
-    from termwise.golden.tactical_report import parse_connectivity
+    from termwise.gen.reports.tactical import parse_connectivity
     assert parse_connectivity("T<2,5>,L<4,3>") == [("T", 2, 5), ("L", 4, 3)]
     with pytest.raises(ConfigError):
         parse_connectivity("T<2,4>")
@@ -166,7 +166,7 @@ def test_tiny_report_end_to_end(tmp_path):
     """A two-layer synthetic network through the whole report: the figures are recomputed
     here from the layer-level models."""
     from termwise.golden.netsim import simulate_layers
-    from termwise.golden.tactical_report import build_report, write_report
+    from termwise.gen.reports.tactical import build_report, write_report
     from termwise.golden.workloads import Workload
     from termwise.golden.workloads.pruning import prune_magnitude
     rng = np.random.default_rng(3)

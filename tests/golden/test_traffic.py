@@ -5,7 +5,7 @@ import pytest
 
 from termwise.gen.config import TileConfig
 from termwise.golden.lowering import lower_conv2d, lower_matmul
-from termwise.golden.traffic import layer_output_traffic, network_output_traffic
+from termwise.golden.netsim import layer_output_traffic, network_output_traffic
 from termwise.golden.workloads import Layer
 
 CFG = TileConfig(arch="baseline", filters=3, windows=4, lanes=4, act_bits=8, wgt_bits=8,

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from termwise.gen.config import ConfigError
-from termwise.gen.sim_cli import main as sim_main, parse_archs, run_sim
+from termwise.gen.commands.sim import parse_archs, run_sim
+from termwise.gen.cli import main as _cli_main
 from termwise.golden.primitives import conv2d
 from termwise.golden.workloads import load_workload, synthetic_values
 from termwise.golden.workloads.fixedpoint import (dequantise, fake_quant, frac_bits_for,
@@ -94,7 +95,7 @@ def test_errors():
     (["--workload", "alexnet", "--arch", "all", "--precision", "4"], "precision"),
 ])
 def test_cli_errors_exit_2(argv, field, tmp_path, capsys):
-    assert sim_main(["sim", *argv, "-o", str(tmp_path)]) == 2
+    assert _cli_main(["sim", *argv, "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {field}:")
     assert not any(tmp_path.iterdir())

@@ -51,7 +51,7 @@ def _fmt(x, nd=2):
 
 
 def write_reports(out_dir, doc, plots=True) -> list[str]:
-    """Write ``doc`` (see :func:`termwise.gen.sim_cli.run_sim`) as JSON, CSV, Markdown and
+    """Write ``doc`` (see :func:`termwise.gen.commands.sim.run_sim`) as JSON, CSV, Markdown and
     PNG plots into ``out_dir``; returns the paths."""
     os.makedirs(out_dir, exist_ok=True)
     archs = list(doc["total"])
@@ -143,7 +143,7 @@ def _markdown(doc, archs) -> str:
 
 
 def _traffic_markdown(tr) -> list[str]:
-    """The fused output stage's traffic saving (:mod:`termwise.golden.traffic`)."""
+    """The fused output stage's traffic saving (:mod:`termwise.golden.netsim.traffic`)."""
     if not tr:
         return []
     t, tile = tr["total"], tr["tile"]
@@ -166,7 +166,7 @@ def _traffic_markdown(tr) -> list[str]:
 def plot_title(doc) -> str:
     """Workload and hardware of a sim document, for the figure titles: e.g.
     ``"digits-cnn, 8-bit values, 16-bit hardware, equal peak 256 MAC/cycle"``."""
-    from ..gen.plots import hardware_summary
+    from .plots import hardware_summary
     syn = " (synthetic values)" if doc.get("synthetic") else ""
     hw = hardware_summary(doc.get("designs"), doc.get("precision"))
     return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "")
@@ -174,8 +174,8 @@ def plot_title(doc) -> str:
 
 def _plots(out_dir, doc, archs) -> list[str]:
     """sim_cycles.png, sim_speedup.png, sim_total.png and sim_stats.png (the axis, label
-    and title rules of :mod:`termwise.gen.plots`)."""
-    from ..gen import plots as P
+    and title rules of :mod:`termwise.gen.reports.plots`)."""
+    from . import plots as P
 
     names = [r["name"] for r in doc["layers"]]
     x = np.arange(len(names))

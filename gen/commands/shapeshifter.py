@@ -4,9 +4,8 @@ ShapeShifter's per-group widths, and the cycles of a Stripes-style tile using th
     python -m termwise.gen.shapeshifter_cli --workload NAME --precision 8|16 \
         [--group G[,G...]] [--deltas] -o DIR
 
-Hook into :mod:`termwise.gen.cli` with ``shapeshifter_cli.register(sub,
-add_config_arguments, config_from_args)``. Group sizes 16..256 (default 16). Writes
-DIR/shapeshifter.json, .csv, .md (model: :mod:`termwise.golden.shapeshifter_report`);
+Group sizes 16..256 (default 16). Writes
+DIR/shapeshifter.json, .csv, .md (model: :mod:`termwise.gen.reports.shapeshifter`);
 with ``--deltas`` also DIR/deltas.json and deltas.md (Diffy's delta statistics,
 :func:`termwise.golden.workloads.dncnn.delta_table`).
 """
@@ -18,14 +17,17 @@ import os
 import sys
 import time
 
-from .config import ConfigError
-from .sim_cli import _check_precision
+from ..config import ConfigError
+from .args import check_precision
 
-__all__ = ["register", "run_shapeshifter", "parse_groups", "main"]
+__all__ = ["register", "run_shapeshifter", "parse_groups"]
+
+#: Position in ``termwise --help``.
+ORDER = 90
 
 
 def parse_groups(text) -> list[int]:
-    from ..golden.shapeshifter import GROUP_RANGE
+    from ...golden.shapeshifter import GROUP_RANGE
     if isinstance(text, int) and not isinstance(text, bool):
         items = [text]
     else:
@@ -47,10 +49,10 @@ def parse_groups(text) -> list[int]:
 def run_shapeshifter(workload, precision, out_dir, *, groups="16", deltas=False,
                      images: int = 1, log=None, workload_obj=None) -> dict:
     """Build the report (``workload_obj`` overrides loading, e.g. a synthetic workload)."""
-    from ..golden.shapeshifter_report import workload_report, write_reports
-    from ..golden.workloads import WORKLOADS, load_workload
+    from ..reports.shapeshifter import workload_report, write_reports
+    from ...golden.workloads import WORKLOADS, load_workload
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    bits = _check_precision(precision)
+    bits = check_precision(precision)
     gl = parse_groups(groups)
     if workload_obj is None:
         if workload not in WORKLOADS:
@@ -67,7 +69,7 @@ def run_shapeshifter(workload, precision, out_dir, *, groups="16", deltas=False,
         raise ConfigError("precision", f"workload is {wl.bits}-bit, asked for {bits}")
     doc = workload_report(wl, gl, log=log)
     if deltas:
-        from ..golden.workloads.dncnn import delta_table
+        from ...golden.workloads.dncnn import delta_table
         doc["deltas"] = delta_table(wl)
     doc["seconds"] = time.perf_counter() - t0
     paths = write_reports(out_dir, doc)
@@ -115,7 +117,7 @@ def _cmd(args) -> int:
     return 0
 
 
-def register(subparsers, add_config_arguments=None, config_from_args=None):
+def register(subparsers):
     """Add the ``shapeshifter`` subcommand (the configuration arguments are not used)."""
     p = subparsers.add_parser("shapeshifter",
                               help="off-chip footprint/traffic with ShapeShifter group widths")
@@ -129,12 +131,3 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
     p.set_defaults(func=_cmd)
     return p
 
-
-def main(argv=None) -> int:
-    """Standalone entry: ``python -m termwise.gen.shapeshifter_cli ARGS`` == ``termwise shapeshifter ARGS``."""
-    from .cli import run_subcommand
-    return run_subcommand("shapeshifter", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

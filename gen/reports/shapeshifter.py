@@ -35,8 +35,8 @@ import os
 
 import numpy as np
 
-from .shapeshifter import GROUP_RANGE, header_bits, tensor_footprint
-from .terms import precision_needed
+from ...golden.shapeshifter import GROUP_RANGE, header_bits, tensor_footprint
+from ...golden.terms import precision_needed
 
 __all__ = ["tile_cycles", "layer_report", "workload_report", "write_reports", "LANES"]
 
@@ -55,8 +55,8 @@ def _act_signed(layer) -> bool:
 
 def tile_cycles(layer, group: int, a=None) -> dict:
     """Baseline, Stripes and ShapeShifter-Stripes cycles of one layer (see module doc)."""
-    from .netsim import lowered_operands
-    from .potential import layer_precision
+    from ...golden.netsim import lowered_operands
+    from ...golden.potential import layer_precision
     if a is None:
         a, wm = lowered_operands(layer)
     else:
@@ -110,7 +110,7 @@ def layer_report(layer, next_layer, group: int) -> dict:
 
 
 def _check_groups(groups) -> list[int]:
-    from ..gen.config import ConfigError
+    from ..config import ConfigError
     out = []
     for g in groups:
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or \

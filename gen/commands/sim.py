@@ -2,8 +2,7 @@
 
     termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16] -o DIR
 
-Hook into :mod:`termwise.gen.cli` with ``sim_cli.register(sub, add_config_arguments,
-config_from_args)``. Each design runs on its 16x16 preset (equal peak throughput: 256
+Each design runs on its 16x16 preset (equal peak throughput: 256
 16-bit MAC/cycle at 16 bits); the baseline is always simulated, as the reference of the
 speedups. Writes DIR/sim.json, sim.csv, sim.md and sim_*.png.
 """
@@ -13,9 +12,14 @@ from __future__ import annotations
 import sys
 import time
 
-from .config import ConfigError
+from ..config import ConfigError
+from ..designs import sim_designs
+from .args import check_precision
 
 __all__ = ["register", "run_sim", "parse_archs"]
+
+#: Position in ``termwise --help``.
+ORDER = 70
 
 #: Window groups sampled per layer by default for the synthetic shape-only workloads.
 SHAPES_DEFAULT_SAMPLE = 64
@@ -25,7 +29,7 @@ DEFAULT_SAMPLE_PAIRS = 1 << 23
 
 
 def parse_archs(text: str) -> list[str]:
-    from ..golden.netsim import PRESETS
+    from ...golden.netsim import PRESETS
     if not text:
         raise ConfigError("arch", f"give one or more of {', '.join(PRESETS)} or 'all'")
     if text == "all":
@@ -38,30 +42,20 @@ def parse_archs(text: str) -> list[str]:
     return list(dict.fromkeys(archs))
 
 
-def _check_precision(value) -> int:
-    try:
-        bits = int(value)
-    except (TypeError, ValueError):
-        bits = None
-    if bits not in (8, 16):
-        raise ConfigError("precision", f"must be 8 or 16, got {value!r}")
-    return bits
-
-
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
             log=None, workers: int | None = None) -> dict:
     """Simulate and write the reports; returns the sim.json document."""
-    from ..golden import netsim
-    from ..golden.report_sim import summarise, write_reports
-    from ..golden.traffic import network_output_traffic
-    from ..golden.workloads import WORKLOADS, load_workload
+    from ...golden import netsim
+    from ..reports.sim import summarise, write_reports
+    from ...golden.netsim import network_output_traffic
+    from ...golden.workloads import WORKLOADS, load_workload
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     if workload not in WORKLOADS:
         raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
                           f"{workload!r}")
-    bits = _check_precision(precision)
+    bits = check_precision(precision)
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
     if images is not None and (isinstance(images, bool) or not isinstance(images, int)
                                or images < 1):
@@ -129,7 +123,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
 
 
 def _cmd_sim(args) -> int:
-    doc = run_sim(args.workload, args.arch, args.precision, args.output, images=args.images,
+    doc = run_sim(args.workload, args.designs, args.precision, args.output, images=args.images,
                   max_window_groups=args.max_window_groups,
                   sample_pairs=None if args.exact else args.sample_pairs,
                   plots=not args.no_plots, workers=args.workers)
@@ -139,14 +133,17 @@ def _cmd_sim(args) -> int:
     return 0
 
 
-def register(subparsers, add_config_arguments=None, config_from_args=None):
+def register(subparsers):
     """Add the ``sim`` subcommand (the tile configuration comes from the presets, so the
     configuration arguments are not used)."""
     p = subparsers.add_parser("sim", help="network-level cycles of the designs on a workload")
     p.add_argument("--workload", required=True,
                    help="efficientnet-lite0 | digits-cnn | dncnn | alexnet | vgg16 | "
                         "resnet50 (the last three: synthetic values)")
-    p.add_argument("--arch", required=True, help="ARCH[,ARCH...] or all")
+    p.add_argument("--designs", "--arch", dest="designs", required=True,
+                   metavar="DESIGN[,DESIGN...]|all",
+                   help="termwise sim designs (each on its equal-peak preset): "
+                        + ", ".join(sim_designs()) + "; or all. --arch is an old spelling")
     p.add_argument("--precision", default="16", help="8 or 16 (fixed-point bits)")
     p.add_argument("--images", type=int, default=None,
                    help="photos / inputs simulated (default: the workload's own)")
@@ -162,12 +159,3 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
     p.set_defaults(func=_cmd_sim)
     return p
 
-
-def main(argv=None) -> int:
-    """Standalone entry: ``python -m termwise.gen.sim_cli ARGS`` == ``termwise sim ARGS``."""
-    from .cli import run_subcommand
-    return run_subcommand("sim", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

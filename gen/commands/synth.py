@@ -1,17 +1,21 @@
-"""``termwise synth`` and ``termwise compare`` (registered by termwise.gen.cli)."""
+"""``termwise synth``: synthesis of one configuration (ASIC area/timing, ECP5 resources and
+Fmax); writes synth_report.json/.md. The flow arguments are shared with ``termwise compare``."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from ..gen.config import ConfigError
+from .args import add_config_arguments, config_from_args
 
-__all__ = ["register"]
+__all__ = ["register", "add_flow_arguments", "synth_kwargs", "tool_errors"]
+
+#: Position in ``termwise --help``.
+ORDER = 50
 
 
-def _add_flow_arguments(p):
-    from .api import DEFAULT_CLOCK_NS, TARGETS
+def add_flow_arguments(p):
+    from ...synth.api import DEFAULT_CLOCK_NS, TARGETS
     p.add_argument("--clock-ns", type=float, default=DEFAULT_CLOCK_NS, metavar="T",
                    help=f"target clock period in ns (default {DEFAULT_CLOCK_NS:g})")
     p.add_argument("--target", default="asic", help=f"one of {', '.join(TARGETS)} "
@@ -25,15 +29,15 @@ def _add_flow_arguments(p):
     p.add_argument("--no-cache", action="store_true", help="always rerun the tools")
 
 
-def _synth_kwargs(args) -> dict:
+def synth_kwargs(args) -> dict:
     return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
             "cache_root": args.cache_dir, "use_cache": not args.no_cache}
 
 
-def _tool_errors(handler):
+def tool_errors(handler):
     """A failed tool is not a usage error: one line naming the tool and its log, exit 1."""
     def wrapped(args) -> int:
-        from .tools import ToolError
+        from ...synth.tools import ToolError
         try:
             return handler(args)
         except ToolError as err:
@@ -42,13 +46,13 @@ def _tool_errors(handler):
     return wrapped
 
 
-def register(subparsers, add_config_arguments, config_from_args) -> None:
+def register(subparsers) -> None:
     def cmd_synth(args) -> int:
-        from .api import check_options, synthesise
+        from ...synth.api import check_options, synthesise
         cfg = config_from_args(args)
         check_options(args.clock_ns, args.target, args.liberty)
         rep = synthesise(cfg, args.output, precision=args.precision,
-                         **_synth_kwargs(args))
+                         **synth_kwargs(args))
         a, f, t = rep["asic"], rep["fpga"], rep["throughput"]
         parts = []
         if a:
@@ -64,37 +68,9 @@ def register(subparsers, add_config_arguments, config_from_args) -> None:
         print(f"wrote {os.path.join(args.output, 'synth_report.json')} and synth_report.md")
         return 0
 
-    def cmd_compare(args) -> int:
-        from . import compare
-        from .api import check_options
-        # Liberty and `sta` matter only when a preset has to be synthesised.
-        fresh = any(not os.path.exists(item) for item in args.items)
-        check_options(args.clock_ns, args.target if fresh else "fpga", args.liberty)
-        if args.target not in ("asic", "fpga", "both"):
-            check_options(args.clock_ns, args.target, args.liberty)
-        reports = [compare.load_row_report(item, _synth_kwargs(args)) for item in args.items]
-        rows, basis = compare.compare_rows(reports, args.precision)
-        md = compare.to_markdown(rows, basis)
-        print(md, end="")
-        os.makedirs(args.output, exist_ok=True)
-        with open(os.path.join(args.output, "compare.md"), "w", encoding="utf-8") as fh:
-            fh.write(md)
-        with open(os.path.join(args.output, "compare.csv"), "w", encoding="utf-8",
-                  newline="") as fh:
-            fh.write(compare.to_csv(rows, basis))
-        print(f"wrote {args.output}/compare.md and compare.csv")
-        return 0
-
     p = subparsers.add_parser("synth", help="synthesise a configuration (ASIC area/timing, "
                               "ECP5 resources/Fmax); writes synth_report.json/.md")
     add_config_arguments(p)
-    _add_flow_arguments(p)
+    add_flow_arguments(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR")
-    p.set_defaults(func=_tool_errors(cmd_synth))
-
-    p = subparsers.add_parser("compare", help="compare configurations side by side "
-                              "(presets or folders with synth_report.json)")
-    p.add_argument("items", nargs="+", metavar="PRESET_OR_DIR")
-    _add_flow_arguments(p)
-    p.add_argument("-o", "--output", default=os.path.join("build", "compare"), metavar="DIR")
-    p.set_defaults(func=_tool_errors(cmd_compare))
+    p.set_defaults(func=tool_errors(cmd_synth))

@@ -14,15 +14,19 @@ import json
 import os
 import time
 
-from .config import TileConfig
+from ..config import TileConfig
+from .args import add_config_arguments, config_from_args
 from .regression_summary import line, print_regression
 
-__all__ = ["run_demo"]
+__all__ = ["run_demo", "register"]
+
+#: Position in ``termwise --help``.
+ORDER = 30
 
 
 def run_demo(cfg: TileConfig, outdir: str, *, synth: bool = True) -> int:
-    from ..tb.runner import run_regression
-    from ..tb.testbenches import testbench_for
+    from ...tb.runner import run_regression
+    from ...tb.testbenches import testbench_for
     t_start = time.perf_counter()
     os.makedirs(outdir, exist_ok=True)
     summary: dict = {"config": cfg.to_dict(), "preset": cfg.name}
@@ -33,7 +37,7 @@ def run_demo(cfg: TileConfig, outdir: str, *, synth: bool = True) -> int:
     summary["regression"] = print_regression(cfg, result)
 
     if synth:
-        from ..synth.api import synthesise
+        from ...synth.api import synthesise
         t0 = time.perf_counter()
         rep = synthesise(cfg, os.path.join(outdir, "synth"), target="asic")
         a = rep["asic"]
@@ -47,3 +51,13 @@ def run_demo(cfg: TileConfig, outdir: str, *, synth: bool = True) -> int:
         json.dump(summary, f, indent=2)
     line("total", f"{time.perf_counter() - t_start:.0f} s; summary in {outdir}/summary.json")
     return 0 if result.passed else 1
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("demo", help="generate, run the cocotb regression, synthesise, "
+                              "summarise")
+    add_config_arguments(p)
+    p.add_argument("-o", "--output", default="build/demo", metavar="DIR")
+    p.add_argument("--no-synth", action="store_true", help="skip synthesis")
+    p.set_defaults(func=lambda args: run_demo(config_from_args(args), args.output,
+                                              synth=not args.no_synth))

@@ -18,14 +18,19 @@ import json
 import os
 import shlex
 
+from .args import add_config_arguments, config_from_args
+
 __all__ = ["register", "run_verify"]
+
+#: Position in ``termwise --help``.
+ORDER = 40
 
 
 def run_verify(cfg, outdir: str | None, *, suites=None, seed: int = 1,
                waves: bool = False) -> int:
-    from ..tb.runner import run_regression
-    from ..tb.testbenches import testbench_for
-    from .config import ConfigError, to_toml
+    from ...tb.runner import run_regression
+    from ...tb.testbenches import testbench_for
+    from ..config import ConfigError, to_toml
     from .regression_summary import print_regression
 
     bench = testbench_for(cfg)
@@ -56,7 +61,7 @@ def run_verify(cfg, outdir: str | None, *, suites=None, seed: int = 1,
     return 0 if result.passed else 1
 
 
-def register(subparsers, add_config_arguments, config_from_args) -> None:
+def register(subparsers) -> None:
     def cmd_verify(args) -> int:
         cfg = config_from_args(args)
         suites = None if args.suites is None else \

@@ -1,8 +1,8 @@
 """Shared plotting helpers of every PNG the project writes.
 
-Users: :mod:`termwise.golden.report_sim` (``termwise sim``: ``sim_cycles.png``,
+Users: :mod:`termwise.gen.reports.sim` (``termwise sim``: ``sim_cycles.png``,
 ``sim_speedup.png``, ``sim_total.png``, ``sim_stats.png``) and
-:mod:`termwise.gen.tradeoff_cli` (``termwise tradeoff``: ``tradeoff.png``).
+:mod:`termwise.gen.reports.tradeoff` (``termwise tradeoff``: ``tradeoff.png``).
 
 The rules, the same in every figure:
 

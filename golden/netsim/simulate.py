@@ -53,38 +53,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .arch import model
-from .lowering import im2col
-from .potential import grouped_precision, layer_precision
-from .terms import essential_bits, precision_needed, term_count
+from ...gen.designs import sim_designs
+from ..arch import model
+from ..lowering import im2col
+from ..work import grouped_precision, layer_precision
+from ..terms import essential_bits, precision_needed, term_count
 
 __all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
            "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
            "LayerResult", "PRESETS", "design_config", "design_arch", "steps_independent"]
 
 #: The designs of ``termwise sim`` and their equal-peak-throughput presets (256 16-bit
-#: MAC/cycle at 16 bits). A design is named by its key; its golden model is that of the
-#: preset's ``arch`` (``pragmatic-booth`` is Pragmatic with Booth-encoded activations: the
-#: same datapath as Diffy without the delta front end, so Diffy's gain over it is the gain of
-#: differential convolution alone, at equal peak throughput).
-PRESETS = {
-    "baseline": "baseline-16x16",
-    "stripes": "stripes-16x16",
-    "dstripes": "dstripes-16x16",
-    "loom": "loom-16x16",
-    "pragmatic": "pragmatic-16x16",
-    "pragmatic-booth": "pragmatic-booth-16x16",
-    "laconic": "laconic-16x16",
-    "cnvlutin": "cnvlutin-16x16",
-    "diffy": "diffy-16x16",
-    "tactical-tclp": "tactical-tclp-16x16",
-    "tactical-tcle": "tactical-tcle-16x16",
-}
+#: MAC/cycle at 16 bits), from the design registry (each spec's ``sim_designs``). A design
+#: is named by its key; its golden model is that of the preset's ``arch``
+#: (``pragmatic-booth`` is Pragmatic with Booth-encoded activations: the same datapath as
+#: Diffy without the delta front end, so Diffy's gain over it is the gain of differential
+#: convolution alone, at equal peak throughput).
+PRESETS = sim_designs()
 
 
 def design_config(design: str):
     """The 16x16 preset of ``design`` (:data:`PRESETS`)."""
-    from ..gen.config import preset
+    from ...gen.config import preset
     return preset(PRESETS[design])
 
 
@@ -97,7 +87,7 @@ def _out_width(layer) -> int:
     """Output columns per row (Diffy's deltas restart at each row); 1 for an fc layer."""
     if layer.kind == "fc":
         return 1
-    from .lowering import conv_output_size
+    from ..lowering import conv_output_size
     return conv_output_size(np.shape(layer.act)[3], np.shape(layer.wgt)[3], layer.stride,
                             layer.padding, layer.dilation)
 
@@ -119,10 +109,12 @@ def lowered_operands(layer) -> tuple[np.ndarray, np.ndarray]:
 
 
 def steps_independent(cfg) -> bool:
+    """Whether the design's step costs depend only on their own bricks (its golden model's
+    ``steps_independent(cfg)`` or ``STEPS_INDEPENDENT``, default True)."""
     mod = model(cfg.arch)
-    if not getattr(mod, "STEPS_INDEPENDENT", True):
-        return False
-    return not (cfg.arch == "pragmatic" and getattr(cfg, "sync", None) == "column")
+    if hasattr(mod, "steps_independent"):
+        return bool(mod.steps_independent(cfg))
+    return getattr(mod, "STEPS_INDEPENDENT", True)
 
 
 def _sample_groups(wg: int, limit: int | None) -> np.ndarray:
@@ -203,8 +195,8 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
 def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
     """Fallback for designs whose steps depend on each other: lower_matmul per group and one
     run_cycles per run (only the sampled window groups)."""
-    from .cycles import run_cycles
-    from .lowering import lower_matmul
+    from ..cycles import run_cycles
+    from ..lowering import lower_matmul
     mod = model(cfg.arch)
     acc, steps = 0, 0
     keep = set(int(s) for s in sel)
@@ -221,6 +213,10 @@ def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
             "sampled": scale != 1, "scale": scale}
 
 
+#: Runtime registers a layer sets (from its precision profile); the others are per run.
+LAYER_REGISTERS = ("precision", "wgt_precision")
+
+
 def layer_runtime(cfg, layer) -> dict:
     """Runtime registers of a layer: Stripes' ``precision`` = the layer's activation
     precision, Loom's ``wgt_precision`` = its weight precision (lossless on the data when
@@ -231,82 +227,20 @@ def layer_runtime(cfg, layer) -> dict:
                               wgt_precision=min(pw, cfg.wgt_bits))
 
 
-def _factors(cfg, design, a, w, rt):
-    """Per-operand factors of the per-MAC work of :func:`potential.mac_work`."""
-    wa, ww = cfg.act_bits, cfg.wgt_bits
-    signed = cfg.act_signed
-    if design == "baseline":
-        return wa, ww
-    if design == "stripes":
-        return rt["precision"], ww
-    if design == "dstripes":
-        return grouped_precision(a, wa, signed, cfg.lanes), ww
-    if design == "loom":
-        return grouped_precision(a, wa, signed, cfg.lanes), rt["wgt_precision"]
-    if design == "diffy":           # Booth terms of the deltas along x (one bit wider)
-        deltas = model("diffy").layer_deltas(a, rt["out_width"])
-        return term_count(deltas, wa + 1, "booth", signed=True), ww
-    if design == "cnvlutin":        # a zero activation's whole bit-parallel MAC is skipped
-        return (np.asarray(a) != 0).astype(np.int64) * wa, ww
-    if design == "tactical":        # the back end's work, every zero weight skipped
-        fw = (np.asarray(w) != 0).astype(np.int64) * ww
-        if cfg.backend == "tclp":
-            return grouped_precision(a, wa, signed, cfg.lanes), fw
-        return term_count(a, wa, cfg.encoding, signed=signed), fw
-    enc = _encoding(cfg, design)
-    if design == "pragmatic":
-        return term_count(a, wa, enc, signed=signed), ww
-    if design == "laconic":
-        return term_count(a, wa, enc, signed=signed), term_count(w, ww, enc, signed=True)
-    raise ValueError(f"unknown design {design!r}")
-
-
-def _encoding(cfg, design):
-    """Term encoding of the ideal work: Pragmatic's configured one, Booth for Laconic."""
-    if design == "pragmatic" and cfg.arch == "pragmatic":
-        return cfg.encoding
-    return "booth"
-
-
-def layer_potential(cfg, design, a, wm, rt, cache=None) -> int:
-    """Ideal single-bit-product work of ``design`` over the layer's MACs (per group
+def layer_potential(cfg, a, wm, rt, cache=None) -> int:
+    """Ideal single-bit-product work of ``cfg``'s design over the layer's MACs (per group
     ``M x kg x Kg``, no padding), as :func:`termwise.golden.potential.total_work` counts it
-    with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the design's encoding
-    (Pragmatic: its preset's, ``plain``; Laconic: ``booth``) and the runtime precisions.
-    ``cache`` (a dict) shares per-operand factors between designs of one layer."""
+    with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the configuration's encoding
+    and the runtime precisions: the golden model's ``work_factors``
+    (:mod:`termwise.golden.work`). ``cache`` (a dict) shares per-operand factors between
+    the designs of one layer."""
     cache = {} if cache is None else cache
-    fa, fw = _factors_cached(cfg, design, a, wm, rt, cache)
+    fa, fw = model(cfg.arch).work_factors(cfg, a, wm, rt, cache)
     g, m, k = a.shape
     n = wm.shape[1]
     sa = np.asarray(fa, dtype=np.int64).sum(axis=1) if np.ndim(fa) else np.full((g, k), fa * m)
     sw = np.asarray(fw, dtype=np.int64).sum(axis=1) if np.ndim(fw) else np.full((g, k), fw * n)
     return int((sa.astype(np.int64) * sw.astype(np.int64)).sum())
-
-
-def _factors_cached(cfg, design, a, w, rt, cache):
-    wa, ww, signed = cfg.act_bits, cfg.wgt_bits, cfg.act_signed
-
-    def get(name, fn):
-        if name not in cache:
-            cache[name] = fn()
-        return cache[name]
-    if design in ("dstripes", "loom"):
-        fa = get(("gp", wa, cfg.lanes), lambda: grouped_precision(a, wa, signed, cfg.lanes))
-        return fa, (ww if design == "dstripes" else rt["wgt_precision"])
-    if design in ("pragmatic", "laconic"):
-        enc = _encoding(cfg, design)
-        fa = get(("ta", wa, enc), lambda: term_count(a, wa, enc, signed=signed))
-        if design == "pragmatic":
-            return fa, ww
-        return fa, get(("tw", ww, enc), lambda: term_count(w, ww, enc, signed=True))
-    if design == "tactical":        # shares the activation factors of dstripes / pragmatic
-        fw = get(("nzw", ww), lambda: (np.asarray(w) != 0).astype(np.int64) * ww)
-        if cfg.backend == "tclp":
-            return get(("gp", wa, cfg.lanes),
-                       lambda: grouped_precision(a, wa, signed, cfg.lanes)), fw
-        return get(("ta", wa, cfg.encoding),
-                   lambda: term_count(a, wa, cfg.encoding, signed=signed)), fw
-    return _factors(cfg, design, a, w, rt)
 
 
 def layer_stats(layer, a, bits: int = 16, group: int = 16) -> dict:
@@ -354,25 +288,28 @@ def simulate_layer(layer, cfgs, *, max_window_groups=None, sample_pairs=None) ->
     """One layer on every design of ``cfgs`` (``{design: TileConfig}``)."""
     t0 = time.perf_counter()
     a, wm = lowered_operands(layer)
-    stats = layer_stats(layer, a, 16, 16)
+    # The statistics are taken at the reference design's width and brick (the baseline's,
+    # else the first design's): 16 bits and 16 lanes for the 16x16 presets.
+    ref = cfgs.get("baseline") or next(iter(cfgs.values()))
+    stats = layer_stats(layer, a, ref.act_bits, ref.lanes)
     # The precisions the runtime registers get (the workload's profile, else lossless).
     stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]
     stats["profile_wgt_precision"] = layer.wgt_precision or stats["wgt_precision"]
     res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
     cache = {}
     for design, cfg in cfgs.items():
-        arch = cfg.arch
+        mod = model(cfg.arch)
         rt = layer_runtime(cfg, layer)
-        if arch == "diffy":         # deltas along x need the output row width
-            rt = dict(rt, out_width=_out_width(layer))
-            cyc = dict(model("diffy").layer_step_cycles(cfg, a, wm, rt["out_width"]),
-                       sampled=False, scale=1.0)
+        if hasattr(mod, "layer_registers"):
+            rt = dict(rt, **mod.layer_registers(cfg, layer, out_width=_out_width(layer)))
+        if hasattr(mod, "layer_cycles"):        # an exact whole-layer model (Diffy)
+            cyc = dict(mod.layer_cycles(cfg, a, wm, rt), sampled=False, scale=1.0)
         else:
             cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
                                sample_pairs=sample_pairs)
-        cyc["work"] = layer_potential(cfg, arch, a, wm, rt, cache)
+        cyc["work"] = layer_potential(cfg, a, wm, rt, cache)
         cyc["seconds"] = time.perf_counter() - t0
-        cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt}
+        cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt and r in LAYER_REGISTERS}
         res.designs[design] = cyc
     res.seconds = time.perf_counter() - t0
     return res

@@ -4,12 +4,11 @@
         [--connectivity T<2,5>,L<2,1>,...] [--precision 16] [--images N]
         [--max-window-groups N] [--sample-pairs N] -o DIR
 
-Hook into :mod:`termwise.gen.cli` with ``tactical_cli.register(sub, add_config_arguments,
-config_from_args)``. For every sparsity the network is magnitude-pruned per layer
+For every sparsity the network is magnitude-pruned per layer
 (:mod:`termwise.golden.workloads.pruning`; 0 = dense) and simulated on the baseline, the
 back ends alone (dstripes, pragmatic-booth) and TCLp / TCLe, all at equal peak throughput
 (16x16 presets); the schedule efficiency of each connectivity is measured on the same
-weights (:mod:`termwise.golden.tactical_report`). Writes DIR/tactical.json, tactical.csv
+weights (:mod:`termwise.gen.reports.tactical`). Writes DIR/tactical.json, tactical.csv
 and tactical.md. Bad input exits with status 2 and one line naming the field.
 """
 
@@ -17,44 +16,34 @@ from __future__ import annotations
 
 import sys
 
-from .config import ConfigError
+from ..config import ConfigError
+from .args import check_precision, positive_int
 
-__all__ = ["register", "run_tactical", "main"]
+__all__ = ["register", "run_tactical"]
+
+#: Position in ``termwise --help``.
+ORDER = 100
 
 DEFAULT_SPARSITY = "0,50,70,90"
 DEFAULT_CONNECTIVITY = "T<2,5>,L<1,0>,L<2,1>,L<2,5>,L<4,3>,L<4,7>"
-
-
-def _positive(field, value):
-    """``None`` or a positive integer given as text or int."""
-    if value is None:
-        return None
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        n = 0
-    if isinstance(value, bool) or n < 1 or str(n) != str(value).strip():
-        raise ConfigError(field, f"must be a positive integer, got {value!r}")
-    return n
 
 
 def run_tactical(workload: str, out_dir: str, *, sparsity=DEFAULT_SPARSITY,
                  connectivity=DEFAULT_CONNECTIVITY, precision="16", images=None,
                  max_window_groups=None, sample_pairs=None, log=None) -> dict:
     """Validate, build and write the report; returns the tactical.json document."""
-    from ..golden.tactical_report import (build_report, parse_connectivity,
+    from ..reports.tactical import (build_report, parse_connectivity,
                                           parse_sparsities, write_report)
-    from ..golden.workloads.pruning import BASES
-    from .sim_cli import _check_precision
+    from ...golden.workloads.pruning import BASES
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     if workload not in BASES:
         raise ConfigError("workload", f"must be one of {', '.join(BASES)}, got {workload!r}")
     sp = parse_sparsities(sparsity)
     conns = parse_connectivity(connectivity)
-    bits = _check_precision(precision)
-    images = _positive("images", images)
-    mwg = _positive("max_window_groups", max_window_groups)
-    pairs = _positive("sample_pairs", sample_pairs)
+    bits = check_precision(precision)
+    images = positive_int("images", images)
+    mwg = positive_int("max_window_groups", max_window_groups)
+    pairs = positive_int("sample_pairs", sample_pairs)
     if not out_dir:
         raise ConfigError("output", "give an output directory")
     doc = build_report(workload, sp, conns, precision=bits, images=images,
@@ -79,7 +68,7 @@ def _cmd(args) -> int:
     return 0
 
 
-def register(subparsers, add_config_arguments=None, config_from_args=None):
+def register(subparsers):
     """Add the ``tactical`` subcommand (the configuration arguments are not used)."""
     p = subparsers.add_parser("tactical",
                               help="Bit-Tactical on pruned networks: speedups, schedule "
@@ -100,13 +89,3 @@ def register(subparsers, add_config_arguments=None, config_from_args=None):
     p.set_defaults(func=_cmd)
     return p
 
-
-def main(argv=None) -> int:
-    """Standalone entry: ``python -m termwise.gen.tactical_cli ARGS`` == ``termwise tactical
-    ARGS``."""
-    from .cli import run_subcommand
-    return run_subcommand("tactical", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

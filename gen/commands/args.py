@@ -1,0 +1,114 @@
+"""Argument handling every subcommand shares: the configuration options (one of
+``--preset``, ``--config`` or ``--arch`` with fields; the design options come from the
+design registry), the one-line usage error, and the common value checks.
+
+Every user error prints one line ``error: <field>: <what is valid>`` and exits with status 2
+(:mod:`termwise.gen.cli` catches :class:`UsageError` and
+:class:`~termwise.gen.spec.ConfigError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import designs
+from ..config import TileConfig, from_toml, preset, with_dtype_fields
+from ..spec import ConfigError
+
+__all__ = ["UsageError", "Parser", "add_config_arguments", "config_from_args",
+           "check_precision", "positive_int"]
+
+
+class UsageError(Exception):
+    """A command-line problem, reported as one line with exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are :class:`UsageError` (one line, exit 2)."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+#: Core fields settable on the command line (design options are added from the registry).
+_CORE_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
+              "act_signed", "dtype", "bias", "residual", "activation", "out_bits")
+
+
+def add_config_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that select a configuration: ``--preset``, ``--config`` or ``--arch`` ..."""
+    g = p.add_argument_group("configuration (one of --preset, --config, --arch)")
+    g.add_argument("--preset", help="a named preset (see `termwise presets`)")
+    g.add_argument("--config", metavar="FILE.toml", help="a TOML file with the tile fields")
+    g.add_argument("--arch", help=f"architecture: {', '.join(designs.archs())}")
+    g.add_argument("--filters", type=int)
+    g.add_argument("--windows", type=int)
+    g.add_argument("--lanes", type=int)
+    g.add_argument("--act-bits", type=int)
+    g.add_argument("--wgt-bits", type=int)
+    g.add_argument("--acc-bits", type=int)
+    g.add_argument("--depth", type=int, help="bricks held by the operand buffers")
+    for name, specs in designs.options().items():
+        per_design = "; ".join(f"{s.arch}: {s.option(name).shown()}" for s in specs)
+        g.add_argument(f"--{name.replace('_', '-')}", type=specs[0].option(name).type,
+                       help=f"{specs[0].option(name).help} ({per_design})")
+    dtypes = [f"{s.dtype} ({s.arch} only; implies "
+              + ", ".join(f"{k} = {v}" for k, v in s.implies.items()) + ")"
+              for s in designs.SPECS.values() if s.dtype != "int"]
+    g.add_argument("--dtype", help="int (default) or " + " or ".join(dtypes))
+    o = p.add_argument_group("fused output stage")
+    o.add_argument("--bias", action="store_true", default=None, help="add a bias per filter")
+    o.add_argument("--residual", action="store_true", default=None,
+                   help="add a residual row per window (an input stream)")
+    o.add_argument("--activation", help="none | relu | relu6")
+    o.add_argument("--out-bits", type=int, help="requantise outputs to this many bits")
+    s = g.add_mutually_exclusive_group()
+    s.add_argument("--signed", dest="act_signed", action="store_true", default=None,
+                   help="two's complement activations (default)")
+    s.add_argument("--unsigned", dest="act_signed", action="store_false",
+                   help="unsigned activations")
+
+
+def config_from_args(args) -> TileConfig:
+    """The configuration the arguments of :func:`add_config_arguments` select."""
+    chosen = [o for o in ("preset", "config", "arch") if getattr(args, o)]
+    if len(chosen) != 1:
+        raise UsageError("choose exactly one of --preset, --config or --arch")
+    fields = _CORE_ARGS + tuple(designs.options())
+    overrides = {f: getattr(args, f) for f in fields if getattr(args, f) is not None}
+    if "dtype" in overrides:
+        overrides = with_dtype_fields(overrides)
+    if args.preset:
+        cfg = preset(args.preset)
+        return cfg.replace(**overrides) if overrides else cfg
+    if args.config:
+        cfg = from_toml(args.config)
+        return cfg.replace(**overrides) if overrides else cfg
+    for f in ("filters", "windows", "lanes", "act_bits", "wgt_bits"):
+        if overrides.get(f) is None:
+            raise ConfigError(f, f"--{f.replace('_', '-')} is required with --arch")
+    return TileConfig(arch=args.arch, **overrides)
+
+
+def check_precision(value) -> int:
+    """A workload precision: 8 or 16 bits."""
+    try:
+        bits = int(value)
+    except (TypeError, ValueError):
+        bits = None
+    if bits not in (8, 16):
+        raise ConfigError("precision", f"must be 8 or 16, got {value!r}")
+    return bits
+
+
+def positive_int(field: str, value):
+    """``None``, or a positive integer given as text or int (``ConfigError`` otherwise)."""
+    if value is None:
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if isinstance(value, bool) or n < 1 or str(n) != str(value).strip():
+        raise ConfigError(field, f"must be a positive integer, got {value!r}")
+    return n

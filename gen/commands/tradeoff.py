@@ -1,0 +1,168 @@
+"""``termwise tradeoff``: accuracy / precision / speedup trade-off of the ``digits-cnn``.
+
+    python -m termwise.gen.reports.tradeoff -o DIR [--images N] [--seed S] [--no-plot]
+
+For every precision setting (uniform activation precision, uniform
+weight precision, one layer lowered at a time, the lossless per-layer profiles, the 8-bit
+base) the integer model of :mod:`termwise.golden.workloads.digits` is run on the 360 test
+images (measured accuracy), its integer layer inputs on the first ``N`` test images are
+traced and :func:`termwise.golden.netsim.simulate_layers` counts the steady-state cycles of
+the baseline, Stripes and Loom on their 16x16 presets (equal peak throughput: 256 16-bit
+MAC/cycle at 16 bits). Stripes runs each layer at its activation precision (runtime
+``precision``); Loom detects the activation precision per group of 16 and runs at the
+layer's weight precision (``wgt_precision``). Lossless: accuracy within
+:data:`~termwise.golden.workloads.digits.LOSSLESS_MARGIN` points of the float model.
+Writes DIR/tradeoff.md, tradeoff.csv, tradeoff.json and tradeoff.png.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ..config import ConfigError
+from ..reports.tradeoff import DESIGNS, write_reports
+
+__all__ = ["register", "run_tradeoff", "settings"]
+
+#: Position in ``termwise --help``.
+ORDER = 80
+
+UNIFORM_ACT = (16, 12, 10, 8, 7, 6, 5, 4, 3, 2)
+UNIFORM_WGT = (12, 10, 8, 7, 6, 5, 4, 3, 2)
+SINGLE_LAYER = (8, 6, 5, 4, 3, 2)
+
+
+def settings(prof16: dict, prof8: dict) -> list[dict]:
+    """The precision settings: ``{"group", "label", "bits", "act", "wgt"}``."""
+    from ...golden.workloads.digits import ARCH, LAYER_NAMES
+    n = len(ARCH)
+    out = []
+    for p in UNIFORM_ACT:
+        out.append({"group": "uniform act", "label": f"act {p}b, wgt 16b", "bits": 16,
+                    "act": [p] * n, "wgt": [16] * n})
+    for pw in UNIFORM_WGT:
+        out.append({"group": "uniform wgt", "label": f"act 16b, wgt {pw}b", "bits": 16,
+                    "act": [16] * n, "wgt": [pw] * n})
+    for i, name in enumerate(LAYER_NAMES):
+        for p in SINGLE_LAYER:
+            act = [16] * n
+            act[i] = p
+            out.append({"group": "one layer act", "label": f"act {name}={p}b, others 16b",
+                        "bits": 16, "act": act, "wgt": [16] * n})
+    ap, wp = prof16["act_profile"]["profile"], prof16["wgt_profile"]["profile"]
+    out.append({"group": "profile", "label": f"lossless act profile {ap}, wgt 16b",
+                "bits": 16, "act": list(ap), "wgt": [16] * n})
+    out.append({"group": "profile", "label": f"lossless act {ap} + wgt {wp} profile",
+                "bits": 16, "act": list(ap), "wgt": list(wp)})
+    out.append({"group": "8-bit base", "label": "8-bit base, act 8b, wgt 8b", "bits": 8,
+                "act": [8] * n, "wgt": [8] * n})
+    ap8, wp8 = prof8["act_profile"]["profile"], prof8["wgt_profile"]["profile"]
+    out.append({"group": "8-bit base", "label": f"8-bit base, lossless act {ap8} + wgt {wp8}",
+                "bits": 8, "act": list(ap8), "wgt": list(wp8)})
+    return out
+
+
+def _lowest_uniform(rows, group, key, floor):
+    """Smallest uniform precision with every higher one in the sweep lossless."""
+    best = 16
+    for r in sorted((r for r in rows if r["group"] == group), key=lambda r: -r[key][0]):
+        if r["accuracy"] < floor:
+            break
+        best = r[key][0]
+    return best
+
+
+def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: bool = True,
+                 log=None) -> dict:
+    """Measure every setting and write the reports; returns the tradeoff.json document."""
+    from ...golden import netsim
+    from ..reports.sim import summarise
+    from ...golden.workloads import digits as dg
+
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if isinstance(images, bool) or not isinstance(images, int) or images < 1:
+        raise ConfigError("images", f"must be a positive integer, got {images!r}")
+    seed = dg.SEED if seed is None else seed
+    t0 = time.perf_counter()
+    params, info = dg.trained(seed, log=log)
+    xtr, ytr, xte, yte = dg.dataset()
+    images = min(images, len(xte))
+    amax = dg.calibrate(params, xtr)
+    log("searching the lossless profiles (16- and 8-bit bases)...")
+    prof = {b: dg.profiles(b, seed) for b in (16, 8)}
+    facc = prof[16]["float_test_accuracy"]
+    floor = facc - dg.LOSSLESS_MARGIN
+    rows = []
+    sets = settings(prof[16], prof[8])
+    for k, s in enumerate(sets):
+        qm = dg.quant_model(params, amax, s["bits"], s["act"], s["wgt"])
+        acc = dg.int_accuracy(qm, xte, yte)
+        layers = dg.trace_layers(qm, xte[:images])
+        res = netsim.simulate_layers(layers, list(DESIGNS))
+        _, tot = summarise(res, list(DESIGNS))
+        row = dict(s, accuracy=acc, lossless=acc >= floor,
+                   cycles={d: tot[d]["cycles"] for d in DESIGNS},
+                   speedup={d: tot[d]["speedup"] for d in DESIGNS},
+                   loom_detected_act_precision=[
+                       round(float(r.stats["act_group_precision_mean"]), 2) for r in res])
+        rows.append(row)
+        log(f"  [{k + 1:2d}/{len(sets)}] {s['label']:44s} acc {acc:6.2f}%  stripes "
+            f"{row['speedup']['stripes']:5.2f}x  loom {row['speedup']['loom']:5.2f}x")
+    cfgs = {d: netsim.design_config(d) for d in DESIGNS}
+    doc = {
+        "workload": "digits-cnn",
+        "architecture": dg.ARCH_KEY,
+        "train": info,
+        "float_test_accuracy": facc,
+        "quant_test_accuracy": {str(b): prof[b]["quant_test_accuracy"] for b in prof},
+        "lossless_margin_points": dg.LOSSLESS_MARGIN,
+        "lossless_floor": floor,
+        "test_images_accuracy": len(xte),
+        "test_images_cycles": images,
+        "profiles": {str(b): {"act": prof[b]["act_profile"], "wgt": prof[b]["wgt_profile"]}
+                     for b in prof},
+        "lowest_lossless_uniform": {
+            "act": _lowest_uniform(rows, "uniform act", "act", floor),
+            "wgt": _lowest_uniform(rows, "uniform wgt", "wgt", floor)},
+        "lossless_uniform_settings": {
+            k: sorted({r[k][0] for r in rows if r["group"] == g and r["lossless"]} |
+                      ({16} if k == "wgt" else set()))
+            for k, g in (("act", "uniform act"), ("wgt", "uniform wgt"))},
+        "equal_peak_throughput": "every design on its 16x16 preset (256 16-bit MAC/cycle); "
+                                 "speedup = baseline steady-state cycles / design cycles",
+        # The simulated hardware (the same entries as sim.json's "designs").
+        "designs": {d: {"preset": netsim.PRESETS[d], "config": cfgs[d].to_dict(),
+                        "peak_macs_per_cycle_16b": cfgs[d].peak_macs_per_cycle(16)}
+                    for d in DESIGNS},
+        "layers": list(dg.LAYER_NAMES),
+        "rows": rows,
+    }
+    doc["seconds"] = time.perf_counter() - t0
+    paths = write_reports(out_dir, doc, plot=plot)
+    log(f"wrote {', '.join(paths)} in {doc['seconds']:.1f} s")
+    return doc
+
+
+def _cmd_tradeoff(args) -> int:
+    doc = run_tradeoff(args.output, images=args.images, seed=args.seed, plot=not args.no_plot)
+    pr = doc["profiles"]["16"]
+    print(f"float {doc['float_test_accuracy']:.2f}%  16-bit {doc['quant_test_accuracy']['16']:.2f}%"
+          f"  8-bit {doc['quant_test_accuracy']['8']:.2f}%  lossless profile act "
+          f"{pr['act']['profile']} wgt {pr['wgt']['profile']}")
+    return 0
+
+
+def register(subparsers):
+    """Add the ``tradeoff`` subcommand (the designs run on their 16x16 presets, so the
+    configuration arguments are not used)."""
+    p = subparsers.add_parser("tradeoff", help="digits-cnn accuracy / precision / speedup "
+                                               "trade-off (Stripes, Loom vs the baseline)")
+    p.add_argument("--images", type=int, default=360,
+                   help="test images traced for the cycle counts (accuracy: all 360)")
+    p.add_argument("--seed", type=int, default=None, help="training seed (default 0)")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.set_defaults(func=_cmd_tradeoff)
+    return p
+

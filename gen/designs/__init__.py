@@ -1,0 +1,66 @@
+"""The design registry: every module in this package that defines ``SPEC`` (a
+:class:`~termwise.gen.spec.DesignSpec`) is a design.
+
+Adding a design is one new spec module here, one RTL module (``rtl/<spec.rtl>.py``, whose
+``ARRAY`` is the PE array) and one golden model (``golden/arch/<spec.golden>.py``), plus its
+presets in ``gen/presets.toml``: see docs/adding-a-design.md. Nothing shared names a design.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from ..spec import ConfigError, DesignSpec
+
+__all__ = ["SPECS", "spec", "archs", "options", "sim_designs", "lookup"]
+
+
+def _discover() -> dict:
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        s = getattr(module, "SPEC", None)
+        if isinstance(s, DesignSpec):
+            if s.key in found:
+                raise ValueError(f"design {s.key} declared twice ({info.name})")
+            found[s.key] = s
+    return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+
+
+#: (arch, dtype) -> spec, in the family's order.
+SPECS: dict = _discover()
+
+
+def archs() -> list[str]:
+    """Every arch name, in the family's order."""
+    return list(dict.fromkeys(a for a, _ in SPECS))
+
+
+def lookup(arch: str, dtype: str = "int") -> DesignSpec | None:
+    return SPECS.get((arch, dtype))
+
+
+def spec(cfg) -> DesignSpec:
+    """The spec of a configuration (its arch and dtype)."""
+    found = SPECS.get((cfg.arch, cfg.dtype))
+    if found is None:
+        raise ConfigError("dtype", f"{cfg.dtype} is not available for arch {cfg.arch}")
+    return found
+
+
+def options() -> dict:
+    """Every design option name -> the specs that declare it, in the family's order."""
+    out: dict = {}
+    for s in SPECS.values():
+        for o in s.options:
+            out.setdefault(o.name, []).append(s)
+    return out
+
+
+def sim_designs() -> dict:
+    """``termwise sim`` design name -> preset name, in the family's order."""
+    out = {}
+    for s in SPECS.values():
+        out.update(s.sim_designs)
+    return out

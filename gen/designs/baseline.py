@@ -1,0 +1,26 @@
+"""Bit-parallel baseline (DaDianNao, MICRO 2014): one brick per filter per window per cycle."""
+
+from ..spec import DesignSpec, Regression
+from .common import tile_testbench
+
+SPEC = DesignSpec(
+    arch="baseline",
+    description="bit-parallel DaDianNao-like tile: one brick per filter per window per cycle",
+    order=0,
+    worst_step_cycles=lambda cfg, p: 1,
+    rtl="baseline",
+    golden="baseline",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("baseline-4x4"),
+        Regression("baseline-4x4", {"act_signed": False}),
+        Regression("baseline-4x4", {"bias": True, "residual": True, "activation": "relu",
+                                    "out_bits": 8}, ("fused", "chain")),
+        Regression("baseline-4x4", {"activation": "relu6", "out_bits": 8}, ("fused",)),
+        Regression("baseline-4x4", {"bias": True, "activation": "relu6"}, ("fused",)),
+        Regression("baseline-4x4", {"out_bits": 12}, ("fused",)),
+        Regression("baseline-4x4", suites=("real",), slow=True),
+        Regression("baseline-16x16", slow=True),
+    ),
+    sim_designs={"baseline": "baseline-16x16"},
+)

@@ -1,0 +1,24 @@
+"""Cnvlutin (Albericio et al., ISCA 2016): zero activations skipped, zero-free bricks with
+offsets, decoupled lanes."""
+
+from ..spec import DesignSpec, Regression
+from .common import tile_testbench
+
+SPEC = DesignSpec(
+    arch="cnvlutin",
+    description="Cnvlutin (ISCA 2016): zero activations skipped, zero-free bricks with "
+                "offsets, decoupled lanes",
+    order=60,
+    worst_step_cycles=lambda cfg, p: 1,
+    rtl="cnvlutin",
+    golden="cnvlutin",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("cnvlutin-4x4"),
+        Regression("cnvlutin-4x4", {"act_signed": False}),
+        Regression("cnvlutin-4x4", {"windows": 2}),
+        Regression("cnvlutin-4x4", suites=("real",), slow=True),
+        Regression("cnvlutin-16x16", slow=True),
+    ),
+    sim_designs={"cnvlutin": "cnvlutin-16x16"},
+)

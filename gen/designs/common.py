@@ -1,0 +1,35 @@
+"""Pieces several design specs share: the generic tile testbench and Booth digit counts."""
+
+from __future__ import annotations
+
+from ..spec import Testbench
+
+__all__ = ["tile_testbench", "booth_digits", "act_booth_digits", "GENERIC_TB"]
+
+#: The generic cocotb tile regression (random, corner and conv suites; fused output stage).
+GENERIC_TB = "termwise.tb.tile_tests"
+
+
+def tile_testbench(cfg) -> Testbench:
+    """The generic regression: every design whose runs are independent and whose operands
+    the generic driver loads; the fused output stage adds its suites."""
+    suites = ["random", "corners", "conv", "real"]
+    default = ["random", "corners", "conv"]
+    if cfg.output_stage:
+        suites.append("fused")
+        default.append("fused")
+        if cfg.bias and cfg.residual and cfg.activation == "relu" and cfg.out_bits:
+            suites.append("chain")
+            default.append("chain")
+    return Testbench(GENERIC_TB, tuple(suites), tuple(default))
+
+
+def booth_digits(bits: int) -> int:
+    """Radix-4 Booth digits of a signed ``bits``-bit value."""
+    return (bits + 1) // 2
+
+
+def act_booth_digits(cfg, bits: int) -> int:
+    """Booth digits of a ``bits``-bit activation: unsigned ones are zero-extended by one
+    bit before recoding."""
+    return booth_digits(bits) if cfg.act_signed else (bits + 2) // 2

@@ -1,0 +1,54 @@
+"""Diffy (Mahmoud et al., MICRO 2018): differential convolution along x, Booth-encoded
+deltas on the Bit-Pragmatic datapath, with a reconstruction unit."""
+
+from ..spec import ConfigError, DesignSpec, Option, Regression, Testbench
+
+
+def _check(cfg):
+    # The datapath sums bricks of act_bits + 1 bit deltas.
+    inner_sum = cfg.act_bits + 1 + cfg.wgt_bits + max(cfg.lanes - 1, 0).bit_length()
+    if cfg.acc_bits < inner_sum:
+        raise ConfigError("acc_bits", f"must be at least {inner_sum} for diffy (a brick of "
+                          f"{cfg.act_bits + 1}-bit deltas), got {cfg.acc_bits}")
+
+
+def _testbench(cfg):
+    suites = ("random", "corners", "conv")
+    return Testbench("termwise.tb.diffy_tests", suites, suites)
+
+
+SPEC = DesignSpec(
+    arch="diffy",
+    description="Diffy (MICRO 2018): differential convolution along x, Booth-encoded deltas "
+                "on the Bit-Pragmatic datapath, with a reconstruction unit",
+    order=80,
+    options=(
+        Option("first_stage_bits", 2, (0, 1, 2, 3, 4), "fs", "first-stage shifter bits"),
+        # Deltas computed from the activation rows as they stream in. Storing precomputed
+        # deltas (the paper's alternative) is not built, so it is not accepted.
+        Option("delta_source", "on_the_fly", ("on_the_fly",), "",
+               "where deltas come from (stored deltas are not built)"),
+    ),
+    runtime=("restart",),
+    # Deltas are one bit wider than activations, Booth encoded.
+    worst_step_cycles=lambda cfg, p: (p + 2) // 2,
+    check=_check,
+    rtl="diffy",
+    golden="diffy",
+    testbench=_testbench,
+    regressions=(
+        Regression("diffy-4x4"),
+        Regression("diffy-4x4", {"act_signed": False}),
+        Regression("diffy-4x4", {"first_stage_bits": 0, "windows": 2}),
+    ),
+    area_kinds=(
+        (r"^\.array\.front_end\.predecessor_store$", "buffers",
+         "Diffy predecessor store: the previous run's last-window bricks"),
+        (r"^\.array\.reconstruction$", "reconstruction",
+         "Diffy reconstruction unit: out_w = p_w + out_(w-1) prefix chain and previous-row "
+         "registers"),
+        (r"^\.array\.datapath$", "encoders",
+         "Diffy's Bit-Pragmatic datapath, array level (as Pragmatic's array level)"),
+    ),
+    sim_designs={"diffy": "diffy-16x16"},
+)

@@ -1,0 +1,23 @@
+"""Dynamic Stripes (Delmas et al., arXiv 1706.00504): bit-serial at the precision detected
+per step."""
+
+from ..spec import DesignSpec, Regression
+from .common import tile_testbench
+
+SPEC = DesignSpec(
+    arch="dstripes",
+    description="Dynamic Stripes (arXiv 1706.00504): bit-serial at the precision detected "
+                "per step",
+    order=20,
+    worst_step_cycles=lambda cfg, p: p,
+    rtl="dstripes",
+    golden="dstripes",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("dstripes-4x4"),
+        Regression("dstripes-4x4", {"act_signed": False}),
+        Regression("dstripes-4x4", suites=("real",), slow=True),
+        Regression("dstripes-16x16", slow=True),
+    ),
+    sim_designs={"dstripes": "dstripes-16x16"},
+)

@@ -1,0 +1,24 @@
+"""Laconic (Sharify et al., ISCA 2019): Booth terms of weights and activations, one term pair
+per lane per cycle."""
+
+from ..spec import DesignSpec, Option, Regression
+from .common import act_booth_digits, booth_digits, tile_testbench
+
+SPEC = DesignSpec(
+    arch="laconic",
+    description="Laconic (ISCA 2019): Booth terms of weights and activations, one term "
+                "pair per lane per cycle",
+    order=50,
+    options=(Option("encoding", "booth", ("booth",), "",
+                    "term encoding"),),
+    worst_step_cycles=lambda cfg, p: act_booth_digits(cfg, p) * booth_digits(p),
+    rtl="laconic",
+    golden="laconic",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("laconic-4x4"),
+        Regression("laconic-4x4", {"act_signed": False}),
+        Regression("laconic-4x4", suites=("real",), slow=True),
+    ),
+    sim_designs={"laconic": "laconic-16x16"},
+)

@@ -1,0 +1,25 @@
+"""Loom (Sharify et al., DAC 2018): weights bit-serial at a runtime precision Pw, activations
+``serial_bits`` at a time at the detected precision."""
+
+from ..spec import DesignSpec, Option, Regression
+from .common import tile_testbench
+
+SPEC = DesignSpec(
+    arch="loom",
+    description="Loom (DAC 2018): weights bit-serial at a runtime precision Pw, activations "
+                "serial_bits at a time at the detected precision",
+    order=30,
+    options=(Option("serial_bits", 1, (1, 2, 4), "s", "activation bits per cycle"),),
+    runtime=("wgt_precision",),
+    worst_step_cycles=lambda cfg, p: -(-p // cfg.serial_bits) * p,
+    rtl="loom",
+    golden="loom",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("loom-4x4"),
+        Regression("loom-4x4", {"act_signed": False}),
+        Regression("loom-4x4", suites=("real",), slow=True),
+    ),
+    area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),
+    sim_designs={"loom": "loom-16x16"},
+)

@@ -1,0 +1,43 @@
+"""Bit-Pragmatic (Albericio et al., MICRO 2017): only the activations' non-zero terms,
+two-stage shifting; pallet or column synchronisation."""
+
+from ..spec import ConfigError, DesignSpec, Option, Regression
+from .common import act_booth_digits, tile_testbench
+
+
+def _check(cfg):
+    if cfg.sync == "pallet" and cfg.column_registers:
+        raise ConfigError("column_registers", "must be 0 with sync = pallet")
+    if cfg.sync == "column" and not cfg.column_registers:
+        raise ConfigError("column_registers", "must be in 1..8 with sync = column")
+
+
+SPEC = DesignSpec(
+    arch="pragmatic",
+    description="Bit-Pragmatic (MICRO 2017): only the activations' non-zero terms, "
+                "two-stage shifting",
+    order=40,
+    options=(
+        Option("first_stage_bits", 2, (0, 1, 2, 3, 4), "fs",
+               "first-stage shifter bits"),
+        Option("encoding", "plain", ("plain", "booth"), "",
+               "term encoding"),
+        Option("sync", "pallet", ("pallet", "column"), "", "column synchronisation"),
+        Option("column_registers", 0, tuple(range(0, 9)), "r",
+               "column sync: bricks a column may run ahead"),
+    ),
+    worst_step_cycles=lambda cfg, p: act_booth_digits(cfg, p) if cfg.encoding == "booth" else p,
+    check=_check,
+    rtl="pragmatic",
+    golden="pragmatic",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("pragmatic-4x4"),
+        Regression("pragmatic-4x4", {"act_signed": False}),
+        Regression("pragmatic-4x4", {"encoding": "booth"}),
+        Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2}),
+        Regression("pragmatic-4x4", suites=("real",), slow=True),
+        Regression("pragmatic-16x16", slow=True),
+    ),
+    sim_designs={"pragmatic": "pragmatic-16x16", "pragmatic-booth": "pragmatic-booth-16x16"},
+)

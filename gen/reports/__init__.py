@@ -1,0 +1,1 @@
+"""Report writers of the subcommands: JSON, CSV, Markdown and plots (:mod:`.plots`)."""

@@ -1,0 +1,185 @@
+"""What a design declares about itself: :class:`DesignSpec`, its :class:`Option` s and its
+:class:`Testbench`.
+
+Each design has one spec module in :mod:`termwise.gen.designs` (``gen/designs/<name>.py``)
+that builds a :class:`DesignSpec`; the registry there collects them. Everything shared --
+configuration validation, the command line, the network simulator, the ideal-work model,
+the synthesis area table, the testbench choice and the regression lists -- loops over the
+registry and never branches on a design's name. This module imports nothing else of the
+project, so every layer (rtl, golden, tb, synth) may depend on it.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["ConfigError", "Option", "Testbench", "Regression", "DesignSpec"]
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; ``str(err)`` is a one-line, user-facing message."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A design option: a configuration field only the designs that declare it accept.
+
+    Parameters
+    ----------
+    name : str
+        The field name (``TileConfig`` attribute, TOML key, ``--name`` on the command line
+        with ``_`` written ``-``).
+    default :
+        The value when the configuration does not give one.
+    valid : tuple
+        Every accepted value (integers or strings, one type).
+    short : str
+        Prefix of the value in the tile's Verilog name (``s`` gives ``_s2`` for 2).
+    help : str
+        One line for ``--help``.
+    """
+
+    name: str
+    default: Any
+    valid: tuple
+    short: str = ""
+    help: str = ""
+
+    def __post_init__(self):
+        if self.default not in self.valid:
+            raise ValueError(f"option {self.name}: default {self.default!r} not in {self.valid}")
+        if len({type(v) for v in self.valid}) != 1:
+            raise ValueError(f"option {self.name}: valid values must share one type")
+
+    @property
+    def type(self) -> type:
+        """``int`` or ``str``: the type of every valid value."""
+        return type(self.valid[0])
+
+    def shown(self) -> str:
+        """The valid values as an error message shows them (``0..4`` when contiguous)."""
+        v = self.valid
+        if self.type is int and list(v) == list(range(v[0], v[-1] + 1)):
+            return f"{v[0]}..{v[-1]}"
+        return ", ".join(map(str, v))
+
+
+@dataclass(frozen=True)
+class Testbench:
+    """A cocotb test module and the suites it runs for a configuration.
+
+    Attributes
+    ----------
+    module : str
+        Dotted name of the cocotb test module.
+    suites : tuple of str
+        Every suite the module runs for this configuration.
+    default : tuple of str
+        The suites of a normal regression (``termwise demo``, ``termwise verify``).
+    """
+
+    module: str
+    suites: tuple
+    default: tuple
+
+    def check_suites(self, names) -> tuple:
+        """``names`` validated against :attr:`suites` (``ValueError`` naming the valid ones)."""
+        names = tuple(dict.fromkeys(names))
+        if not names:
+            raise ValueError(f"give one or more of {', '.join(self.suites)}")
+        for name in names:
+            if name not in self.suites:
+                raise ValueError(f"unknown suite {name!r} for this configuration (valid: "
+                                 f"{', '.join(self.suites)})")
+        return names
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One configuration the test suite regresses: a preset with changes, and its suites
+    (``None``: the testbench's default). ``slow`` ones run in ``make test-all`` only."""
+
+    preset: str
+    changes: dict = field(default_factory=dict)
+    suites: tuple | None = None
+    slow: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.preset + "".join(f"-{k}={v}" for k, v in self.changes.items())
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """Everything the shared code needs to know about one design.
+
+    Parameters
+    ----------
+    arch : str
+        The configuration's ``arch``.
+    description : str
+        One line: the design and its paper.
+    order : int
+        Position in listings (``termwise sim --arch all``, help texts): the family's order.
+    dtype : str
+        The operand type this spec implements (``int``, or e.g. ``bf16`` for a floating-point
+        variant of an arch: the pair (arch, dtype) names a spec).
+    options : tuple of Option
+        The design options, in the order they appear in the tile's Verilog name.
+    runtime : tuple of str
+        Runtime registers the command carries (``precision``, ``wgt_precision``, ...).
+    worst_step_cycles : callable(cfg, precision) -> int
+        Cycles one step (a brick of every window and filter) takes in the worst case with
+        ``precision``-bit operands: the basis of peak throughput.
+    check : callable(cfg) -> None, optional
+        Cross-field validation; raises :class:`ConfigError`.
+    implies : dict
+        Fields the dtype fixes (e.g. bf16: 16-bit operands, 32-bit accumulators).
+    rtl : str
+        Module of :mod:`termwise.rtl` whose ``ARRAY`` is the PE array.
+    golden : str
+        Module of :mod:`termwise.golden.arch` with the golden functional and cycle model.
+    testbench : callable(cfg) -> Testbench
+        The cocotb testbench that regresses a configuration of this design.
+    regressions : tuple of Regression
+        What the test suite regresses in RTL.
+    area_kinds : tuple of (regex, kind, what)
+        Area-kind patterns for this design's own modules (see :mod:`termwise.synth.kinds`).
+    sim_designs : dict
+        ``termwise sim`` design name -> its equal-peak-throughput preset.
+    """
+
+    arch: str
+    description: str
+    order: int
+    worst_step_cycles: Callable[[Any, int], int]
+    rtl: str
+    golden: str
+    testbench: Callable[[Any], Testbench]
+    dtype: str = "int"
+    options: tuple = ()
+    runtime: tuple = ()
+    check: Callable[[Any], None] | None = None
+    implies: dict = field(default_factory=dict)
+    regressions: tuple = ()
+    area_kinds: tuple = ()
+    sim_designs: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        operator.index(self.order)
+        names = [o.name for o in self.options]
+        if len(set(names)) != len(names):
+            raise ValueError(f"design {self.arch}: an option is declared twice")
+
+    @property
+    def key(self) -> tuple:
+        return (self.arch, self.dtype)
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
