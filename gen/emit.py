@@ -17,15 +17,17 @@ from amaranth.lib import wiring
 
 from .config import TileConfig
 
-__all__ = ["emit_verilog", "port_list", "tool_versions", "manifest", "emit"]
+__all__ = ["emit_verilog", "render", "port_list", "tool_versions", "manifest", "emit"]
 
 
 def emit_verilog(cfg: TileConfig) -> str:
     """The tile's Verilog followed by each distinct leaf module, emitted once."""
-    return _emit(cfg)[0]
+    return render(cfg)[0]
 
 
-def _emit(cfg: TileConfig):
+def render(cfg: TileConfig):
+    """``(verilog, tile)``: the tile's Verilog (then each library module once) and the
+    elaborated :class:`~termwise.rtl.tile.Tile` it came from."""
     from ..rtl.tile import Tile
     tile = Tile(cfg)
     parts = [verilog.convert(tile, name=cfg.top_name, emit_src=False)]
@@ -88,7 +90,7 @@ def emit(cfg: TileConfig, outdir: str) -> dict:
 
     Everything is generated in memory first, so a failure leaves ``outdir`` untouched.
     """
-    text, tile = _emit(cfg)
+    text, tile = render(cfg)
     man = manifest(cfg, text, tile)
     os.makedirs(outdir, exist_ok=True)
     _write_atomically(os.path.join(outdir, man["verilog"]["file"]), text)

@@ -28,11 +28,11 @@ LARGE = ("loom-16x16", "laconic-16x16")
 
 def _one(name: str) -> dict:
     from ..gen.config import preset
-    from ..gen.emit import _emit, manifest
+    from ..gen.emit import manifest, render
     from ..synth.kinds import kind_of
     cfg = preset(name)
     t0 = time.perf_counter()
-    text, tile = _emit(cfg)
+    text, tile = render(cfg)
     man = manifest(cfg, text, tile)
     man.pop("tools")
     modules = re.findall(r"^module\s+\\?(\S+?)\s*\(", text, flags=re.M)

@@ -65,8 +65,9 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         raise ConfigError("workers", f"must be an integer in 1..64, got {workers!r}")
     if max_window_groups is not None and max_window_groups < 1:
         raise ConfigError("max_window_groups", f"must be >= 1, got {max_window_groups}")
-    ok, skipped = netsim.available_designs(["baseline"] + [a for a in archs if a != "baseline"])
-    if "baseline" not in ok:
+    ref = netsim.REFERENCE
+    ok, skipped = netsim.available_designs([ref] + [a for a in archs if a != ref])
+    if ref not in ok:
         raise ConfigError("arch", "the baseline golden model is required for speedups")
     for a, why in skipped.items():
         log(f"note: skipping {a}: {why}")
@@ -114,7 +115,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "total": total,
         # Output-side traffic with and without the fused output stage, on the baseline's
         # tile (lanes, depth, acc_bits); out_bits = the workload's fixed-point width.
-        "traffic": network_output_traffic(wl.layers, cfgs["baseline"], bits),
+        "traffic": network_output_traffic(wl.layers, cfgs[netsim.REFERENCE], bits),
     }
     doc["seconds"] = time.perf_counter() - t0
     paths = write_reports(out_dir, doc, plots=plots)

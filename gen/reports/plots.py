@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import math
 
+from ...golden.netsim.simulate import REFERENCE
+
 __all__ = ["DPI", "FONT", "LOG_SPAN", "value_span", "wants_log", "set_value_scale",
            "design_styles", "new_figure", "category_axis", "category_figure_width",
            "hbar_chart", "ratio_text", "hardware_summary", "tick_label_overlaps", "save"]
@@ -172,7 +174,7 @@ def design_styles(names) -> dict:
     out = {}
     i = 0
     for k, n in enumerate(names):
-        if n == "baseline":
+        if n == REFERENCE:
             out[n] = {"color": "black", "marker": "o", "linestyle": "-", "zorder": 3}
             continue
         out[n] = {"color": _COLORS[i % len(_COLORS)], "marker": _MARKERS[k % len(_MARKERS)],

@@ -38,10 +38,19 @@ import numpy as np
 from ...golden.shapeshifter import GROUP_RANGE, header_bits, tensor_footprint
 from ...golden.terms import precision_needed
 
-__all__ = ["tile_cycles", "layer_report", "workload_report", "write_reports", "LANES"]
+__all__ = ["tile_cycles", "layer_report", "workload_report", "write_reports", "DESIGNS",
+           "geometry"]
 
-#: Tile geometry of the equal-peak comparison (16 filters x 16 lanes x 16 windows).
-LANES = FILTERS = WINDOWS = 16
+#: The designs of the study: the baseline, Stripes, and Stripes at ShapeShifter's widths.
+DESIGNS = ("baseline", "stripes", "ss_stripes")
+
+
+def geometry() -> tuple[int, int, int]:
+    """``(filters, windows, lanes)`` of the equal-peak Stripes tile the study runs on (its
+    ``termwise sim`` preset; 16 x 16 x 16)."""
+    from ...golden.netsim import design_config
+    cfg = design_config(DESIGNS[1])
+    return cfg.filters, cfg.windows, cfg.lanes
 
 
 def _nhwc(act) -> np.ndarray:
@@ -62,22 +71,23 @@ def tile_cycles(layer, group: int, a=None) -> dict:
     else:
         wm = None
     g, m, kin = a.shape
+    filters, windows, lanes = geometry()
     kg = (layer.wgt.shape[0] // layer.groups) if layer.kind == "conv" else layer.wgt.shape[0]
-    fg = math.ceil(kg / FILTERS)
-    bricks = math.ceil(kin / LANES)
+    fg = math.ceil(kg / filters)
+    bricks = math.ceil(kin / lanes)
     bits = layer.bits
     p = min(layer.act_precision or layer_precision(layer.act, bits, True), bits)
     base = g * fg * m * bricks
-    stripes = g * fg * math.ceil(m / WINDOWS) * bricks * p
+    stripes = g * fg * math.ceil(m / windows) * bricks * p
     # ShapeShifter widths of the im2col rows, groups of `group` along Kin
     ng = math.ceil(kin / group)
-    mp = math.ceil(m / WINDOWS) * WINDOWS
+    mp = math.ceil(m / windows) * windows
     ap = np.zeros((g, mp, ng * group), dtype=np.int64)
     ap[:, :m, :kin] = a
     signed = _act_signed(layer)
     wid = precision_needed(ap.reshape(g, mp, ng, group), bits, signed).max(axis=3)
-    wmax = wid.reshape(g, mp // WINDOWS, WINDOWS, ng).max(axis=2)      # (g, wg, ng)
-    steps = np.array([math.ceil(min(group, kin - j * group) / LANES) for j in range(ng)])
+    wmax = wid.reshape(g, mp // windows, windows, ng).max(axis=2)      # (g, wg, ng)
+    steps = np.array([math.ceil(min(group, kin - j * group) / lanes) for j in range(ng)])
     ss = int(fg * (wmax * steps).sum())
     return {"baseline": int(base), "stripes": int(stripes), "ss_stripes": ss, "p": int(p),
             "ss_mean_width": float(wid[:, :m].mean())}
@@ -158,7 +168,7 @@ def workload_report(workload, groups=(16,), log=None) -> dict:
             f = tot[f"{k}_fixed_bits"]
             tot[f"{k}_ratio"] = tot[f"{k}_ss_bits"] / f if f else 1.0
         cyc = {d: int(sum(r["cycles"][d] for r in rows))
-               for d in ("baseline", "stripes", "ss_stripes")}
+               for d in DESIGNS}
         tot["cycles"] = cyc
         tot["speedup"] = {d: cyc["baseline"] / c if c else 0.0 for d, c in cyc.items()}
         doc["groups"][str(g)] = {"layers": rows, "total": tot}

@@ -8,6 +8,8 @@ import os
 
 import numpy as np
 
+from ...golden.netsim.simulate import REFERENCE
+
 __all__ = ["summarise", "write_reports"]
 
 STAT_KEYS = ("act_zero_fraction", "wgt_zero_fraction", "act_precision", "wgt_precision",
@@ -21,7 +23,7 @@ def summarise(results, archs) -> tuple[list, dict]:
     layers = []
     tot = {a: {"cycles": 0, "rtl_cycles": 0, "work": 0, "runs": 0} for a in archs}
     for r in results:
-        base = r.designs["baseline"]
+        base = r.designs[REFERENCE]
         row = {"name": r.name, "shape": r.shape, "macs": r.macs, "stats": r.stats,
                "designs": {}}
         for a in archs:
@@ -37,7 +39,7 @@ def summarise(results, archs) -> tuple[list, dict]:
             tot[a]["work"] += d["work"]
             tot[a]["runs"] += d["runs"]
         layers.append(row)
-    b = tot["baseline"]
+    b = tot[REFERENCE]
     for a in archs:
         t = tot[a]
         t["speedup"] = b["cycles"] / t["cycles"]
@@ -218,7 +220,7 @@ def _plots(out_dir, doc, archs) -> list[str]:
     save(fig, "sim_cycles.png")
 
     # Speedup, ideal speedup and achieved / ideal per layer: one panel each.
-    others = [a for a in archs if a != "baseline"] or list(archs)
+    others = [a for a in archs if a != REFERENCE] or list(archs)
     fig, axes = P.new_figure(width, 8.2, 3, 1, sharex=True)
     for key, ax, lab in zip(("speedup", "ideal", "achieved_over_ideal"), axes,
                             ("speedup over baseline", "ideal (potential) speedup",

@@ -80,7 +80,7 @@ def plot_title(doc) -> str:
     """Workload and hardware of a tradeoff document, for the figure title."""
     from .plots import hardware_summary
     hw = hardware_summary(doc.get("designs"))
-    designs = ", ".join(d if d == "baseline" else d.capitalize() for d in doc.get(
+    designs = ", ".join(d if d == DESIGNS[0] else d.capitalize() for d in doc.get(
         "designs", DESIGNS))
     return f"{doc['workload']}: {designs}" + (f" on {hw}" if hw else "")
 
@@ -116,7 +116,7 @@ def _plot(out_dir, doc) -> str:
     ax1.legend(fontsize=P.FONT, loc="lower right")
     sp = []
     best = [r for r in rows if r["group"] == "profile"][-1:]
-    for d in ("stripes", "loom"):
+    for d in DESIGNS[1:]:
         v = [r["speedup"][d] for r in rows]
         sp += v
         ax2.scatter(v, [r["accuracy"] for r in rows], marker=markers[d], color=colors[d],

@@ -61,7 +61,7 @@ from ..terms import essential_bits, precision_needed, term_count
 
 __all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
            "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
-           "LayerResult", "PRESETS", "design_config", "design_arch", "steps_independent"]
+           "LayerResult", "PRESETS", "REFERENCE", "design_config", "design_arch", "steps_independent"]
 
 #: The designs of ``termwise sim`` and their equal-peak-throughput presets (256 16-bit
 #: MAC/cycle at 16 bits), from the design registry (each spec's ``sim_designs``). A design
@@ -70,6 +70,9 @@ __all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
 #: Diffy without the delta front end, so Diffy's gain over it is the gain of differential
 #: convolution alone, at equal peak throughput).
 PRESETS = sim_designs()
+
+#: The design every speedup divides by: the bit-parallel baseline at equal peak throughput.
+REFERENCE = "baseline"
 
 
 def design_config(design: str):
@@ -290,7 +293,7 @@ def simulate_layer(layer, cfgs, *, max_window_groups=None, sample_pairs=None) ->
     a, wm = lowered_operands(layer)
     # The statistics are taken at the reference design's width and brick (the baseline's,
     # else the first design's): 16 bits and 16 lanes for the 16x16 presets.
-    ref = cfgs.get("baseline") or next(iter(cfgs.values()))
+    ref = cfgs.get(REFERENCE) or next(iter(cfgs.values()))
     stats = layer_stats(layer, a, ref.act_bits, ref.lanes)
     # The precisions the runtime registers get (the workload's profile, else lossless).
     stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]

@@ -25,10 +25,7 @@ Workloads (all offline; nothing is downloaded at run time):
 
 from __future__ import annotations
 
-from .base import Layer, Workload, WORKLOADS, load_workload, synthetic_values
-from .pruning import registry as _pruned_registry
-
-# The pruned variants live in their own module (it imports the networks lazily).
-WORKLOADS.update(_pruned_registry())
+from .base import Layer, Workload, synthetic_values
+from .registry import WORKLOADS, load_workload
 
 __all__ = ["Layer", "Workload", "WORKLOADS", "load_workload", "synthetic_values"]

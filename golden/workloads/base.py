@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Layer", "Workload", "WORKLOADS", "load_workload", "synthetic_values",
-           "PRECISIONS"]
+__all__ = ["Layer", "Workload", "synthetic_values",
+           "PRECISIONS", "cache_dir"]
 
 #: Base fixed-point widths a workload can be quantised to.
 PRECISIONS = (8, 16)
@@ -104,36 +105,10 @@ def synthetic_values(shape, bits: int, kind: str, seed_text: str) -> np.ndarray:
     return np.clip(np.rint(v), lo, hi).astype(np.int64)
 
 
-def _efficientnet(bits, **kw):
-    from .efficientnet import load
-    return load(bits, **kw)
-
-
-def _shapes(name):
-    def loader(bits, **kw):
-        from .shapes import load
-        return load(name, bits, **kw)
-    return loader
-
-
-#: name -> loader(bits, **options) -> Workload
-WORKLOADS = {
-    "efficientnet-lite0": _efficientnet,
-    "effnet-lite0": _efficientnet,          # the short name the issue tracker uses
-    "alexnet": _shapes("alexnet"),
-    "vgg16": _shapes("vgg16"),
-    "resnet50": _shapes("resnet50"),
-    "digits-cnn": lambda bits, **kw: __import__(f"{__package__}.digits", fromlist=["load"]).load(bits, **kw),
-    "dncnn": lambda bits, **kw: __import__(f"{__package__}.dncnn", fromlist=["load"]).load(bits, **kw),
-}
-
-
-def load_workload(name: str, bits: int = 16, **kw) -> Workload:
-    """Load (or build and cache) a workload quantised to ``bits`` (8 or 16)."""
-    from ...gen.config import ConfigError
-    if name not in WORKLOADS:
-        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got {name!r}")
-    if isinstance(bits, bool) or bits not in PRECISIONS:
-        raise ConfigError("precision", f"must be one of {', '.join(map(str, PRECISIONS))}, "
-                          f"got {bits!r}")
-    return WORKLOADS[name](bits, **kw)
+def cache_dir() -> str:
+    """Where traces are cached: ``$TERMWISE_WORKLOADS``, else ``build/workloads`` of the
+    checkout."""
+    root = os.environ.get("TERMWISE_WORKLOADS",
+                          os.path.join(os.path.dirname(__file__), "..", "..", "build",
+                                       "workloads"))
+    return os.path.abspath(root)

@@ -49,8 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..primitives import conv2d_direct, fc, relu, requantise
-from .base import Layer, Workload
-from .efficientnet import Conv, Net, _cache_dir, quantised_model
+from .base import Layer, Workload, cache_dir
+from .efficientnet import Conv, Net, quantised_model
 from .fixedpoint import quantise
 
 __all__ = ["ARCH", "SEED", "EPOCHS", "LOSSLESS_MARGIN", "dataset", "init_params", "train",
@@ -216,7 +216,7 @@ def _hyper(seed, epochs) -> dict:
 
 def weights_path(seed: int = SEED, epochs: int = EPOCHS) -> str:
     h = hashlib.sha1(json.dumps(_hyper(seed, epochs), sort_keys=True).encode()).hexdigest()
-    return os.path.join(_cache_dir(), f"digits-cnn_{ARCH_KEY}_seed{seed}_{h[:10]}.npz")
+    return os.path.join(cache_dir(), f"digits-cnn_{ARCH_KEY}_seed{seed}_{h[:10]}.npz")
 
 
 def trained(seed: int = SEED, epochs: int = EPOCHS, log=None) -> tuple[dict, dict]:

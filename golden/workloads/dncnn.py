@@ -51,8 +51,8 @@ import zlib
 import numpy as np
 
 from ..primitives import conv2d_direct
-from .base import Layer, Workload
-from .efficientnet import Conv, Net, _cache_dir, quantised_model
+from .base import Layer, Workload, cache_dir
+from .efficientnet import Conv, Net, quantised_model
 from .fixedpoint import fake_quant, frac_bits_for, quantise
 
 __all__ = ["DEPTH", "FEATURES", "SEED", "STEPS", "SIGMA", "TRAIN_IMAGES", "HELDOUT_IMAGES",
@@ -244,7 +244,7 @@ def denoise(params, noisy, **kw) -> np.ndarray:
 def weights_path(seed=SEED, steps=STEPS) -> str:
     h = hashlib.sha1(json.dumps(_hyper(seed, steps, DEPTH, FEATURES, BATCH,
                                        len(TRAIN_IMAGES)), sort_keys=True).encode())
-    return os.path.join(_cache_dir(),
+    return os.path.join(cache_dir(),
                         f"dncnn_d{DEPTH}f{FEATURES}_seed{seed}_{h.hexdigest()[:10]}.npz")
 
 
@@ -481,7 +481,7 @@ def _trace_paths(bits, seed=SEED, profile=True):
     """(npz, json) cache paths; a profiled 16-bit trace also carries the criterion."""
     stem = os.path.splitext(os.path.basename(weights_path(seed)))[0]
     tag = f"_psnr{PSNR_MARGIN_DB:g}dB" if profile and bits == 16 else ""
-    base = os.path.join(_cache_dir(),
+    base = os.path.join(cache_dir(),
                         f"{stem}_trace{HD[0]}x{HD[1]}_{bits}b_v{TRACE_VERSION}{tag}")
     return base + ".npz", base + ".json"
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..primitives import conv2d, fc as fc_layer, fold_batchnorm, relu6
-from .base import Layer, Workload
+from .base import Layer, Workload, cache_dir
 from .fixedpoint import fake_quant, frac_bits_for
 
 __all__ = ["load", "load_network", "photos", "forward", "Net", "Conv", "IMAGE_NAMES",
@@ -83,13 +83,6 @@ TRACE_VERSION = 2
 #: EfficientNet-B0/Lite0 stages: (repeats, stride of the first block).
 STAGES = ((1, 1), (2, 2), (2, 2), (3, 2), (3, 1), (4, 2), (1, 1))
 BN_EPS = 1e-3
-
-
-def _cache_dir() -> str:
-    root = os.environ.get("TERMWISE_WORKLOADS",
-                          os.path.join(os.path.dirname(__file__), "..", "..", "build",
-                                       "workloads"))
-    return os.path.abspath(root)
 
 
 @dataclass
@@ -526,7 +519,7 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act",
 
 def _trace_paths(bits, scales="channel"):
     """Cache files of a trace; the name carries everything that changes its contents."""
-    d = _cache_dir()
+    d = cache_dir()
     stem = f"efficientnet-lite0-{bits}b-{scales}-v{TRACE_VERSION}"
     return os.path.join(d, stem + ".npz"), os.path.join(d, stem + ".json")
 

@@ -42,7 +42,7 @@ import time
 
 import numpy as np
 
-from .base import Layer, Workload
+from .base import Layer, Workload, cache_dir
 
 __all__ = ["SPARSITIES", "FINETUNE_EPOCHS", "BASES", "prune_mask", "prune_magnitude",
            "digits_pruned_params", "load_digits", "load_efficientnet", "load_pruned",
@@ -129,12 +129,11 @@ def _finetune(params, masks, data, epochs: int, seed: int) -> dict:
 
 def _digits_cache_path(sparsity, epochs, seed, bits) -> str:
     from . import digits
-    from .efficientnet import _cache_dir
     key = json.dumps({"weights": os.path.basename(digits.weights_path(seed)),
                       "sparsity": sparsity, "finetune_epochs": epochs, "bits": bits,
                       "rule": "magnitude per layer, ties by flat index"}, sort_keys=True)
     h = hashlib.sha1(key.encode()).hexdigest()[:10]
-    return os.path.join(_cache_dir(), f"digits-cnn-p{int(round(sparsity * 100))}"
+    return os.path.join(cache_dir(), f"digits-cnn-p{int(round(sparsity * 100))}"
                                       f"_seed{seed}_ft{epochs}_{bits}b_{h}.npz")
 
 
@@ -236,8 +235,8 @@ def _effnet_paths(s: float, bits: int) -> tuple[str, str]:
     from . import efficientnet as en
     stem = (f"efficientnet-lite0-p{int(round(s * 100))}-{bits}b-channel-"
             f"v{en.TRACE_VERSION}")
-    return (os.path.join(en._cache_dir(), stem + ".npz"),
-            os.path.join(en._cache_dir(), stem + ".json"))
+    return (os.path.join(cache_dir(), stem + ".npz"),
+            os.path.join(cache_dir(), stem + ".json"))
 
 
 def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
