@@ -36,7 +36,7 @@ $(WL_STAMP): $(STAMP)
 WORKLOAD ?= efficientnet-lite0
 SIM_PRECISION ?= 16
 sim: workloads
-	$(BIN)/termwise sim --workload $(WORKLOAD) --arch all --precision $(SIM_PRECISION) -o build/sim/$(WORKLOAD)-$(SIM_PRECISION)b
+	$(BIN)/termwise sim --workload $(WORKLOAD) --designs all --precision $(SIM_PRECISION) -o build/sim/$(WORKLOAD)-$(SIM_PRECISION)b
 
 test: venv tools
 	$(BIN)/python -m pytest -n $(JOBS) -m "not slow and not synth"
