@@ -18,7 +18,7 @@ def _steps(windows, k, filters, tile_windows):
 
 
 def test_sim_digits_cnn(termwise, tmp_path):
-    r = ok(termwise("sim", "--workload", "digits-cnn", "--arch", "stripes", "--images", "1",
+    r = ok(termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
                     "-o", "out"))
     doc = load_json(tmp_path / "out" / "sim.json")
     assert doc["workload"].startswith("digits-cnn") and doc["precision"] == 16
@@ -63,8 +63,8 @@ def test_sim_digits_cnn(termwise, tmp_path):
 
 
 def test_sim_bad_input(termwise, tmp_path):
-    for args, fragment in ((["--arch", "nope"], "arch: must be 'all' or a comma list"),
-                           (["--arch", "stripes", "--precision", "12"], "precision: must be 8 or 16"),
-                           (["--arch", "stripes", "--images", "0"], "images: must be a positive")):
+    for args, fragment in ((["--designs", "nope"], "must be 'all' or a comma list"),
+                           (["--designs", "stripes", "--precision", "12"], "precision: must be 8 or 16"),
+                           (["--designs", "stripes", "--images", "0"], "images: must be a positive")):
         r = termwise("sim", "--workload", "digits-cnn", *args, "-o", "out")
         assert_usage_error(r, tmp_path / "out", fragment)
