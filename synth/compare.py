@@ -22,14 +22,23 @@ __all__ = ["load_row_report", "compare_rows", "to_markdown", "to_csv"]
 
 def load_row_report(item: str, synth_kwargs: dict) -> dict:
     """A report for ``item``: a ``synth_report.json`` file, a folder holding one, or a preset
-    name (synthesised, cached)."""
+    name (synthesised, cached). Anything else is a :class:`ConfigError` naming what is
+    accepted."""
     path = os.path.join(item, "synth_report.json") if os.path.isdir(item) else item
     if os.path.isfile(path):
         try:
             with open(path, encoding="utf-8") as f:
-                return json.load(f)
-        except ValueError:
-            raise ConfigError("compare", f"{path} is not a synth_report.json") from None
+                rep = json.load(f)
+        except (ValueError, UnicodeDecodeError):
+            rep = None
+        if not (isinstance(rep, dict) and isinstance(rep.get("config"), dict)
+                and (rep.get("asic") or rep.get("fpga")) and "throughput" in rep):
+            raise ConfigError("compare", f"{path} is not a termwise synth_report.json (it "
+                              "needs config, throughput and asic or fpga results)")
+        return rep
+    if os.path.isdir(item) or os.sep in item or item.endswith(".json"):
+        raise ConfigError("compare", f"{item}: no synth_report.json there (give a folder "
+                          "written by `termwise synth`, its synth_report.json, or a preset)")
     from .api import synthesise
     cfg = preset(item)   # raises ConfigError naming the valid presets
     return synthesise(cfg, None, **synth_kwargs)

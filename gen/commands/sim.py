@@ -31,13 +31,13 @@ DEFAULT_SAMPLE_PAIRS = 1 << 23
 def parse_archs(text: str) -> list[str]:
     from ...golden.netsim import PRESETS
     if not text:
-        raise ConfigError("arch", f"give one or more of {', '.join(PRESETS)} or 'all'")
+        raise ConfigError("designs", f"give one or more of {', '.join(PRESETS)} or 'all'")
     if text == "all":
         return list(PRESETS)
     archs = [a.strip() for a in text.split(",") if a.strip()]
     for a in archs:
         if a not in PRESETS:
-            raise ConfigError("arch", f"must be 'all' or a comma list of {', '.join(PRESETS)}, "
+            raise ConfigError("designs", f"must be 'all' or a comma list of {', '.join(PRESETS)}, "
                               f"got {a!r}")
     return list(dict.fromkeys(archs))
 

@@ -44,11 +44,14 @@ def test_compare_bad_input(termwise, tmp_path):
     assert_usage_error(r, tmp_path / "cmp", "preset: unknown preset 'no-such-preset'")
 
 
-@pytest.mark.xfail(strict=True, reason="bug: compare on a synth_report.json without the "
-                   "expected keys ends in a KeyError traceback, exit 1 (gen/cli.py promises "
-                   "one line `error: ...`, exit 2 for a malformed file)")
 def test_compare_malformed_report(termwise, tmp_path):
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "synth_report.json").write_text("{}\n")
     r = termwise("compare", "bad", "-o", "cmp")
-    assert_usage_error(r, tmp_path / "cmp", "synth_report.json")
+    assert_usage_error(r, tmp_path / "cmp", "is not a termwise synth_report.json")
+
+
+def test_compare_folder_without_report(termwise, tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = termwise("compare", "empty", "-o", "cmp")
+    assert_usage_error(r, tmp_path / "cmp", "no synth_report.json there")

@@ -80,7 +80,7 @@ def test_errors():
         load_workload("lenet", 16)
     with pytest.raises(ConfigError, match="precision"):
         load_workload("alexnet", 12)
-    with pytest.raises(ConfigError, match="arch"):
+    with pytest.raises(ConfigError, match="designs"):
         parse_archs("stripes,warp")
     assert parse_archs("all")[0] == "baseline"
     with pytest.raises(ConfigError, match="precision"):
@@ -91,7 +91,8 @@ def test_errors():
 
 @pytest.mark.parametrize("argv, field", [
     (["--workload", "nope", "--arch", "all"], "workload"),
-    (["--workload", "alexnet", "--arch", "foo"], "arch"),
+    (["--workload", "alexnet", "--arch", "foo"], "designs"),
+    (["--workload", "alexnet", "--designs", "foo"], "designs"),
     (["--workload", "alexnet", "--arch", "all", "--precision", "4"], "precision"),
 ])
 def test_cli_errors_exit_2(argv, field, tmp_path, capsys):
