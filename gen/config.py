@@ -291,11 +291,17 @@ class TileConfig:
         return _check_int("precision", precision, 1, self.act_bits)
 
     def runtime_values(self, precision: int | None = None, wgt_precision: int | None = None,
-                       *, multiplier: int | None = None, shift: int | None = None,
-                       cap: int | None = None) -> dict:
-        """The runtime registers of one run, validated. Defaults: full precisions; for the
-        output stage a scale of 1 (multiplier 1, shift 0) and the largest cap."""
+                       *, restart: int | None = None, multiplier: int | None = None,
+                       shift: int | None = None, cap: int | None = None) -> dict:
+        """The runtime registers of one run, validated. Defaults: full precisions; a design
+        with per-window ``restart`` bits (Diffy) restarts window 0 only (1); for the output
+        stage a scale of 1 (multiplier 1, shift 0) and the largest cap."""
         rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
+        if "restart" in self.runtime:
+            rt["restart"] = _check_int("restart", 1 if restart is None else restart, 0,
+                                       (1 << self.windows) - 1)
+        elif restart is not None:
+            raise ConfigError("restart", f"is not a runtime register of {self.arch}")
         if precision is not None:
             rt["precision"] = self.check_precision(precision)
         if wgt_precision is not None:

@@ -76,3 +76,21 @@ def test_to_toml_round_trips(name, tmp_path):
     path.write_text(to_toml(cfg))
     back = from_toml(str(path))
     assert back == cfg and back.top_name == cfg.top_name
+
+
+def test_runtime_values_produce_every_declared_register():
+    """Every register a design's command carries has a validated default."""
+    from termwise.gen import designs
+    for spec in designs.SPECS.values():
+        names = [r.preset for r in spec.regressions]
+        if not names:
+            continue
+        cfg = preset(names[0])
+        rt = cfg.runtime_values()
+        assert set(cfg.runtime) <= set(rt), (spec.arch, cfg.runtime, rt)
+    diffy = preset("diffy-4x4")
+    assert diffy.runtime_values()["restart"] == 1
+    with pytest.raises(ConfigError, match="restart: must be in 0..31"):
+        diffy.runtime_values(restart=32)
+    with pytest.raises(ConfigError, match="restart: is not a runtime register"):
+        preset("stripes-4x4").runtime_values(restart=1)
