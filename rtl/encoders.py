@@ -13,8 +13,6 @@ Building blocks that turn values into the work a value-based PE performs:
 * :class:`BoothEncoder` / :class:`BoothTermSerializer` -- radix-4 modified Booth recoding
   (optional for Bit-Pragmatic's activations; both operands of Laconic: Sharify et al.,
   "Laconic Deep Learning Inference Acceleration", ISCA 2019), combinational and serial.
-* :class:`CsdEncoder` / :class:`CsdTermSerializer` -- canonical signed digit (non-adjacent
-  form), the minimal signed-digit encoding, for comparing encodings.
 
 The golden model is :mod:`termwise.golden.terms`; its module docstring defines the
 encodings. A *term* is a signed power of two, :class:`Term` ``{exp, neg}`` meaning
@@ -38,13 +36,13 @@ from amaranth import Cat, Const, Module, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from .adder_tree import tree_reduce
+
 __all__ = [
-    "Term", "SignedDigit", "BoothDigit",
-    "booth_digit_count", "csd_positions",
+    "Term", "BoothDigit", "booth_digit_count",
     "LeadingOneDetector", "PriorityEncoder", "PrecisionDetector",
     "DigitSerializer", "OneffsetEncoder",
     "BoothEncoder", "BoothTermSerializer",
-    "CsdEncoder", "CsdTermSerializer",
 ]
 
 
@@ -52,11 +50,6 @@ def booth_digit_count(bits: int, signed: bool = True) -> int:
     """Radix-4 Booth digits of a ``bits``-wide value: ``ceil(bits / 2)`` if signed, else
     ``ceil((bits + 1) / 2)`` (zero-extended by one bit so the top bit is not a sign)."""
     return (bits + 1) // 2 if signed else (bits + 2) // 2
-
-
-def csd_positions(bits: int, signed: bool = True) -> int:
-    """Digit positions of the non-adjacent form: ``bits`` if signed, ``bits + 1`` if not."""
-    return bits if signed else bits + 1
 
 
 def _shape(bits: int, is_signed: bool):
@@ -69,13 +62,6 @@ class Term(data.StructLayout):
     def __init__(self, positions: int):
         self.positions = positions
         super().__init__({"exp": range(max(positions, 2)), "neg": 1})
-
-
-class SignedDigit(data.StructLayout):
-    """A digit in ``{-1, 0, 1}``: ``zero``, else ``(-1)**neg`` (``neg`` is 0 when ``zero``)."""
-
-    def __init__(self):
-        super().__init__({"zero": 1, "neg": 1})
 
 
 class BoothDigit(data.StructLayout):
@@ -212,10 +198,7 @@ class PrecisionDetector(wiring.Component):
             m.d.comb += self.precision.eq(1)
             return m
         m.submodules.lod = lod = LeadingOneDetector(width)
-        while len(folded) > 1:               # balanced OR tree: log2(n) deep, not n
-            folded = [a | b for a, b in zip(folded[0::2], folded[1::2])] + \
-                ([folded[-1]] if len(folded) % 2 else [])
-        m.d.comb += lod.value.eq(folded[0])
+        m.d.comb += lod.value.eq(tree_reduce(folded, lambda a, b, *_: a | b))
         with m.If(lod.length == 0):
             m.d.comb += self.precision.eq(1)
         with m.Else():
@@ -229,7 +212,7 @@ class DigitSerializer(wiring.Component):
 
     Digit ``i`` has weight ``2**(radix_log2 * i)``; a non-zero digit is the term
     ``(-1)**neg * 2**(radix_log2 * i + shift)``. Radix 2 (``radix_log2 = 1``, no ``shift``)
-    serves oneffsets and CSD; radix 4 (``radix_log2 = 2``, ``shift`` in {0, 1}) serves
+    serves oneffsets; radix 4 (``radix_log2 = 2``, ``shift`` in {0, 1}) serves
     Booth. One priority encoder over the pending-digit mask picks the term; consuming it
     clears its bit.
 
@@ -439,99 +422,6 @@ class BoothTermSerializer(wiring.Component):
             ser.nonzero.eq(booth.nonzero),
             ser.neg.eq(Cat(booth.digits[i].neg for i in range(nd))),
             ser.shift.eq(Cat(booth.digits[i].exp[0] for i in range(nd))),
-        ]
-        _connect_serial_outputs(m, self, ser)
-        return m
-
-
-class CsdEncoder(wiring.Component):
-    """Canonical signed digit (non-adjacent form) recoding. Combinational.
-
-    With ``h = x >> 1`` (arithmetic), ``s = x + h`` and ``c = h ^ s``, the positive digits
-    are ``s & c`` and the negative ones ``h & c`` (one adder; e.g. Wikipedia, "Non-adjacent
-    form"). The NAF has the fewest non-zero digits of any signed-binary form.
-
-    Parameters
-    ----------
-    bits : int
-    is_signed : bool
-
-    Attributes
-    ----------
-    value : In(shape(bits))
-    digits : Out(ArrayLayout(SignedDigit(), positions))
-        Digit ``j`` has weight ``2**j``; ``positions = csd_positions(bits, is_signed)``.
-    nonzero : Out(positions)
-    count : Out(range(positions + 1))
-    """
-
-    def __init__(self, bits: int, *, is_signed: bool = True):
-        self.bits = bits
-        self.is_signed = is_signed
-        self.positions = npos = csd_positions(bits, is_signed)
-        super().__init__({
-            "value": In(_shape(bits, is_signed)),
-            "digits": Out(data.ArrayLayout(SignedDigit(), npos)),
-            "nonzero": Out(npos),
-            "count": Out(range(npos + 1)),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        npos = self.positions
-        x = Signal(signed(self.bits + 2))
-        half = Signal(signed(self.bits + 2))
-        s = Signal(signed(self.bits + 2))
-        c = Signal(signed(self.bits + 2))
-        pos = Signal(npos)
-        neg = Signal(npos)
-        m.d.comb += [
-            x.eq(self.value),
-            half.eq(x >> 1),
-            s.eq(x + half),
-            c.eq(half ^ s),
-            pos.eq(s & c),
-            neg.eq(half & c),
-            self.nonzero.eq(pos | neg),
-            self.count.eq(_popcount(self.nonzero)),
-        ]
-        for j in range(npos):
-            m.d.comb += [self.digits[j].zero.eq(~self.nonzero[j]), self.digits[j].neg.eq(neg[j])]
-        return m
-
-
-class CsdTermSerializer(wiring.Component):
-    """Emits the non-zero CSD terms of a value one per cycle, lowest first. Protocol: see the
-    module docstring; a value takes ``max(terms, 1)`` cycles.
-
-    Parameters
-    ----------
-    bits : int
-    is_signed : bool
-
-    Attributes
-    ----------
-    value : In(shape(bits))
-    load, next : In(1)
-    term : Out(Term(positions))
-    valid, last : Out(1)
-    """
-
-    def __init__(self, bits: int, *, is_signed: bool = True):
-        self.bits = bits
-        self.is_signed = is_signed
-        self.positions = npos = csd_positions(bits, is_signed)
-        super().__init__(_serializer_ports(bits, is_signed, npos))
-
-    def elaborate(self, platform):
-        m = Module()
-        npos = self.positions
-        m.submodules.csd = csd = CsdEncoder(self.bits, is_signed=self.is_signed)
-        m.submodules.serial = ser = DigitSerializer(npos, 1)
-        m.d.comb += [
-            csd.value.eq(self.value),
-            ser.nonzero.eq(csd.nonzero),
-            ser.neg.eq(Cat(csd.digits[j].neg for j in range(npos))),
         ]
         _connect_serial_outputs(m, self, ser)
         return m

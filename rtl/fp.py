@@ -23,13 +23,16 @@ The float32 adder aligns the smaller operand with guard, round and sticky bits (
 bit ORs every bit shifted out), adds or subtracts the significands, normalises with a
 leading-zero count and rounds with :func:`round_pack`, which also denormalises results
 below the normal range. :class:`FloatAdderTree` sums ``n`` values pairwise in the same
-order as :class:`termwise.rtl.adder_tree.AdderTree` (level by level, ``(0,1), (2,3), ...``,
-an odd last operand passes to the next level), with any adder component.
+order as :class:`termwise.rtl.adder_tree.AdderTree`, with any adder component: both are
+:func:`termwise.rtl.adder_tree.tree_reduce` (level by level, ``(0,1), (2,3), ...``, an odd
+last operand passes to the next level).
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
+
+from .adder_tree import tree_reduce
 
 __all__ = [
     "F32_QNAN", "round_pack", "leading_zeros", "BF16Multiplier", "FP32Adder",
@@ -253,17 +256,13 @@ class FloatAdderTree(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        level = [self.inputs[i] for i in range(self.n)]
-        depth = 0
-        while len(level) > 1:
-            paired = []
-            for j, (x, y) in enumerate(zip(level[0::2], level[1::2])):
-                node = self.adder(m, f"add_l{depth}_{j}")
-                m.d.comb += [node.a.eq(x), node.b.eq(y)]
-                paired.append(node.sum)
-            level = paired + ([level[-1]] if len(level) % 2 else [])
-            depth += 1
-        m.d.comb += self.sum.eq(level[0])
+
+        def add(x, y, level, index):
+            node = self.adder(m, f"add_l{level}_{index}")
+            m.d.comb += [node.a.eq(x), node.b.eq(y)]
+            return node.sum
+
+        m.d.comb += self.sum.eq(tree_reduce((self.inputs[i] for i in range(self.n)), add))
         return m
 
 

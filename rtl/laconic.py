@@ -62,7 +62,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .accumulator import Accumulator
-from .adder_tree import AdderTree
+from .adder_tree import AdderTree, tree_reduce
 from .array import act_brick, array_signature, wgt_brick
 from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
 from .library import ModuleLibrary
@@ -156,12 +156,8 @@ class LaconicPE(wiring.Component):
 
 
 def _max_tree(values):
-    """Balanced maximum of unsigned values."""
-    level = list(values)
-    while len(level) > 1:
-        paired = [Mux(a > b, a, b) for a, b in zip(level[0::2], level[1::2])]
-        level = paired + ([level[-1]] if len(level) % 2 else [])
-    return level[0]
+    """Balanced maximum of unsigned values (:func:`~.adder_tree.tree_reduce`)."""
+    return tree_reduce(values, lambda a, b, *_: Mux(a > b, a, b))
 
 
 class PairCountDetector(wiring.Component):

@@ -11,9 +11,8 @@ from amaranth.sim import Simulator
 
 from termwise.golden import terms as gold
 from termwise.rtl.encoders import (
-    BoothEncoder, BoothTermSerializer, CsdEncoder, CsdTermSerializer, DigitSerializer,
-    LeadingOneDetector, OneffsetEncoder, PrecisionDetector, PriorityEncoder,
-    booth_digit_count, csd_positions,
+    BoothEncoder, BoothTermSerializer, DigitSerializer, LeadingOneDetector, OneffsetEncoder,
+    PrecisionDetector, PriorityEncoder, booth_digit_count,
 )
 
 
@@ -160,40 +159,6 @@ def test_booth_encoder_16bit_sampled(is_signed):
     assert _booth_digits_rtl(dut, values) == _booth_digits_gold(values, 16, is_signed)
 
 
-def _csd_rtl(dut, values):
-    seen = []
-
-    async def tb(ctx):
-        for v in values:
-            ctx.set(dut.value, v)
-            digits = [(ctx.get(dut.digits[j].zero), ctx.get(dut.digits[j].neg))
-                      for j in range(dut.positions)]
-            seen.append((digits, ctx.get(dut.count)))
-
-    _run(dut, tb)
-    return seen
-
-
-def _csd_gold(values, bits, is_signed):
-    return [([(int(d == 0), int(d < 0)) for d in row], int(np.count_nonzero(row)))
-            for row in gold.csd_digits(np.array(values), bits, is_signed)]
-
-
-@pytest.mark.parametrize("bits,is_signed", [(8, True), (8, False)])
-def test_csd_encoder_exhaustive(bits, is_signed):
-    values = _all_values(bits, is_signed)
-    dut = CsdEncoder(bits, is_signed=is_signed)
-    assert dut.positions == csd_positions(bits, is_signed)
-    assert _csd_rtl(dut, values) == _csd_gold(values, bits, is_signed)
-
-
-@pytest.mark.parametrize("is_signed", [True, False])
-def test_csd_encoder_16bit_sampled(is_signed):
-    values = _sampled(16, is_signed, 300, seed=61)
-    dut = CsdEncoder(16, is_signed=is_signed)
-    assert _csd_rtl(dut, values) == _csd_gold(values, 16, is_signed)
-
-
 # ---------------------------------------------------------------------------- serializers
 
 def _serialize(dut, values, *, stall_seed=None):
@@ -282,13 +247,6 @@ def test_booth_serializer_16bit_sampled_with_stalls():
     assert got == _expected([gold.booth_terms(v, 16) for v in values])
 
 
-@pytest.mark.parametrize("bits,is_signed", [(8, True), (8, False)])
-def test_csd_serializer_exhaustive(bits, is_signed):
-    values = _all_values(bits, is_signed)
-    got = _serialize(CsdTermSerializer(bits, is_signed=is_signed), values)
-    assert got == _expected([gold.csd_terms(v, bits, is_signed) for v in values])
-
-
 def test_digit_serializer_radix4_masks():
     """Direct drive of the generic serializer: exponent = 2 * digit + shift."""
     dut = DigitSerializer(4, 2)
@@ -335,8 +293,7 @@ def test_checks_detect_wrong_models():
     lambda: OneffsetEncoder(16),
     lambda: BoothEncoder(16),
     lambda: BoothTermSerializer(16, is_signed=False),
-    lambda: CsdTermSerializer(16),
-], ids=["precision-s16", "precision-u8", "oneffset", "booth", "booth-serial", "csd-serial"])
+], ids=["precision-s16", "precision-u8", "oneffset", "booth", "booth-serial"])
 def test_emits_verilog(make):
     from amaranth.back import verilog
     dut = make()
