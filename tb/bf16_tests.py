@@ -31,21 +31,18 @@ Suites (``TERMWISE_SUITES``, comma-separated):
     order) under ``FP32_THRESHOLD`` (1e-5); and against a float64 convolution of the
     unrounded data under ``BF16_THRESHOLD`` (1e-2).
 
-Environment: ``TERMWISE_MANIFEST``, ``TERMWISE_SUITES``, ``TERMWISE_SEED``,
-``TERMWISE_REPORT`` (a JSON record of every run, as :mod:`termwise.tb.tile_tests`);
+:class:`Bf16TB` on the :mod:`termwise.tb.harness` with :class:`Bf16Driver` (bf16 bit
+patterns in, float32 values out). Environment and record as in the harness;
 ``TERMWISE_BF16_ORDER=sequential`` only to check that a wrong golden order is caught.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
+from dataclasses import replace
 
-import cocotb
 import numpy as np
 
-from ..golden import cycles as cycle_model
 from ..golden.arch.baseline_bf16 import (assemble_conv2d_f32, nan_equal,
                                          tile_outputs_bf16)
 from ..golden.lowering import lower_conv2d
@@ -53,9 +50,12 @@ from ..golden.primitives.bf16 import BF16_MAX, conv2d_bf16, f32_to_bf16
 from ..golden.primitives.direct import conv2d_direct
 from ..golden.primitives.verify import (BF16_THRESHOLD, FP32_THRESHOLD,
                                         normalized_rms_error)
-from .tile_tests import _check, _start
+from .cases import Case
+from .driver import TileDriver
+from .harness import TB
 
-SUITES = ("random", "specials", "conv")
+__all__ = ["Bf16Driver", "Bf16TB", "bf16_regression", "random_cases", "special_cases",
+           "conv_operands", "bf16"]
 
 #: The golden model's lane order; ``TERMWISE_BF16_ORDER=sequential`` makes the golden side
 #: wrong on purpose (the runner's self-test), the hardware sums by a tree.
@@ -66,14 +66,6 @@ POS_INF, NEG_INF = 0x7F80, 0xFF80
 QNAN = 0x7FC0
 MAX_BITS = int(f32_to_bf16(BF16_MAX))           # 0x7F7F
 ONE = 0x3F80
-
-
-@dataclass
-class Case:
-    name: str
-    act: np.ndarray            # (windows, K) uint16 bf16 bit patterns
-    wgt: np.ndarray            # (filters, K)
-    reload_weights: bool = True
 
 
 def bf16(x) -> np.ndarray:
@@ -211,51 +203,52 @@ def special_cases(cfg, rng) -> list[Case]:
     return cases
 
 
-def suite(cfg, name: str, seed: int) -> list[Case]:
-    rng = np.random.default_rng(seed)
-    if name == "random":
-        return random_cases(cfg, rng)
-    if name == "specials":
-        return special_cases(cfg, rng)
-    raise ValueError(f"suite: unknown suite {name!r} (valid: {', '.join(SUITES)})")
-
-
 def _as_f32(rows) -> np.ndarray:
     """The driver's signed 32-bit fields -> float32 values."""
     return (np.asarray(rows, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
 
 
-def _hex(v) -> str:
-    return f"{int(np.float32(v).view(np.uint32)):#010x}"
+class Bf16Driver(TileDriver):
+    """The generic driver on bf16 bit patterns; outputs as float32 values."""
+
+    async def run(self, act, wgt, rt=None, **kwargs):
+        rows, cycles = await super().run(act, wgt, rt, **kwargs)
+        return _as_f32(rows), cycles
 
 
-async def _run(drv, cfg, act, wgt, *, load_weights=True):
-    rows, cycles = await drv.run(act, wgt, cfg.runtime_values(), load_weights=load_weights)
-    return _as_f32(rows), cycles
+class Bf16TB(TB):
+    """The bf16 regression: outputs compared bit for bit (any NaN equal to any NaN) with
+    the hardware-order golden model, shown as hex bit patterns."""
+
+    driver = Bf16Driver
+
+    def __init__(self, dut, cfg, *args):
+        assert cfg.dtype == "bf16", f"bf16_tests needs a bf16 tile, got dtype {cfg.dtype}"
+        super().__init__(dut, cfg, *args)
+
+    def golden(self, act, wgt, rt, **operands):
+        return tile_outputs_bf16(self.cfg, act, wgt, order=GOLDEN_ORDER)
+
+    def equal(self, got, expected):
+        return nan_equal(got, expected)
+
+    def show(self, value) -> str:
+        return f"{int(np.float32(value).view(np.uint32)):#010x}"
+
+    def describe(self, act, wgt, rt, expected) -> dict:
+        return dict(k=int(np.asarray(act).shape[1]), nan=int(np.isnan(expected).sum()),
+                    inf=int(np.isinf(expected).sum()), zero=int((expected == 0).sum()),
+                    subnormal=int(np.sum((expected != 0) & (np.abs(expected) < 2.0 ** -126))))
 
 
-async def _run_suite(drv, cfg, suite_name, seed, record) -> list[str]:
-    failures = []
-    for case in suite(cfg, suite_name, seed):
-        got, cycles = await _run(drv, cfg, case.act, case.wgt,
-                                 load_weights=case.reload_weights)
-        expected = tile_outputs_bf16(cfg, case.act, case.wgt, order=GOLDEN_ORDER)
-        model = cycle_model.run_cycles(cfg, case.act, case.wgt)
-        match = nan_equal(got, expected)
-        ok = bool(match.all())
-        record.add(suite=suite_name, case=case.name, outputs_match=ok, cycles=cycles,
-                   model_cycles=model, k=int(case.act.shape[1]),
-                   nan=int(np.isnan(expected).sum()), inf=int(np.isinf(expected).sum()),
-                   zero=int((expected == 0).sum()),
-                   subnormal=int(np.sum((expected != 0) & (np.abs(expected) < 2.0 ** -126))))
-        if not ok:
-            bad = tuple(np.argwhere(~match)[0])
-            failures.append(f"{suite_name}/{case.name}: out[w={bad[0]}][f={bad[1]}] = "
-                            f"{_hex(got[bad])}, golden {_hex(expected[bad])}")
-        if cycles != model:
-            failures.append(f"{suite_name}/{case.name}: {cycles} cycles measured, "
-                            f"model says {model}")
-    return failures
+@Bf16TB.suite("random")
+async def random_suite(tb, suite):
+    await tb.run_cases(suite, random_cases(tb.cfg, tb.rng()))
+
+
+@Bf16TB.suite("specials")
+async def specials_suite(tb, suite):
+    await tb.run_cases(suite, special_cases(tb.cfg, tb.rng()))
 
 
 def conv_operands(rng, *, channels=32, filters=16, size=8, kernel=3):
@@ -266,64 +259,41 @@ def conv_operands(rng, *, channels=32, filters=16, size=8, kernel=3):
     return x, w
 
 
-async def _run_conv(drv, cfg, seed, record) -> list[str]:
-    rng = np.random.default_rng(seed)
-    x, w = conv_operands(rng)
+@Bf16TB.suite("conv")
+async def conv_suite(tb, suite):
+    x, w = conv_operands(tb.rng())
     geometry = dict(stride=1, padding=1, dilation=1, groups=1)
     xb, wb = bf16(x), bf16(w)
-    lowering = lower_conv2d(cfg, xb, wb, **geometry)
-    results, golden_runs, measured, predicted, run_mismatch = [], [], 0, 0, None
-    for i, run in enumerate(lowering.runs):
-        act, wgt = run.act.astype(np.uint16), run.wgt.astype(np.uint16)
-        got, cycles = await _run(drv, cfg, act, wgt,
-                                 load_weights=not run.same_weights_as_previous)
-        expected = tile_outputs_bf16(cfg, act, wgt)
-        if run_mismatch is None and not nan_equal(got, expected).all():
-            run_mismatch = i
-        results.append(got)
-        golden_runs.append(expected)
-        measured += cycles
-        predicted += cycle_model.run_cycles(cfg, act, wgt)
-    out = assemble_conv2d_f32(lowering, results)
-    exact = assemble_conv2d_f32(lowering, golden_runs)
+    lowering = lower_conv2d(tb.cfg, xb, wb, **geometry)
+    runs = [replace(r, act=r.act.astype(np.uint16), wgt=r.wgt.astype(np.uint16))
+            for r in lowering.runs]
+    done = await tb.run_lowered(runs, tb.cfg.runtime_values(), compare=True)
+    out = assemble_conv2d_f32(lowering, done.outputs)
+    exact = assemble_conv2d_f32(lowering, done.expected)
     reference = conv2d_bf16(xb, wb, **geometry)
     float64_ref = conv2d_direct(x.astype(np.float64), w.astype(np.float64), **geometry)
     err_bf16 = normalized_rms_error(out, reference)
     err_f64 = normalized_rms_error(out, float64_ref)
-    ok = run_mismatch is None and bool(nan_equal(out, exact).all())
+    if done.mismatches:
+        mismatch = f"run {done.mismatches[0][0]} differs from the golden model"
+    elif not nan_equal(out, exact).all():
+        mismatch = "assembled output differs from the golden model"
+    else:
+        mismatch = None
     name = (f"conv3x3_c{x.shape[1]}_k{w.shape[0]}_{x.shape[2]}x{x.shape[3]}"
             f"_chunks{1 + max(r.chunk for r in lowering.runs)}")
-    record.add(suite="conv", case=name, outputs_match=ok, cycles=measured,
-               model_cycles=predicted, runs=len(lowering.runs),
-               macs=int(np.prod(reference.shape) * np.prod(w.shape[1:])),
-               nrms_vs_conv2d_bf16=err_bf16, threshold_vs_conv2d_bf16=FP32_THRESHOLD,
-               nrms_vs_float64=err_f64, threshold_vs_float64=BF16_THRESHOLD,
-               bits_equal_conv2d_bf16=float(np.mean(nan_equal(out, reference))))
-    failures = []
-    if run_mismatch is not None:
-        failures.append(f"conv/{name}: run {run_mismatch} differs from the golden model")
-    elif not ok:
-        failures.append(f"conv/{name}: assembled output differs from the golden model")
+    tb.check(suite, name, mismatch=mismatch, cycles=done.cycles,
+             model_cycles=done.model_cycles, runs=len(lowering.runs),
+             macs=int(np.prod(reference.shape) * np.prod(w.shape[1:])),
+             nrms_vs_conv2d_bf16=err_bf16, threshold_vs_conv2d_bf16=FP32_THRESHOLD,
+             nrms_vs_float64=err_f64, threshold_vs_float64=BF16_THRESHOLD,
+             bits_equal_conv2d_bf16=float(np.mean(nan_equal(out, reference))))
     if not err_bf16 < FP32_THRESHOLD:
-        failures.append(f"conv/{name}: normalised RMS error {err_bf16:.3e} vs conv2d_bf16 "
-                        f">= {FP32_THRESHOLD:.0e}")
+        tb.fail(suite, name, f"normalised RMS error {err_bf16:.3e} vs conv2d_bf16 "
+                f">= {FP32_THRESHOLD:.0e}")
     if not err_f64 < BF16_THRESHOLD:
-        failures.append(f"conv/{name}: normalised RMS error {err_f64:.3e} vs float64 "
-                        f">= {BF16_THRESHOLD:.0e}")
-    if measured != predicted:
-        failures.append(f"conv/{name}: {measured} cycles measured, model says {predicted}")
-    return failures
+        tb.fail(suite, name, f"normalised RMS error {err_f64:.3e} vs float64 "
+                f">= {BF16_THRESHOLD:.0e}")
 
 
-@cocotb.test()
-async def bf16_regression(dut):
-    """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
-    cfg, seed, drv, record = await _start(dut)
-    assert cfg.dtype == "bf16", f"bf16_tests needs a bf16 tile, got dtype {cfg.dtype}"
-    failures = []
-    for name in os.environ.get("TERMWISE_SUITES", "random").split(","):
-        if name == "conv":
-            failures += await _run_conv(drv, cfg, seed, record)
-        else:
-            failures += await _run_suite(drv, cfg, name, seed, record)
-    _check(seed, failures)
+bf16_regression = Bf16TB.cocotb_test("bf16_regression")

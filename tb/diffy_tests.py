@@ -19,29 +19,41 @@ window 0 does not restart, its result) depends on the previous run, so the gener
     predecessors), output compared exactly with ``conv2d_direct``, measured cycles with the
     model; the record also holds the delta statistics and the Pragmatic (Booth) cycles of
     the same layer on the same geometry.
+``dncnn``
+    A few output rows of every layer of the ``dncnn`` workload's trace (:func:`dncnn_crops`:
+    real integer activations of the trained denoiser on the HD frame, their halo included,
+    so each crop is convolved with padding 0): :data:`ROWS` output rows of :data:`COLS`
+    consecutive windows along x, at a position drawn from the seed, through the ``conv``
+    suite's lowering (restart masks at every output row start, and inside a run wherever a
+    row starts mid window group). The trace must already be cached (the pytest runner builds
+    it before starting the simulator, which must not train a network).
 
 Every output is compared with :func:`termwise.golden.tile_model.tile_outputs` (the plain dot
 products) and every run's cycles with :func:`termwise.golden.cycles.run_cycles` given
-``rt["restart"]`` and ``rt["predecessor"]``.
+``rt["restart"]`` and ``rt["predecessor"]`` (:class:`DiffyTB` on the
+:mod:`termwise.tb.harness`; :class:`DiffyDriver` bounds each run's cycles).
 """
 
 from __future__ import annotations
 
-import os
-
-import cocotb
 import numpy as np
 
 from ..golden import cycles as cycle_model
 from ..golden.arch import diffy
 from ..golden.fixedpoint import value_range
-from ..golden.lowering import assemble_conv2d, lower_conv2d
-from ..golden.primitives import conv2d_direct
-from ..golden.tile_model import tile_outputs
+from ..golden.lowering import im2col, lower_conv2d
 from .cases import conv_layer, corner_cases
-from .tile_tests import _check, _start
+from .driver import TileDriver
+from .harness import TB
 
-__all__ = ["diffy_regression", "chain_runs", "smooth_image"]
+__all__ = ["DiffyDriver", "DiffyTB", "diffy_regression", "chain_runs", "smooth_image",
+           "cycle_bound", "pragmatic_twin", "dncnn_crops", "ROWS", "COLS"]
+
+#: Output rows per ``dncnn`` crop: more than one, so that runs cross row starts.
+ROWS = 3
+#: Output windows per row: not a multiple of the 4x4 tile's 5 windows, so that window
+#: groups straddle row starts (restart bits other than bit 0).
+COLS = 12
 
 
 def smooth_image(rng, shape, bits: int, signed: bool, step: int = 3) -> np.ndarray:
@@ -75,7 +87,7 @@ def chain_runs(cfg, rng, *, runs: int, k: int, kind: str):
     return [act[i * cfg.windows:(i + 1) * cfg.windows] for i in range(runs)], wgt
 
 
-def timeout_cycles(cfg, k: int) -> int:
+def cycle_bound(cfg, k: int) -> int:
     """A bound on a run's cycles: a brick retires at least one of the
     ``2 * booth_digit_count(act_bits + 1)`` term positions per cycle (with
     ``first_stage_bits = 0`` it can take more cycles than a lane has terms, beyond
@@ -84,71 +96,64 @@ def timeout_cycles(cfg, k: int) -> int:
     return -(-k // cfg.lanes) * positions + 64
 
 
-async def _run(drv, cfg, record, suite, name, act, wgt, rt, load_weights) -> list[str]:
-    got, cycles = await drv.run(act, wgt, rt, load_weights=load_weights,
-                                timeout_cycles=timeout_cycles(cfg, act.shape[1]))
-    expected = tile_outputs(cfg, act, wgt)
-    model = cycle_model.run_cycles(cfg, act, wgt, rt)
-    ok = bool(np.array_equal(got, expected))
-    record.add(suite=suite, case=name, outputs_match=ok, cycles=cycles, model_cycles=model,
-               restart=int(rt["restart"]), k=int(act.shape[1]))
-    failures = []
-    if not ok:
-        bad = tuple(np.argwhere(got != expected)[0])
-        failures.append(f"{suite}/{name}: out[w={bad[0]}][f={bad[1]}] = {got[bad]}, "
-                        f"golden {expected[bad]}")
-    if cycles != model:
-        failures.append(f"{suite}/{name}: {cycles} cycles measured, model says {model}")
-    return failures
+class DiffyDriver(TileDriver):
+    """The generic driver, each run bounded by :func:`cycle_bound`."""
+
+    async def run(self, act, wgt, rt=None, *, timeout_cycles=None, **kwargs):
+        return await super().run(act, wgt, rt, timeout_cycles=timeout_cycles or cycle_bound(
+            self.cfg, np.asarray(act).shape[1]), **kwargs)
 
 
-async def _chain(drv, cfg, rng, record, suite, name, runs, k, kind) -> list[str]:
-    acts, wgt = chain_runs(cfg, rng, runs=runs, k=k, kind=kind)
-    failures = []
-    full = (1 << cfg.windows) - 1
+class DiffyTB(TB):
+    """Diffy's regression: runs record their restart mask instead of the runtime."""
+
+    driver = DiffyDriver
+
+    def describe(self, act, wgt, rt, expected) -> dict:
+        return {"restart": int(rt["restart"]), "k": int(np.asarray(act).shape[1])}
+
+
+async def _chain(tb, suite, name, runs, k, kind, rng):
+    """Consecutive runs over one activation matrix (:func:`chain_runs`), weights loaded
+    once: random restart masks (window 0 of the first run restarting), the predecessor
+    carried from the previous run."""
+    acts, wgt = chain_runs(tb.cfg, rng, runs=runs, k=k, kind=kind)
+    full = (1 << tb.cfg.windows) - 1
     for i, act in enumerate(acts):
         restart = int(rng.integers(0, full + 1))
         if kind == "extreme":
             restart = 0
         if i == 0:
             restart |= 1
-        rt = dict(cfg.runtime_values(), restart=restart,
+        rt = dict(tb.cfg.runtime_values(), restart=restart,
                   predecessor=None if restart & 1 else acts[i - 1][-1])
-        failures += await _run(drv, cfg, record, suite, f"{name}_run{i}", act, wgt, rt,
-                               load_weights=(i == 0))
-    return failures
+        await tb.run_case(suite, f"{name}_run{i}", act, wgt, rt, load_weights=(i == 0))
 
 
-async def _random(drv, cfg, seed, record) -> list[str]:
-    rng = np.random.default_rng(seed)
-    failures = []
+@DiffyTB.suite("random")
+async def random_suite(tb, suite):
+    cfg, rng = tb.cfg, tb.rng()
     kinds = ("dense", "sparse", "smooth")
     for c in range(9):
         k = int(rng.integers(1, cfg.depth * cfg.lanes + 1)) if c % 3 == 2 else \
             int(rng.integers(1, min(6, cfg.depth) * cfg.lanes + 1))
         runs = int(rng.integers(2, 5))
-        failures += await _chain(drv, cfg, rng, record, "random",
-                                 f"chain{c}_{kinds[c % 3]}_k{k}", runs, k, kinds[c % 3])
-    return failures
+        await _chain(tb, suite, f"chain{c}_{kinds[c % 3]}_k{k}", runs, k, kinds[c % 3], rng)
 
 
-async def _corners(drv, cfg, seed, record) -> list[str]:
-    rng = np.random.default_rng(seed)
-    failures = []
+@DiffyTB.suite("corners")
+async def corners_suite(tb, suite):
+    cfg, rng = tb.cfg, tb.rng()
     for case in corner_cases(cfg, rng):
         restart = int(rng.integers(0, 1 << cfg.windows)) | 1
         rt = dict(cfg.runtime_values(), restart=restart, predecessor=None)
-        failures += await _run(drv, cfg, record, "corners", case.name, case.act, case.wgt, rt,
-                               load_weights=case.reload_weights)
+        await tb.run_case(suite, case.name, case.act, case.wgt, rt,
+                          load_weights=case.reload_weights)
     # Delta extremes: most negative next to maximum, no restarts after the first window.
-    failures += await _chain(drv, cfg, rng, record, "corners", "delta_extremes", 3,
-                             2 * cfg.lanes, "extreme")
+    await _chain(tb, suite, "delta_extremes", 3, 2 * cfg.lanes, "extreme", rng)
     # A chain at full depth, then a short one (K just over a brick).
-    failures += await _chain(drv, cfg, rng, record, "corners", "full_depth", 2,
-                             cfg.depth * cfg.lanes, "smooth")
-    failures += await _chain(drv, cfg, rng, record, "corners", "short_chain", 3,
-                             cfg.lanes + 1, "dense")
-    return failures
+    await _chain(tb, suite, "full_depth", 2, cfg.depth * cfg.lanes, "smooth", rng)
+    await _chain(tb, suite, "short_chain", 3, cfg.lanes + 1, "dense", rng)
 
 
 def pragmatic_twin(cfg):
@@ -160,57 +165,56 @@ def pragmatic_twin(cfg):
                       first_stage_bits=cfg.first_stage_bits, encoding="booth")
 
 
-async def _conv_case(drv, cfg, record, name, x, w, geometry, rt) -> list[str]:
+async def _conv_case(tb, name, x, w, geometry, rt):
+    """A convolution with Diffy's restart masks and predecessors per run
+    (:func:`termwise.golden.arch.diffy.run_runtimes`), recorded under ``conv`` with the
+    restarts, the delta statistics and the Pragmatic (Booth) cycles of the same layer."""
+    cfg = tb.cfg
     lowering = lower_conv2d(cfg, x, w, **geometry)
     rts = diffy.run_runtimes(cfg, lowering, rt)
-    results, measured, predicted = [], 0, 0
-    for run, run_rt in zip(lowering.runs, rts):
-        got, cycles = await drv.run(run.act, run.wgt, run_rt,
-                                    load_weights=not run.same_weights_as_previous,
-                                    timeout_cycles=timeout_cycles(cfg, run.k))
-        results.append(got)
-        measured += cycles
-        predicted += cycle_model.run_cycles(cfg, run.act, run.wgt, run_rt)
-    out = assemble_conv2d(lowering, results)
-    expected = conv2d_direct(x, w, **geometry)
-    ok = bool(np.array_equal(out, expected))
     twin = pragmatic_twin(cfg)
     prag = sum(cycle_model.run_cycles(twin, r.act, r.wgt) for r in lower_conv2d(
         twin, x, w, **geometry).runs)
-    from ..golden.lowering import im2col
     a = im2col(x, w.shape[2:], geometry["stride"], geometry["padding"], geometry["dilation"])
-    stats = diffy.delta_term_stats(cfg, a, lowering.out_shape[3])
-    record.add(suite="conv", case=name, outputs_match=ok, cycles=measured,
-               model_cycles=predicted, runs=len(lowering.runs),
-               restarts=int(sum(bin(r["restart"]).count("1") for r in rts)),
-               pragmatic_booth_cycles=int(prag), **stats,
-               macs=int(np.prod(expected.shape) * np.prod(w.shape[1:])))
-    failures = []
-    if not ok:
-        failures.append(f"conv/{name}: output differs from conv2d_direct at "
-                        f"{np.argwhere(out != expected)[0].tolist()}")
-    if measured != predicted:
-        failures.append(f"conv/{name}: {measured} cycles measured, model says {predicted}")
-    return failures
+    await tb.run_conv("conv", name, x, w, geometry, rts, lowering=lowering,
+                      restarts=int(sum(bin(r["restart"]).count("1") for r in rts)),
+                      pragmatic_booth_cycles=int(prag),
+                      **diffy.delta_term_stats(cfg, a, lowering.out_shape[3]))
 
 
-async def _conv(drv, cfg, seed, record) -> list[str]:
-    rng = np.random.default_rng(seed)
+@DiffyTB.suite("conv")
+async def conv_suite(tb, suite):
+    cfg, rng = tb.cfg, tb.rng()
     x, w, geometry, rt = conv_layer(cfg, rng)
-    failures = await _conv_case(drv, cfg, record, "conv3x3_c16_k16_8x8_random", x, w,
-                                geometry, rt)
+    await _conv_case(tb, "conv3x3_c16_k16_8x8_random", x, w, geometry, rt)
     xs = np.maximum(smooth_image(rng, x.shape, min(cfg.act_bits, 8), cfg.act_signed), 0)
-    failures += await _conv_case(drv, cfg, record, "conv3x3_c16_k16_8x8_smooth", xs, w,
-                                 geometry, rt)
-    return failures
+    await _conv_case(tb, "conv3x3_c16_k16_8x8_smooth", xs, w, geometry, rt)
 
 
-@cocotb.test()
-async def diffy_regression(dut):
-    """Run every suite named in TERMWISE_SUITES; fail with every mismatch listed."""
-    cfg, seed, drv, record = await _start(dut)
-    failures = []
-    suites = {"random": _random, "corners": _corners, "conv": _conv}
-    for name in os.environ.get("TERMWISE_SUITES", "random").split(","):
-        failures += await suites[name](drv, cfg, seed, record)
-    _check(seed, failures)
+def dncnn_crops(bits: int, seed: int, rows: int = ROWS, cols: int = COLS) -> list:
+    """``(name, x, w)`` per dncnn layer: ``x`` (1, C, rows + 2, cols + 2) cut from one of
+    the layer's trace tiles (tile and position from ``default_rng(seed)``), ``w`` its
+    weights; convolve with stride 1, padding 0."""
+    from ..golden.workloads.dncnn import load
+    wl = load(bits, log=None)
+    rng = np.random.default_rng(seed)
+    out = []
+    for layer in wl.layers:
+        tiles, _, h, w = layer.act.shape
+        t = int(rng.integers(tiles))
+        y = int(rng.integers(0, h - (rows + 2) + 1))
+        x = int(rng.integers(0, w - (cols + 2) + 1))
+        crop = layer.act[t:t + 1, :, y:y + rows + 2, x:x + cols + 2]
+        out.append((f"dncnn{bits}/{layer.name}/tile{t}_y{y}_x{x}_{rows}x{cols}", crop,
+                    layer.wgt))
+    return out
+
+
+@DiffyTB.suite("dncnn")
+async def dncnn_suite(tb, suite):
+    geometry = dict(stride=1, padding=0, dilation=1, groups=1)
+    for name, x, w in dncnn_crops(8 if tb.cfg.act_bits <= 8 else 16, tb.seed):
+        await _conv_case(tb, name, x, w, geometry, tb.cfg.runtime_values())
+
+
+diffy_regression = DiffyTB.cocotb_test("diffy_regression")
