@@ -6,7 +6,9 @@ The tile holds an offline schedule, so the host lowers the weights before sendin
 step, weights then selects + original step index) and the command's ``bricks`` is the
 number of kept steps; activation rows are sent dense. :class:`TacticalDriver` does this on
 top of the generic :class:`~termwise.tb.driver.TileDriver`; everything else (golden
-outputs = the dense dot product, golden cycles) is the generic testbench's.
+outputs = the dense dot product, golden cycles) is the generic testbench's: :class:`TacticalTB`
+is :class:`~termwise.tb.tile_tests.TileTB` with this driver, and records each case's kept
+and dense step counts.
 
 Suites: the generic ones (``random``, ``corners``, ``conv``: dense random weights) and
 ``sparse`` (:func:`sparse_cases`): pruned weights at 50/70/90% zeros, whole zero steps, a
@@ -15,35 +17,42 @@ zero filter, all-zero weights, dense weights.
 
 from __future__ import annotations
 
-import os
-
-import cocotb
 import numpy as np
 
-from ..golden import cycles as cycle_model
 from ..golden.arch.tactical import host_weight_rows
 from ..golden.fixedpoint import value_range
-from ..golden.tile_model import tile_outputs
 from .cases import Case
 from .driver import TileDriver
+from .tile_tests import TileTB
 
-__all__ = ["TacticalDriver", "sparse_cases"]
+__all__ = ["TacticalDriver", "TacticalTB", "sparse_cases", "tactical_regression"]
 
 
 class TacticalDriver(TileDriver):
     """The generic driver with the host-side Bit-Tactical lowering of the weights."""
 
-    _kept = 0
+    #: Steps the schedule kept in the last run (the command's ``bricks``).
+    kept = 0
 
     def wgt_rows(self, wgt) -> list[int]:
         return host_weight_rows(self.cfg, wgt)[0]
 
     def command(self, bricks: int, rt: dict) -> int:
-        return super().command(self._kept, rt)
+        return super().command(self.kept, rt)
 
     async def run(self, act, wgt, rt=None, **kwargs):
-        self._kept = host_weight_rows(self.cfg, wgt)[1]
+        self.kept = host_weight_rows(self.cfg, wgt)[1]
         return await super().run(act, wgt, rt, **kwargs)
+
+
+class TacticalTB(TileTB):
+    """The generic tile regression through the Bit-Tactical host lowering."""
+
+    driver = TacticalDriver
+
+    def describe(self, act, wgt, rt, expected) -> dict:
+        return dict(super().describe(act, wgt, rt, expected), kept=self.drv.kept,
+                    dense_steps=-(-np.asarray(act).shape[1] // self.cfg.lanes))
 
 
 def _pruned(rng, cfg, shape, zero):
@@ -90,37 +99,9 @@ def sparse_cases(cfg, rng) -> list[Case]:
     return cases
 
 
-async def _sparse_suite(drv, cfg, seed, record) -> list[str]:
-    failures = []
-    for case in sparse_cases(cfg, np.random.default_rng(seed)):
-        rt = case.runtime(cfg)
-        got, cycles = await drv.run(case.act, case.wgt, rt)
-        expected = tile_outputs(cfg, case.act, case.wgt, rt)
-        model = cycle_model.run_cycles(cfg, case.act, case.wgt, rt)
-        ok = bool(np.array_equal(got, expected))
-        record.add(suite="sparse", case=case.name, outputs_match=ok, cycles=cycles,
-                   model_cycles=model, runtime=rt, k=int(case.act.shape[1]),
-                   kept=drv._kept, dense_steps=-(-case.act.shape[1] // cfg.lanes))
-        if not ok:
-            bad = tuple(np.argwhere(got != expected)[0])
-            failures.append(f"sparse/{case.name}: out[w={bad[0]}][f={bad[1]}] = {got[bad]}, "
-                            f"golden {expected[bad]}")
-        if cycles != model:
-            failures.append(f"sparse/{case.name}: {cycles} cycles measured, model says {model}")
-    return failures
+@TacticalTB.suite("sparse")
+async def sparse_suite(tb, suite):
+    await tb.run_cases(suite, sparse_cases(tb.cfg, tb.rng()))
 
 
-@cocotb.test()
-async def tactical_regression(dut):
-    """Every suite named in TERMWISE_SUITES through the Bit-Tactical host lowering."""
-    from .tile_tests import _check, _run_conv, _run_suite, _start
-    cfg, seed, drv, record = await _start(dut, TacticalDriver)
-    failures = []
-    for name in os.environ.get("TERMWISE_SUITES", "sparse").split(","):
-        if name == "sparse":
-            failures += await _sparse_suite(drv, cfg, seed, record)
-        elif name == "conv":
-            failures += await _run_conv(drv, cfg, seed, record)
-        else:
-            failures += await _run_suite(drv, cfg, name, seed, record)
-    _check(seed, failures)
+tactical_regression = TacticalTB.cocotb_test("tactical_regression")
