@@ -1,10 +1,22 @@
-"""Accumulator registers shared by every PE."""
+"""Accumulator registers shared by every PE, and the PE's output accumulation."""
 
 from amaranth import Module, Mux, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Accumulator", "ShiftAccumulator"]
+__all__ = ["Accumulator", "ShiftAccumulator", "accumulate"]
+
+
+def accumulate(m, pe, accumulator, addend, *, en):
+    """Wire a PE's output ``accumulator`` (a submodule of ``m`` with ``addend``, ``en``,
+    ``clear`` and ``value``, e.g. :class:`Accumulator`): it adds ``addend`` when ``en``, is
+    reset by the PE's ``clear`` and drives the PE's ``acc``."""
+    m.d.comb += [
+        accumulator.addend.eq(addend),
+        accumulator.en.eq(en),
+        accumulator.clear.eq(pe.clear),
+        pe.acc.eq(accumulator.value),
+    ]
 
 
 class Accumulator(wiring.Component):

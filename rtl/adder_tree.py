@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..gen.config import clog2
 
-__all__ = ["tree_reduce", "AdderTree"]
+__all__ = ["tree_reduce", "AdderTree", "sum_lanes"]
 
 
 def tree_reduce(values, combine):
@@ -78,3 +78,26 @@ class AdderTree(wiring.Component):
                             lambda a, b, *_: a + b)
         m.d.comb += self.sum.eq(total)
         return m
+
+
+def sum_lanes(m, lanes: int, width: int, term, *, is_signed: bool = True) -> AdderTree:
+    """A PE's lane reduction: an :class:`AdderTree` submodule ``tree`` over ``lanes`` terms.
+
+    Parameters
+    ----------
+    m : Module
+    lanes, width : int
+        Terms and the width of each.
+    term : callable ``(lane) -> Value``
+        The lane's term (it may add statements of its own to ``m`` first).
+    is_signed : bool
+
+    Returns
+    -------
+    AdderTree
+        The tree (``sum``, ``sum_width``).
+    """
+    m.submodules.tree = tree = AdderTree(lanes, width, is_signed=is_signed)
+    for lane in range(tree.n):
+        m.d.comb += tree.inputs[lane].eq(term(lane))
+    return tree

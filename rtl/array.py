@@ -10,14 +10,18 @@ into registers of its own and advance at once, working on them while the next ro
 says that work is still in flight after the last row was taken; ``acc`` holds the results
 once ``busy`` falls.
 
-Each architecture's module ``rtl/<arch>.py`` names its array class ``ARRAY``.
+The rows are plain bit vectors here (as on the tile's buffers and streams); arrays read
+them through the layouts of :mod:`.rows`. Each architecture's module ``rtl/<arch>.py``
+names its array class ``ARRAY``, most of them a :class:`.grid.PEGrid`.
 """
 
-from amaranth import signed, unsigned
-from amaranth.lib import data, wiring
+from amaranth import unsigned
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["array_signature", "owning_array_signature", "act_brick", "wgt_brick"]
+from .rows import acc_layout
+
+__all__ = ["array_signature", "owning_array_signature"]
 
 
 def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
@@ -32,8 +36,7 @@ def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
         "wgt_precision": In(range(cfg.wgt_bits + 1)),
         "advance": Out(1),
         "busy": Out(1),
-        "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
-                                    cfg.windows)),
+        "acc": Out(acc_layout(cfg)),
     }
     if restart:
         members["restart"] = In(cfg.windows)
@@ -50,7 +53,6 @@ def owning_array_signature(cfg) -> wiring.Signature:
     next loads start a new set of rows). On ``start`` the array latches ``bricks`` and
     begins; it holds ``busy`` high from the cycle after ``start`` until ``acc`` is final.
     """
-    from amaranth.lib import stream
     return wiring.Signature({
         "wgt_write": In(stream.Signature(unsigned(cfg.wgt_row_bits))),
         "act_write": In(stream.Signature(unsigned(cfg.act_row_bits))),
@@ -61,18 +63,5 @@ def owning_array_signature(cfg) -> wiring.Signature:
         "precision": In(range(cfg.act_bits + 1)),
         "wgt_precision": In(range(cfg.wgt_bits + 1)),
         "busy": Out(1),
-        "acc": Out(data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
-                                    cfg.windows)),
+        "acc": Out(acc_layout(cfg)),
     })
-
-
-def act_brick(cfg, row, window: int):
-    """The brick of ``window`` in an activation row, lane 0 in the least significant bits."""
-    width = cfg.lanes * cfg.act_bits
-    return row[window * width:(window + 1) * width]
-
-
-def wgt_brick(cfg, row, filt: int):
-    """The brick of filter ``filt`` in a weight row."""
-    width = cfg.lanes * cfg.wgt_bits
-    return row[filt * width:(filt + 1) * width]

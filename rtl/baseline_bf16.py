@@ -21,7 +21,7 @@ from amaranth import Module, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .array import array_signature
+from .accumulator import accumulate
 from .baseline import BaselineArray
 from .fp import BF16Multiplier, FloatAccumulator, FloatAdderTree, FP32Adder, local_component
 from .library import ModuleLibrary
@@ -74,12 +74,7 @@ class BF16PE(wiring.Component):
                 mul.b.eq(self.wgt[lane]),
                 tree.inputs[lane].eq(mul.product),
             ]
-        m.d.comb += [
-            acc.addend.eq(tree.sum),
-            acc.en.eq(self.en),
-            acc.clear.eq(self.clear),
-            self.acc.eq(acc.value),
-        ]
+        accumulate(m, self, acc, tree.sum, en=self.en)
         return m
 
 
@@ -94,18 +89,18 @@ class BF16BaselineArray(BaselineArray):
     carries float32 bit patterns. The array wiring is the integer baseline's; only the PE
     (and its floating-point units) differ."""
 
-    def __init__(self, cfg, library: ModuleLibrary):
+    def __init__(self, cfg, library: ModuleLibrary, **kwargs):
         if cfg.dtype != "bf16" or (cfg.act_bits, cfg.wgt_bits, cfg.acc_bits) != (16, 16, 32):
             raise ValueError("BF16BaselineArray needs dtype bf16 with 16-bit operands and "
                              "32-bit accumulators")
-        self.cfg = cfg
-        self.library = library
+        super().__init__(cfg, library, **kwargs)
+
+    def make_pe(self, cfg, library: ModuleLibrary):
+        """The bf16 PE, its multipliers and adders instantiated by name from ``library``."""
         mul_name = library.add(f"{cfg.top_name}__bf16_mul", BF16Multiplier())
         add_name = library.add(f"{cfg.top_name}__fp32_add", FP32Adder())
-        pe = BF16PE(cfg, multiplier=_library_factory(library, mul_name),
-                    adder=_library_factory(library, add_name))
-        self.pe_name = library.add(f"{cfg.top_name}__pe", pe)
-        wiring.Component.__init__(self, array_signature(cfg))
+        return BF16PE(cfg, multiplier=_library_factory(library, mul_name),
+                      adder=_library_factory(library, add_name))
 
 
 ARRAY = BF16BaselineArray

@@ -39,16 +39,13 @@ from amaranth import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from .array import act_brick, owning_array_signature, wgt_brick
-from .library import ModuleLibrary
+from .buffer import write_pointer
+from .grid import PEGrid
 from .pe import BitParallelPE
+from .rows import act_bricks, act_brick_layout, act_shape, wgt_bricks
 
 __all__ = ["CnvlutinArray", "ZeroFreeEncoder", "ZeroFreeStore", "WeightStore", "entry_layout",
            "ARRAY"]
-
-
-def _act_shape(cfg):
-    return signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
 
 
 def _addr_shape(cfg):
@@ -58,7 +55,18 @@ def _addr_shape(cfg):
 
 def entry_layout(cfg) -> data.StructLayout:
     """One zero-free pair: a non-zero ``value`` and its brick index ``offset``."""
-    return data.StructLayout({"value": _act_shape(cfg), "offset": _addr_shape(cfg)})
+    return data.StructLayout({"value": act_shape(cfg), "offset": _addr_shape(cfg)})
+
+
+def _dense_write(cfg) -> dict:
+    """The dense write path's ports: a brick, its index in the run, its strobe and
+    ``rewind``."""
+    return {
+        "brick": In(act_brick_layout(cfg)),
+        "index": In(_addr_shape(cfg)),
+        "valid": In(1),
+        "rewind": In(1),
+    }
 
 
 class ZeroFreeEncoder(wiring.Component):
@@ -86,10 +94,7 @@ class ZeroFreeEncoder(wiring.Component):
         self.cfg = cfg
         lanes = cfg.lanes
         super().__init__({
-            "brick": In(data.ArrayLayout(_act_shape(cfg), lanes)),
-            "index": In(_addr_shape(cfg)),
-            "valid": In(1),
-            "rewind": In(1),
+            **_dense_write(cfg),
             "write": Out(lanes),
             "addr": Out(data.ArrayLayout(_addr_shape(cfg), lanes)),
             "entry": Out(data.ArrayLayout(entry_layout(cfg), lanes)),
@@ -140,15 +145,12 @@ class ZeroFreeStore(wiring.Component):
         self.cfg = cfg
         lanes = cfg.lanes
         super().__init__({
-            "brick": In(data.ArrayLayout(_act_shape(cfg), lanes)),
-            "index": In(_addr_shape(cfg)),
-            "valid": In(1),
-            "rewind": In(1),
+            **_dense_write(cfg),
             "read_addr": In(_addr_shape(cfg)),
             "step": In(range(cfg.depth + 1)),
             "bricks": In(range(cfg.depth + 1)),
             "has": Out(lanes),
-            "value": Out(data.ArrayLayout(_act_shape(cfg), lanes)),
+            "value": Out(act_brick_layout(cfg)),
             "offset": Out(data.ArrayLayout(_addr_shape(cfg), lanes)),
             "count": Out(data.ArrayLayout(range(cfg.depth + 1), lanes)),
         })
@@ -177,22 +179,23 @@ class ZeroFreeStore(wiring.Component):
         return m
 
 
-class CnvlutinArray(wiring.Component):
+class CnvlutinArray(PEGrid):
     """``filters`` x ``windows`` PEs fed by decoupled zero-free lanes (see the module
     docstring; contract :func:`.array.owning_array_signature`)."""
 
+    PE = BitParallelPE
     OWNS_OPERANDS = True
-
-    def __init__(self, cfg, library: ModuleLibrary):
-        self.cfg = cfg
-        self.library = library
-        self.pe_name = library.add(f"{cfg.top_name}__pe", BitParallelPE(cfg))
-        super().__init__(owning_array_signature(cfg))
 
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        (act_pointer, act_take), (wgt_pointer, wgt_take) = self._write_pointers(m)
+        # Rows accepted since `rewind`, while `load_enable`.
+        act_pointer, act_take = write_pointer(m, self.act_write, rows=cfg.depth,
+                                              enable=self.load_enable, rewind=self.rewind,
+                                              prefix="act_")
+        wgt_pointer, wgt_take = write_pointer(m, self.wgt_write, rows=cfg.depth,
+                                              enable=self.load_enable, rewind=self.rewind,
+                                              prefix="wgt_")
 
         # Run control: one stream position for every lane of every window.
         bricks = Signal(range(cfg.depth + 1))
@@ -216,13 +219,14 @@ class CnvlutinArray(wiring.Component):
         m.submodules.wgt_store = wgt_store = WeightStore(cfg)
         m.d.comb += [wgt_store.row.eq(self.wgt_write.payload), wgt_store.addr.eq(wgt_pointer),
                      wgt_store.en.eq(wgt_take)]
+        act = act_bricks(cfg, self.act_write.payload)
         has_bits = []
         for w in range(cfg.windows):
             store = ZeroFreeStore(cfg)
             m.submodules[f"act_store_w{w}"] = store
-            values = Signal(data.ArrayLayout(_act_shape(cfg), cfg.lanes), name=f"values_w{w}")
+            values = Signal(act_brick_layout(cfg), name=f"values_w{w}")
             m.d.comb += [
-                store.brick.eq(act_brick(cfg, self.act_write.payload, w)),
+                store.brick.eq(act[w]),
                 store.index.eq(act_pointer),
                 store.valid.eq(act_take),
                 store.rewind.eq(self.rewind),
@@ -235,35 +239,12 @@ class CnvlutinArray(wiring.Component):
                 has_bits.append(store.has[lane])
                 m.d.comb += wgt_store.read_addr[w][lane].eq(store.offset[lane])
                 m.d.sync += values[lane].eq(Mux(live, store.value[lane], 0))
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.act.eq(values),
-                    pe.en.eq(pe_en),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
-                for lane in range(cfg.lanes):
-                    m.d.comb += pe.wgt[lane].eq(wgt_store.data[w][lane][f])
+            for f, pe in self.pe_column(m, w):
+                m.d.comb += [pe.act.eq(values), pe.en.eq(pe_en)]
+                m.d.comb += [pe.wgt[lane].eq(wgt_store.data[w][lane][f])
+                             for lane in range(cfg.lanes)]
         m.d.comb += any_has.eq(stepping & _any(has_bits))
         return m
-
-    def _write_pointers(self, m):
-        """Row pointers of the two write streams (rows accepted since ``rewind``, while
-        ``load_enable``); returns ((act pointer, act strobe), (wgt pointer, wgt strobe))."""
-        cfg = self.cfg
-        result = []
-        for kind, stream in (("act", self.act_write), ("wgt", self.wgt_write)):
-            pointer = Signal(range(cfg.depth + 1), name=f"{kind}_pointer")
-            take = Signal(name=f"{kind}_take")
-            m.d.comb += [stream.ready.eq(self.load_enable & (pointer < cfg.depth)),
-                         take.eq(stream.valid & stream.ready)]
-            with m.If(self.rewind):
-                m.d.sync += pointer.eq(0)
-            with m.Elif(take):
-                m.d.sync += pointer.eq(pointer + 1)
-            result.append((pointer, take))
-        return result
 
 
 class WeightStore(wiring.Component):
@@ -301,6 +282,7 @@ class WeightStore(wiring.Component):
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
+        wgt = wgt_bricks(cfg, self.row)
         for lane in range(cfg.lanes):
             mem = memory.Memory(shape=data.ArrayLayout(signed(cfg.wgt_bits), cfg.filters),
                                 depth=cfg.depth, init=[])
@@ -308,8 +290,7 @@ class WeightStore(wiring.Component):
             wp = mem.write_port()
             m.d.comb += [wp.addr.eq(self.addr), wp.en.eq(self.en)]
             for f in range(cfg.filters):
-                brick = wgt_brick(cfg, self.row, f)
-                m.d.comb += wp.data[f].eq(brick[lane * cfg.wgt_bits:(lane + 1) * cfg.wgt_bits])
+                m.d.comb += wp.data[f].eq(wgt[f][lane])
             for w in range(cfg.windows):
                 rp = mem.read_port()
                 m.d.comb += [rp.addr.eq(self.read_addr[w][lane]),

@@ -41,30 +41,27 @@ constructor rejects it with a :class:`~termwise.gen.config.ConfigError`.
 """
 
 from amaranth import Cat, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..gen.config import ConfigError, TileConfig
-from .array import act_brick, array_signature
+from .array import array_signature
+from .buffer import RowStore
 from .library import ModuleLibrary
-from .pragmatic import PragmaticArray, PragmaticPE
-from .tactical import RowStore
+from .pragmatic import PragmaticArray
+from .rows import acc_layout, act_brick_layout, act_bricks
 
 __all__ = ["DiffyArray", "DeltaFrontEnd", "ReconstructionUnit", "delta_config"]
 
 
 def delta_config(cfg) -> TileConfig:
-    """The Bit-Pragmatic configuration of Diffy's datapath: the same geometry, Booth
-    encoding, pallet synchronisation, on ``act_bits + 1`` bit signed deltas."""
-    inner_sum = cfg.act_bits + 1 + cfg.wgt_bits + max(cfg.lanes - 1, 0).bit_length()
-    if cfg.acc_bits < inner_sum:
-        raise ConfigError("acc_bits", f"must be at least {inner_sum} for diffy (a brick of "
-                          f"{cfg.act_bits + 1}-bit deltas), got {cfg.acc_bits}")
-    return TileConfig(arch="pragmatic", filters=cfg.filters, windows=cfg.windows,
-                      lanes=cfg.lanes, act_bits=cfg.act_bits + 1, wgt_bits=cfg.wgt_bits,
-                      act_signed=True, acc_bits=cfg.acc_bits, depth=cfg.depth,
-                      first_stage_bits=cfg.first_stage_bits, encoding="booth",
-                      sync="pallet", column_registers=0)
+    """The Bit-Pragmatic configuration of Diffy's datapath (its twin): the same geometry,
+    accumulators and first stage, Booth encoding, pallet synchronisation, on
+    ``act_bits + 1`` bit signed deltas. A :class:`~termwise.gen.config.ConfigError` on
+    ``acc_bits`` if the accumulators cannot hold a brick of deltas."""
+    return cfg.twin("pragmatic", act_bits=cfg.act_bits + 1, act_signed=True,
+                    acc_bits=cfg.acc_bits, encoding="booth", sync="pallet",
+                    column_registers=0)
 
 
 class DeltaFrontEnd(wiring.Component):
@@ -93,15 +90,14 @@ class DeltaFrontEnd(wiring.Component):
             "restart": In(cfg.windows),
             "start": In(1),
             "load": In(1),
-            "delta_row": Out(unsigned(cfg.windows * cfg.lanes * (cfg.act_bits + 1))),
+            "delta_row": Out(unsigned(delta_config(cfg).act_row_bits)),
         })
 
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        brick_bits = cfg.lanes * cfg.act_bits
-        act_shape = signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
-        brick_layout = data.ArrayLayout(act_shape, cfg.lanes)
+        act = act_bricks(cfg, self.act_row)
+        brick_layout = act_brick_layout(cfg)
 
         index = Signal(range(cfg.depth + 1))        # brick of this run on the buffer output
         stored = Signal(range(cfg.depth + 1))       # bricks of the previous run in the store
@@ -112,11 +108,10 @@ class DeltaFrontEnd(wiring.Component):
 
         # A submodule of its own so that synthesis counts the store as a buffer (a memory
         # mapped to flops, like the operand buffers), apart from the delta logic.
-        m.submodules.predecessor_store = store = RowStore(brick_bits, cfg.depth)
-        last = cfg.windows - 1
+        m.submodules.predecessor_store = store = RowStore(brick_layout.size, cfg.depth)
         m.d.comb += [
             store.waddr.eq(index),
-            store.wdata.eq(act_brick(cfg, self.act_row, last)),
+            store.wdata.eq(act[cfg.windows - 1]),
             store.wen.eq(self.load & (index < cfg.depth)),
             store.raddr[0].eq(index),
         ]
@@ -126,10 +121,10 @@ class DeltaFrontEnd(wiring.Component):
         deltas = []
         for w in range(cfg.windows):
             cur = Signal(brick_layout, name=f"act_w{w}")
-            m.d.comb += cur.as_value().eq(act_brick(cfg, self.act_row, w))
+            m.d.comb += cur.eq(act[w])
             if w:
                 prev = Signal(brick_layout, name=f"pred_w{w}")
-                m.d.comb += prev.as_value().eq(act_brick(cfg, self.act_row, w - 1))
+                m.d.comb += prev.eq(act[w - 1])
             else:
                 prev = pred0
             for lane in range(cfg.lanes):
@@ -155,8 +150,7 @@ class ReconstructionUnit(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        row = data.ArrayLayout(data.ArrayLayout(signed(cfg.acc_bits), cfg.filters),
-                               cfg.windows)
+        row = acc_layout(cfg)
         super().__init__({
             "partial": In(row),
             "restart": In(cfg.windows),
@@ -180,16 +174,6 @@ class ReconstructionUnit(wiring.Component):
         return m
 
 
-class _DeltaDatapath(PragmaticArray):
-    """The Bit-Pragmatic array on the deltas, its PE module named after the Diffy tile."""
-
-    def __init__(self, cfg, inner_cfg, library: ModuleLibrary):
-        self.cfg = inner_cfg
-        self.library = library
-        self.pe_name = library.add(f"{cfg.top_name}__pe", PragmaticPE(inner_cfg))
-        wiring.Component.__init__(self, array_signature(inner_cfg))
-
-
 class DiffyArray(wiring.Component):
     """``filters`` x ``windows`` Diffy PEs: :class:`DeltaFrontEnd`, the Pragmatic datapath
     on ``act_bits + 1`` bit Booth-encoded deltas, :class:`ReconstructionUnit`
@@ -202,7 +186,8 @@ class DiffyArray(wiring.Component):
                               f"{cfg.delta_source!r}")
         self.cfg = cfg
         self.inner_cfg = delta_config(cfg)
-        self.datapath = _DeltaDatapath(cfg, self.inner_cfg, library)
+        # The Bit-Pragmatic array on the deltas, its PE module named after the Diffy tile.
+        self.datapath = PragmaticArray(self.inner_cfg, library, pe_name=f"{cfg.top_name}__pe")
         super().__init__(array_signature(cfg, restart=True))
 
     def elaborate(self, platform):

@@ -61,14 +61,14 @@ from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .accumulator import Accumulator
-from .adder_tree import AdderTree, tree_reduce
-from .array import act_brick, array_signature, wgt_brick
+from .accumulator import Accumulator, accumulate
+from .adder_tree import sum_lanes, tree_reduce
 from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
+from .grid import PEGrid
 from .library import ModuleLibrary
 
 __all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
-           "pair_positions"]
+           "digit_counts", "pair_positions"]
 
 
 class LaneTerm(data.StructLayout):
@@ -89,11 +89,16 @@ def _masks_of(encoder: BoothEncoder):
                Cat(encoder.digits[i].exp[0] for i in range(nd)))
 
 
+def digit_counts(cfg) -> tuple[int, int]:
+    """``(nd_a, nd_w)``: radix-4 Booth digits of an activation and of a weight (weights are
+    two's complement)."""
+    return booth_digit_count(cfg.act_bits, cfg.act_signed), booth_digit_count(cfg.wgt_bits)
+
+
 def pair_positions(cfg) -> int:
     """Exponent positions of a pair product: ``ew + ea`` is at most
     ``(2 nd_w - 1) + (2 nd_a - 1)``."""
-    nda = booth_digit_count(cfg.act_bits, cfg.act_signed)
-    ndw = booth_digit_count(cfg.wgt_bits, True)
+    nda, ndw = digit_counts(cfg)
     return 2 * ndw + 2 * nda - 1
 
 
@@ -121,8 +126,7 @@ class LaconicPE(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        self.nda = booth_digit_count(cfg.act_bits, cfg.act_signed)
-        self.ndw = booth_digit_count(cfg.wgt_bits, True)
+        self.nda, self.ndw = digit_counts(cfg)
         self.positions = pair_positions(cfg)
         super().__init__({
             "wgt": In(data.ArrayLayout(LaneTerm(2 * self.ndw), cfg.lanes)),
@@ -136,22 +140,19 @@ class LaconicPE(wiring.Component):
         cfg = self.cfg
         m = Module()
         npos = self.positions
-        m.submodules.tree = tree = AdderTree(cfg.lanes, npos + 1)
-        m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
-        for lane in range(cfg.lanes):
+
+        def pair(lane):
             wgt, act = self.wgt[lane], self.act[lane]
             exp = Signal(range(npos), name=f"pair_exp{lane}")
             pair = Signal(signed(npos + 1), name=f"pair{lane}")
             m.d.comb += exp.eq(wgt.exp + act.exp)
             with m.If(self.en & wgt.valid & act.valid):
                 m.d.comb += pair.eq(Mux(wgt.neg ^ act.neg, -1, 1) << exp)
-            m.d.comb += tree.inputs[lane].eq(pair)
-        m.d.comb += [
-            acc.addend.eq(tree.sum),
-            acc.en.eq(self.en),
-            acc.clear.eq(self.clear),
-            self.acc.eq(acc.value),
-        ]
+            return pair
+
+        tree = sum_lanes(m, cfg.lanes, npos + 1, pair)
+        m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
+        accumulate(m, self, acc, tree.sum, en=self.en)
         return m
 
 
@@ -220,24 +221,22 @@ class PairCountDetector(wiring.Component):
         return m
 
 
-class LaconicArray(wiring.Component):
+class LaconicArray(PEGrid):
     """``filters`` x ``windows`` Laconic PEs fed by shared Booth encoders and term
     serializers, with the step-length detector and the loop counters (see the module
     docstring and :func:`.array.array_signature`)."""
 
-    def __init__(self, cfg, library: ModuleLibrary):
+    PE = LaconicPE
+
+    def __init__(self, cfg, library: ModuleLibrary, **kwargs):
         if cfg.encoding not in (None, "booth"):
             raise ValueError(f"encoding: laconic supports booth only, got {cfg.encoding!r}")
-        self.cfg = cfg
-        self.library = library
-        self.pe_name = library.add(f"{cfg.top_name}__pe", LaconicPE(cfg))
-        super().__init__(array_signature(cfg))
+        super().__init__(cfg, library, **kwargs)
 
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        nda = booth_digit_count(cfg.act_bits, cfg.act_signed)
-        ndw = booth_digit_count(cfg.wgt_bits, True)
+        nda, ndw = digit_counts(cfg)
         lanes = cfg.lanes
 
         m.submodules.pair_detector = det = PairCountDetector(
@@ -279,10 +278,9 @@ class LaconicArray(wiring.Component):
 
         # Weights: a Booth encoder and a term serializer per filter lane, broadcast to the
         # filter's PEs (outer loop: the next term when the lane's inner loop wraps).
-        wgt_layout = data.ArrayLayout(cfg.wgt_bits, lanes)
         wgt_terms = []
         for f in range(cfg.filters):
-            brick = data.View(wgt_layout, wgt_brick(cfg, self.wgt_row, f))
+            brick = self.wgt_bricks[f]
             terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes), name=f"wgt_terms_f{f}")
             for lane in range(lanes):
                 enc = BoothEncoder(cfg.wgt_bits, is_signed=True)
@@ -304,10 +302,9 @@ class LaconicArray(wiring.Component):
         # Activations: a Booth encoder and a term serializer per window lane, broadcast to
         # the window's PEs (inner loop: the next term every cycle; reloaded when the loop
         # wraps, from the step's digits kept once per window lane).
-        act_layout = data.ArrayLayout(cfg.act_bits, lanes)
         act_terms = []
         for w in range(cfg.windows):
-            brick = data.View(act_layout, act_brick(cfg, self.act_row, w))
+            brick = self.act_bricks[w]
             terms = Signal(data.ArrayLayout(LaneTerm(2 * nda), lanes), name=f"act_terms_w{w}")
             for lane in range(lanes):
                 enc = BoothEncoder(cfg.act_bits, is_signed=cfg.act_signed)
@@ -330,16 +327,8 @@ class LaconicArray(wiring.Component):
                 ]
             act_terms.append(terms)
 
-        for w in range(cfg.windows):
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.wgt.eq(wgt_terms[f]),
-                    pe.act.eq(act_terms[w]),
-                    pe.en.eq(active),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+        for w, f, pe in self.pes(m):
+            m.d.comb += [pe.wgt.eq(wgt_terms[f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
         return m
 
 

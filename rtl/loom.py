@@ -43,11 +43,10 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..gen.config import clog2
-from .accumulator import Accumulator, ShiftAccumulator
-from .adder_tree import AdderTree
-from .array import act_brick, array_signature, wgt_brick
+from .accumulator import Accumulator, ShiftAccumulator, accumulate
+from .adder_tree import sum_lanes
 from .encoders import PrecisionDetector
-from .library import ModuleLibrary
+from .grid import PEGrid
 from .stripes import SerialSequencer
 
 __all__ = ["LoomPE", "LoomArray", "chunk_shape", "act_chunks"]
@@ -114,7 +113,9 @@ class LoomPE(wiring.Component):
         cfg = self.cfg
         m = Module()
         shape = chunk_shape(cfg)
-        m.submodules.tree = tree = AdderTree(cfg.lanes, shape.width, is_signed=cfg.act_signed)
+        tree = sum_lanes(m, cfg.lanes, shape.width,
+                         lambda lane: Mux(self.wgt_bit[lane], self.act_chunk[lane], 0),
+                         is_signed=cfg.act_signed)
         term_width = tree.sum_width + (0 if cfg.act_signed else 1)
         inner_width = max(self.inner_width(cfg), term_width)
         m.submodules.serial = inner = ShiftAccumulator(term_width, inner_width,
@@ -122,8 +123,6 @@ class LoomPE(wiring.Component):
         m.submodules.serial_wgt = outer = ShiftAccumulator(inner_width, cfg.brick_sum_bits,
                                                            shift=1)
         m.submodules.accumulator = acc = Accumulator(cfg.brick_sum_bits, cfg.acc_bits)
-        for lane in range(cfg.lanes):
-            m.d.comb += tree.inputs[lane].eq(Mux(self.wgt_bit[lane], self.act_chunk[lane], 0))
         m.d.comb += [
             inner.term.eq(tree.sum),
             inner.en.eq(self.en),
@@ -133,25 +132,18 @@ class LoomPE(wiring.Component):
             outer.en.eq(self.commit),
             outer.first.eq(self.wgt_first),
             outer.negate.eq(self.wgt_first),
-            acc.addend.eq(outer.value),
-            acc.en.eq(self.acc_commit),
-            acc.clear.eq(self.clear),
-            self.acc.eq(acc.value),
         ]
+        accumulate(m, self, acc, outer.value, en=self.acc_commit)
         return m
 
 
-class LoomArray(wiring.Component):
+class LoomArray(PEGrid):
     """``filters`` x ``windows`` Loom PEs (see :func:`.array.array_signature`), the shared
     precision detector, the per-window chunk serialisers, the per-filter weight-bit
     serialisers and the two sequencers. The rows are used straight from the buffer outputs
     (they hold still until ``advance``)."""
 
-    def __init__(self, cfg, library: ModuleLibrary):
-        self.cfg = cfg
-        self.library = library
-        self.pe_name = library.add(f"{cfg.top_name}__pe", LoomPE(cfg))
-        super().__init__(array_signature(cfg))
+    PE = LoomPE
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -190,8 +182,7 @@ class LoomArray(wiring.Component):
         ]
         m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit)
 
-        act_layout = data.ArrayLayout(cfg.act_bits, cfg.lanes)
-        wgt_layout = data.ArrayLayout(cfg.wgt_bits, cfg.lanes)
+        act, wgt = self.act_bricks, self.wgt_bricks
         shape = chunk_shape(cfg)
         ext_bits = nch * sb
         chunks = []
@@ -199,10 +190,9 @@ class LoomArray(wiring.Component):
             # The window's chunk serialiser, shared by all filters: chunk `bitpos` of every
             # lane (activations sign- or zero-extended to a whole number of chunks); the top
             # chunk of a signed activation carries the sign into the PE's extra bit.
-            bricks = data.View(act_layout, act_brick(cfg, self.act_row, w))
             lanes = []
             for lane in range(cfg.lanes):
-                value = bricks[lane]
+                value = act[w][lane].as_unsigned()
                 pad = ext_bits - cfg.act_bits
                 if pad and cfg.act_signed:
                     extended = Cat(value, value[-1].replicate(pad))
@@ -221,26 +211,21 @@ class LoomArray(wiring.Component):
         wbits = []
         for f in range(cfg.filters):
             # The filter's weight-bit serialiser, shared by all windows.
-            bricks = data.View(wgt_layout, wgt_brick(cfg, self.wgt_row, f))
             sig = Signal(cfg.lanes, name=f"wgt_bits_f{f}")
-            m.d.comb += sig.eq(
-                Cat(bricks[lane].bit_select(wseq.bitpos, 1) for lane in range(cfg.lanes)))
+            m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(wseq.bitpos, 1)
+                                   for lane in range(cfg.lanes)))
             wbits.append(sig)
 
-        for w in range(cfg.windows):
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.act_chunk.as_value().eq(chunks[w]),
-                    pe.wgt_bit.eq(wbits[f]),
-                    pe.en.eq(self.valid),
-                    pe.first.eq(seq.first),
-                    pe.commit.eq(seq.commit),
-                    pe.wgt_first.eq(wgt_first),
-                    pe.acc_commit.eq(acc_commit),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+        for w, f, pe in self.pes(m):
+            m.d.comb += [
+                pe.act_chunk.as_value().eq(chunks[w]),
+                pe.wgt_bit.eq(wbits[f]),
+                pe.en.eq(self.valid),
+                pe.first.eq(seq.first),
+                pe.commit.eq(seq.commit),
+                pe.wgt_first.eq(wgt_first),
+                pe.acc_commit.eq(acc_commit),
+            ]
         return m
 
 

@@ -5,12 +5,13 @@ A PE is emitted once per configuration as its own Verilog module and instantiate
 copies.
 """
 
-from amaranth import Module, Mux, signed, unsigned
-from amaranth.lib import data, wiring
+from amaranth import Module, Mux, signed
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .accumulator import Accumulator, ShiftAccumulator
-from .adder_tree import AdderTree
+from .accumulator import Accumulator, ShiftAccumulator, accumulate
+from .adder_tree import sum_lanes
+from .rows import act_brick_layout, wgt_brick_layout
 
 __all__ = ["BitParallelPE", "BitSerialPE"]
 
@@ -30,10 +31,9 @@ class BitParallelPE(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        act_shape = signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
         super().__init__({
-            "act": In(data.ArrayLayout(act_shape, cfg.lanes)),
-            "wgt": In(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes)),
+            "act": In(act_brick_layout(cfg)),
+            "wgt": In(wgt_brick_layout(cfg)),
             "en": In(1),
             "clear": In(1),
             "acc": Out(signed(cfg.acc_bits)),
@@ -42,16 +42,10 @@ class BitParallelPE(wiring.Component):
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        m.submodules.tree = tree = AdderTree(cfg.lanes, cfg.product_bits)
+        tree = sum_lanes(m, cfg.lanes, cfg.product_bits,
+                         lambda lane: self.act[lane] * self.wgt[lane])
         m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
-        for lane in range(cfg.lanes):
-            m.d.comb += tree.inputs[lane].eq(self.act[lane] * self.wgt[lane])
-        m.d.comb += [
-            acc.addend.eq(tree.sum),
-            acc.en.eq(self.en),
-            acc.clear.eq(self.clear),
-            self.acc.eq(acc.value),
-        ]
+        accumulate(m, self, acc, tree.sum, en=self.en)
         return m
 
 
@@ -79,7 +73,7 @@ class BitSerialPE(wiring.Component):
         self.cfg = cfg
         super().__init__({
             "act_bit": In(cfg.lanes),
-            "wgt": In(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes)),
+            "wgt": In(wgt_brick_layout(cfg)),
             "en": In(1),
             "first": In(1),
             "negate": In(1),
@@ -91,19 +85,15 @@ class BitSerialPE(wiring.Component):
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        m.submodules.tree = tree = AdderTree(cfg.lanes, cfg.wgt_bits)
+        tree = sum_lanes(m, cfg.lanes, cfg.wgt_bits,
+                         lambda lane: Mux(self.act_bit[lane], self.wgt[lane], 0))
         m.submodules.serial = serial = ShiftAccumulator(tree.sum_width, cfg.brick_sum_bits)
         m.submodules.accumulator = acc = Accumulator(cfg.brick_sum_bits, cfg.acc_bits)
-        for lane in range(cfg.lanes):
-            m.d.comb += tree.inputs[lane].eq(Mux(self.act_bit[lane], self.wgt[lane], 0))
         m.d.comb += [
             serial.term.eq(tree.sum),
             serial.en.eq(self.en),
             serial.first.eq(self.first),
             serial.negate.eq(self.negate),
-            acc.addend.eq(serial.value),
-            acc.en.eq(self.commit),
-            acc.clear.eq(self.clear),
-            self.acc.eq(acc.value),
         ]
+        accumulate(m, self, acc, serial.value, en=self.commit)
         return m

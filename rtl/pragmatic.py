@@ -37,18 +37,20 @@ next brick straight from the buffer output when no slot holds it yet, so it wait
 extra cycle either. Cycle model: ``termwise.golden.arch.pragmatic``.
 """
 
+import operator
+
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .accumulator import Accumulator
-from .adder_tree import AdderTree
-from .array import act_brick, array_signature, wgt_brick
+from .accumulator import Accumulator, accumulate
+from .adder_tree import sum_lanes
 from .encoders import BoothTermSerializer, OneffsetEncoder, PriorityEncoder, booth_digit_count
-from .library import ModuleLibrary
+from .grid import PEGrid
+from .rows import act_brick_layout, act_bricks, wgt_brick_layout, wgt_bricks
 
 __all__ = ["PragmaticArray", "PragmaticPE", "PragmaticWindowEncoder", "term_positions",
-           "offset_bits"]
+           "offset_bits", "window_encoders", "pallet_control", "hold_weights", "feed_pe"]
 
 
 def term_positions(cfg) -> int:
@@ -96,7 +98,7 @@ class PragmaticPE(wiring.Component):
         self.cfg = cfg
         self.positions = term_positions(cfg)
         super().__init__({
-            "wgt": In(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes)),
+            "wgt": In(wgt_brick_layout(cfg)),
             "take": In(cfg.lanes),
             "neg": In(cfg.lanes),
             "offset": In(data.ArrayLayout(unsigned(offset_bits(cfg)), cfg.lanes)),
@@ -111,8 +113,8 @@ class PragmaticPE(wiring.Component):
         m = Module()
         span = 1 << cfg.first_stage_bits                 # offsets 0 .. span - 1
         lane_bits = cfg.wgt_bits + 1 + span - 1          # -w needs one bit more than w
-        m.submodules.tree = tree = AdderTree(cfg.lanes, lane_bits)
-        for lane in range(cfg.lanes):
+
+        def first_stage(lane):
             w = self.wgt[lane]
             signed_w = Signal(signed(cfg.wgt_bits + 1), name=f"signed_w{lane}")
             m.d.comb += signed_w.eq(Mux(self.neg[lane], -w, w))
@@ -120,19 +122,16 @@ class PragmaticPE(wiring.Component):
                 shifted = signed_w << self.offset[lane]
             else:
                 shifted = signed_w
-            m.d.comb += tree.inputs[lane].eq(Mux(self.take[lane], shifted, 0))
+            return Mux(self.take[lane], shifted, 0)
+
+        tree = sum_lanes(m, cfg.lanes, lane_bits, first_stage)
         # Second stage: the sum moved to the cycle's base. The widest true value needs
         # sum_width + positions - 1 bits; the accumulator wraps at acc_bits anyway.
         addend_bits = min(tree.sum_width + self.positions - 1, cfg.acc_bits)
         addend = Signal(signed(addend_bits))
         m.d.comb += addend.eq(tree.sum << self.base)
         m.submodules.accumulator = acc = Accumulator(addend_bits, cfg.acc_bits)
-        m.d.comb += [
-            acc.addend.eq(addend),
-            acc.en.eq(self.en),
-            acc.clear.eq(self.clear),
-            self.acc.eq(acc.value),
-        ]
+        accumulate(m, self, acc, addend, en=self.en)
         return m
 
 
@@ -145,6 +144,14 @@ class PragmaticWindowEncoder(wiring.Component):
     positions gives ``base``, the lowest; a lane whose term lies within
     ``[base, base + 2**first_stage_bits - 1]`` retires it (``take``, and ``offset = exp -
     base``), the others stall (MICRO 2017: two-stage shifting).
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        Of a design with Bit-Pragmatic's term options (``encoding``, ``first_stage_bits``).
+    lanes : int, optional
+        Activations per window (default ``cfg.lanes``; Bit-Tactical's TCLe encodes its
+        whole candidate window).
 
     Attributes
     ----------
@@ -159,16 +166,16 @@ class PragmaticWindowEncoder(wiring.Component):
         when nothing is loaded).
     """
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, *, lanes: int | None = None):
         self.cfg = cfg
+        self.lanes = cfg.lanes if lanes is None else operator.index(lanes)
         self.positions = term_positions(cfg)
-        act_shape = signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
         super().__init__({
-            "values": In(data.ArrayLayout(act_shape, cfg.lanes)),
+            "values": In(act_brick_layout(cfg, lanes=self.lanes)),
             "load": In(1),
-            "take": Out(cfg.lanes),
-            "neg": Out(cfg.lanes),
-            "offset": Out(data.ArrayLayout(unsigned(offset_bits(cfg)), cfg.lanes)),
+            "take": Out(self.lanes),
+            "neg": Out(self.lanes),
+            "offset": Out(data.ArrayLayout(unsigned(offset_bits(cfg)), self.lanes)),
             "base": Out(_base_shape(cfg)),
             "done": Out(1),
         })
@@ -200,7 +207,7 @@ class PragmaticWindowEncoder(wiring.Component):
         m = Module()
         positions = self.positions
         span = 1 << cfg.first_stage_bits
-        sers, negs = zip(*(self._serializer(m, lane) for lane in range(cfg.lanes)))
+        sers, negs = zip(*(self._serializer(m, lane) for lane in range(self.lanes)))
 
         # base: the lowest term position among the lanes.
         m.submodules.base_detector = pick = PriorityEncoder(positions)
@@ -227,7 +234,87 @@ class PragmaticWindowEncoder(wiring.Component):
         return m
 
 
-class PragmaticArray(wiring.Component):
+def window_encoders(m, cfg, *, values=None, load=None, lanes: int | None = None) -> list:
+    """A :class:`PragmaticWindowEncoder` per window, submodule ``encoder_w<w>``.
+
+    Parameters
+    ----------
+    m : Module
+    cfg : TileConfig
+    values : indexable by window, optional
+        Window ``w``'s brick (e.g. :attr:`.grid.PEGrid.act_bricks`); with ``load``, the
+        encoders' inputs. Without them the caller wires the inputs.
+    load : Value, optional
+    lanes : int, optional
+        See :class:`PragmaticWindowEncoder`.
+    """
+    encoders = []
+    for w in range(cfg.windows):
+        enc = PragmaticWindowEncoder(cfg, lanes=lanes)
+        m.submodules[f"encoder_w{w}"] = enc
+        if values is not None:
+            m.d.comb += [enc.values.eq(values[w]), enc.load.eq(load)]
+        encoders.append(enc)
+    return encoders
+
+
+def pallet_control(m, encoders, *, load, start, valid, ready):
+    """Pallet synchronisation (MICRO 2017) of the window ``encoders``: every window works
+    on the same step, which ends on the cycle all of them are ``done``.
+
+    ``active`` says a step is loaded in the encoders; ``ready`` (driven here) that a row
+    may be loaded: the step ends now or none is loaded; ``load`` (driven here; the
+    encoders' ``load``) that it is loaded at this edge, ``valid & ready``. ``start``
+    empties the pipeline.
+
+    Returns
+    -------
+    (active, step_done) : (Signal, Signal)
+    """
+    active = Signal()
+    step_done = Signal()
+    m.d.comb += [
+        step_done.eq(active & Cat(enc.done for enc in encoders).all()),
+        ready.eq(~active | step_done),
+        load.eq(valid & ready),
+    ]
+    with m.If(start):
+        m.d.sync += active.eq(0)
+    with m.Elif(load):
+        m.d.sync += active.eq(1)
+    with m.Elif(step_done):
+        m.d.sync += active.eq(0)
+    return active, step_done
+
+
+def hold_weights(m, cfg, wgt, load) -> list:
+    """A step's weight bricks held while its terms are processed (the next row waits on
+    the buffer output): one register per filter, ``wgt_f<f>``, loaded from ``wgt[f]`` on
+    ``load``."""
+    regs = []
+    for f in range(cfg.filters):
+        reg = Signal(wgt_brick_layout(cfg), name=f"wgt_f{f}")
+        with m.If(load):
+            m.d.sync += reg.eq(wgt[f])
+        regs.append(reg)
+    return regs
+
+
+def feed_pe(pe, enc, *, wgt, en, take=None, neg=None, offset=None) -> list:
+    """The statements feeding a :class:`PragmaticPE` from a window's
+    :class:`PragmaticWindowEncoder` ``enc``: its terms (unless ``take``, ``neg``, ``offset``
+    are routed otherwise, as by Bit-Tactical's lane multiplexers) and its ``base``."""
+    return [
+        pe.wgt.eq(wgt),
+        pe.take.eq(enc.take if take is None else take),
+        pe.neg.eq(enc.neg if neg is None else neg),
+        pe.offset.eq(enc.offset if offset is None else offset),
+        pe.base.eq(enc.base),
+        pe.en.eq(en),
+    ]
+
+
+class PragmaticArray(PEGrid):
     """``filters`` x ``windows`` Bit-Pragmatic PEs, pallet or column synchronised (see
     :func:`.array.array_signature` and the module docstring).
 
@@ -238,11 +325,7 @@ class PragmaticArray(wiring.Component):
     cycle. Column control: see :meth:`_elaborate_column`.
     """
 
-    def __init__(self, cfg, library: ModuleLibrary):
-        self.cfg = cfg
-        self.library = library
-        self.pe_name = library.add(f"{cfg.top_name}__pe", PragmaticPE(cfg))
-        super().__init__(array_signature(cfg))
+    PE = PragmaticPE
 
     def elaborate(self, platform):
         if self.cfg.sync == "column":
@@ -252,53 +335,14 @@ class PragmaticArray(wiring.Component):
     def _elaborate_pallet(self):
         cfg = self.cfg
         m = Module()
-        active = Signal()
-        step_done = Signal()
         load = Signal()
-        encoders = []
-        for w in range(cfg.windows):
-            enc = PragmaticWindowEncoder(cfg)
-            m.submodules[f"encoder_w{w}"] = enc
-            m.d.comb += [
-                enc.values.as_value().eq(act_brick(cfg, self.act_row, w)),
-                enc.load.eq(load),
-            ]
-            encoders.append(enc)
-        m.d.comb += [
-            step_done.eq(active & Cat(enc.done for enc in encoders).all()),
-            self.advance.eq(~active | step_done),
-            load.eq(self.valid & self.advance),
-            self.busy.eq(active & ~step_done),
-        ]
-        with m.If(self.start):
-            m.d.sync += active.eq(0)
-        with m.Elif(load):
-            m.d.sync += active.eq(1)
-        with m.Elif(step_done):
-            m.d.sync += active.eq(0)
-
-        # The step's weight bricks, held while its terms are processed (the next row waits
-        # on the buffer output).
-        wgt_regs = []
-        for f in range(cfg.filters):
-            reg = Signal(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes), name=f"wgt_f{f}")
-            with m.If(load):
-                m.d.sync += reg.as_value().eq(wgt_brick(cfg, self.wgt_row, f))
-            wgt_regs.append(reg)
-
-        for w, enc in enumerate(encoders):
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.wgt.eq(wgt_regs[f]),
-                    pe.take.eq(enc.take),
-                    pe.neg.eq(enc.neg),
-                    pe.offset.eq(enc.offset),
-                    pe.base.eq(enc.base),
-                    pe.en.eq(active),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+        encoders = window_encoders(m, cfg, values=self.act_bricks, load=load)
+        active, step_done = pallet_control(m, encoders, load=load, start=self.start,
+                                           valid=self.valid, ready=self.advance)
+        m.d.comb += self.busy.eq(active & ~step_done)
+        wgt_regs = hold_weights(m, cfg, self.wgt_bricks, load)
+        for w, f, pe in self.pes(m):
+            m.d.comb += feed_pe(pe, encoders[w], wgt=wgt_regs[f], en=active)
         return m
 
     def _elaborate_column(self):
@@ -324,10 +368,9 @@ class PragmaticArray(wiring.Component):
             total = head + offset
             return Mux(total >= q, total - q, total)[:len(head)]
 
-        encoders, actives, dones, loads, poss, fins = [], [], [], [], [], []
-        for w in range(cfg.windows):
-            enc = PragmaticWindowEncoder(cfg)
-            m.submodules[f"encoder_w{w}"] = enc
+        encoders = window_encoders(m, cfg)
+        actives, dones, loads, poss, fins = [], [], [], [], []
+        for w, enc in enumerate(encoders):
             pos = Signal(range(q + 1), name=f"pos_w{w}")     # next slot to start (rel.)
             active = Signal(name=f"active_w{w}")
             load = Signal(name=f"load_w{w}")
@@ -345,9 +388,8 @@ class PragmaticArray(wiring.Component):
             with m.Switch(slot(pos)):
                 for i in range(q):
                     with m.Case(i):
-                        m.d.comb += queued_act.eq(act_brick(cfg, act_slots[i], w))
-            m.d.comb += enc.values.as_value().eq(
-                Mux(queued, queued_act, act_brick(cfg, self.act_row, w)))
+                        m.d.comb += queued_act.eq(act_bricks(cfg, act_slots[i])[w])
+            m.d.comb += enc.values.eq(Mux(queued, queued_act, self.act_bricks[w].as_value()))
             with m.If(self.start):
                 m.d.sync += [active.eq(0), pos.eq(0)]
             with m.Else():
@@ -356,7 +398,6 @@ class PragmaticArray(wiring.Component):
                     m.d.sync += active.eq(1)
                 with m.Elif(finishing):
                     m.d.sync += active.eq(0)
-            encoders.append(enc)
             actives.append(active)
             dones.append(enc.done)
             loads.append(load)
@@ -388,23 +429,13 @@ class PragmaticArray(wiring.Component):
             # The window's current brick is slot pos - 1: its weights feed the window's PEs.
             cur = Signal(slot_shape, name=f"cur_slot_w{w}")
             m.d.comb += cur.eq(slot(Mux(poss[w] == 0, 0, poss[w] - 1)))
-            for f in range(cfg.filters):
+            for f, pe in self.pe_column(m, w):
                 wgt = Signal(cfg.lanes * cfg.wgt_bits, name=f"wgt_f{f}_w{w}")
                 with m.Switch(cur):
                     for i in range(q):
                         with m.Case(i):
-                            m.d.comb += wgt.eq(wgt_brick(cfg, wgt_slots[i], f))
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.wgt.eq(wgt),
-                    pe.take.eq(enc.take),
-                    pe.neg.eq(enc.neg),
-                    pe.offset.eq(enc.offset),
-                    pe.base.eq(enc.base),
-                    pe.en.eq(actives[w]),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+                            m.d.comb += wgt.eq(wgt_bricks(cfg, wgt_slots[i])[f])
+                m.d.comb += feed_pe(pe, enc, wgt=wgt, en=actives[w])
         return m
 
 

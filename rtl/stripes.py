@@ -9,13 +9,12 @@ lane per window) is shared by the window's filters.
 """
 
 from amaranth import Cat, Module, Mux, Signal
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 
-from .array import act_brick, array_signature, wgt_brick
-from .library import ModuleLibrary
+from .grid import PEGrid
 from .pe import BitSerialPE
 
-__all__ = ["StripesArray", "SerialSequencer"]
+__all__ = ["StripesArray", "SerialSequencer", "feed_serial_pe"]
 
 
 class SerialSequencer(wiring.Component):
@@ -58,17 +57,27 @@ class SerialSequencer(wiring.Component):
         return m
 
 
-class StripesArray(wiring.Component):
+def feed_serial_pe(pe, seq, cfg, *, act_bit, wgt, en) -> list:
+    """The statements feeding a :class:`~.pe.BitSerialPE` this cycle's activation bits
+    ``act_bit`` and its weight brick ``wgt``, walked by the :class:`SerialSequencer`
+    ``seq`` (the top bit of a signed activation carries negative weight)."""
+    return [
+        pe.act_bit.eq(act_bit),
+        pe.wgt.eq(wgt),
+        pe.en.eq(en),
+        pe.first.eq(seq.first),
+        pe.negate.eq(seq.first & cfg.act_signed),
+        pe.commit.eq(seq.commit),
+    ]
+
+
+class StripesArray(PEGrid):
     """``filters`` x ``windows`` bit-serial PEs (see :func:`.array.array_signature`).
 
     Subclasses change where each step's precision comes from (:meth:`step_precision`).
     """
 
-    def __init__(self, cfg, library: ModuleLibrary):
-        self.cfg = cfg
-        self.library = library
-        self.pe_name = library.add(f"{cfg.top_name}__pe", BitSerialPE(cfg))
-        super().__init__(array_signature(cfg))
+    PE = BitSerialPE
 
     def step_precision(self, m):
         """The precision of the current step: Stripes' runtime register."""
@@ -85,25 +94,16 @@ class StripesArray(wiring.Component):
             self.advance.eq(seq.last),
             self.busy.eq(seq.commit),
         ]
-        act_layout = data.ArrayLayout(cfg.act_bits, cfg.lanes)
+        act, wgt = self.act_bricks, self.wgt_bricks
         for w in range(cfg.windows):
-            # The window's serialiser: bit `bitpos` of every lane, shared by all filters.
-            bricks = data.View(act_layout, act_brick(cfg, self.act_row, w))
+            # The window's serialiser: bit `bitpos` of every lane (of its bit pattern),
+            # shared by all filters.
             bits = Signal(cfg.lanes, name=f"act_bits_w{w}")
-            m.d.comb += bits.eq(
-                Cat(bricks[lane].bit_select(seq.bitpos, 1) for lane in range(cfg.lanes)))
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.act_bit.eq(bits),
-                    pe.wgt.eq(wgt_brick(cfg, self.wgt_row, f)),
-                    pe.en.eq(self.valid),
-                    pe.first.eq(seq.first),
-                    pe.negate.eq(seq.first & cfg.act_signed),
-                    pe.commit.eq(seq.commit),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+            m.d.comb += bits.eq(Cat(act[w][lane].as_unsigned().bit_select(seq.bitpos, 1)
+                                    for lane in range(cfg.lanes)))
+            for f, pe in self.pe_column(m, w):
+                m.d.comb += feed_serial_pe(pe, seq, cfg, act_bit=bits, wgt=wgt[f],
+                                           en=self.valid)
         return m
 
 

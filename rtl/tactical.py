@@ -41,78 +41,46 @@ Back ends:
 Cycle model: :mod:`termwise.golden.arch.tactical` (sum of kept step cycles + 2).
 """
 
-from types import SimpleNamespace
-
-from amaranth import Cat, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import data, memory, wiring
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
-from ..gen.config import ConfigError
-from ..golden.arch.tactical import meta_layout
-from ..golden.tactical_schedule import candidate_index, cfg_sources, window_candidates
-from .array import act_brick, owning_array_signature, wgt_brick
+from ..gen.designs.tactical import candidate_index, cfg_sources, meta_layout, window_candidates
+from .buffer import RowStore, write_pointer
 from .encoders import PrecisionDetector
-from .library import ModuleLibrary
+from .grid import PEGrid
 from .pe import BitSerialPE
-from .pragmatic import PragmaticPE, PragmaticWindowEncoder, offset_bits
-from .stripes import SerialSequencer
+from .pragmatic import (PragmaticPE, feed_pe, hold_weights, offset_bits, pallet_control,
+                        window_encoders)
+from .rows import act_brick_layout, act_bricks, wgt_bricks
+from .stripes import SerialSequencer, feed_serial_pe
 
-__all__ = ["TacticalArray", "TacticalFrontEnd", "TacticalLaneMux", "RowStore", "ARRAY"]
-
-
-def _act_shape(cfg):
-    return signed(cfg.act_bits) if cfg.act_signed else unsigned(cfg.act_bits)
+__all__ = ["TacticalArray", "TacticalFrontEnd", "TacticalLaneMux", "meta_row_layout",
+           "meta_width", "ARRAY"]
 
 
 def meta_width(meta) -> int:
-    """Bits of a metadata row that are used (selects, then the step index); the rest of the
-    weight-row-wide transfer is padding and is not stored."""
+    """Bits of a metadata row that are used (selects, then the step index), from
+    :func:`termwise.gen.designs.tactical.meta_layout`; the rest of the weight-row-wide
+    transfer is padding and is not stored."""
     return meta["index_offset"] + meta["index_bits"]
 
 
-def _reachable(cfg, sources, lane):
-    """Candidates a slot of ``lane`` can select."""
-    return {candidate_index(sources, s, lane, cfg.lanes) for s in range(len(sources) + 1)}
+def meta_row_layout(cfg) -> data.StructLayout:
+    """The used bits of a metadata row (:func:`termwise.gen.designs.tactical.meta_layout`)
+    as a layout: ``select[filter][lane]``, then ``index``, the kept step's original step."""
+    fields = meta_layout(cfg)
+    select = unsigned(fields["select_bits"])
+    return data.StructLayout({
+        "select": data.ArrayLayout(data.ArrayLayout(select, cfg.lanes), cfg.filters),
+        "index": unsigned(fields["index_bits"]),
+    })
 
 
-class RowStore(wiring.Component):
-    """A memory of ``depth`` rows of ``width`` bits, one write port and ``reads``
-    combinational read ports.
-
-    A component of its own (rather than a bare memory in the array) so that synthesis
-    reports the operand stores as buffers, apart from the front end (``synth/kinds.py``).
-
-    Attributes
-    ----------
-    waddr, wdata, wen : In
-        Write port: row ``waddr`` takes ``wdata`` at the clock edge when ``wen``.
-    raddr : In(ArrayLayout(unsigned(ceil_log2(depth)), reads))
-    rdata : Out(ArrayLayout(unsigned(width), reads))
-        Row ``raddr[i]`` on ``rdata[i]``, combinationally.
-    """
-
-    def __init__(self, width: int, depth: int, reads: int = 1):
-        self.width, self.depth, self.reads = width, depth, reads
-        addr = unsigned(ceil_log2(depth))
-        super().__init__({
-            "waddr": In(addr),
-            "wdata": In(unsigned(width)),
-            "wen": In(1),
-            "raddr": In(data.ArrayLayout(addr, reads)),
-            "rdata": Out(data.ArrayLayout(unsigned(width), reads)),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.mem = mem = memory.Memory(shape=unsigned(self.width), depth=self.depth,
-                                               init=[])
-        wp = mem.write_port()
-        m.d.comb += [wp.addr.eq(self.waddr), wp.data.eq(self.wdata), wp.en.eq(self.wen)]
-        for i in range(self.reads):
-            rp = mem.read_port(domain="comb")
-            m.d.comb += [rp.addr.eq(self.raddr[i]), self.rdata[i].eq(rp.data)]
-        return m
+def _reachable(sources, lane: int, lanes: int) -> set:
+    """The candidates a slot of ``lane`` can select (its multiplexer's inputs)."""
+    return {candidate_index(sources, s, lane, lanes) for s in range(len(sources) + 1)}
 
 
 class TacticalFrontEnd(wiring.Component):
@@ -139,39 +107,37 @@ class TacticalFrontEnd(wiring.Component):
         Every window's masked candidates, candidate ``dt * lanes + lane``.
     """
 
-    def __init__(self, cfg, sources, meta):
-        self.cfg, self.sources, self.meta = cfg, sources, meta
+    def __init__(self, cfg, sources):
+        self.cfg, self.sources = cfg, sources
+        self.meta = meta_row_layout(cfg)
         self.rows = window_candidates(sources)
         self.n_cands = self.rows * cfg.lanes
         self.index_shape = Signal(range(self.n_cands)).shape()
         super().__init__({
             "wgt_row": In(unsigned(cfg.wgt_row_bits)),
-            "meta_row": In(unsigned(meta_width(meta))),
+            "meta_row": In(unsigned(self.meta.size)),
             "act_addr": Out(data.ArrayLayout(unsigned(ceil_log2(cfg.depth)), self.rows)),
             "act_rows": In(data.ArrayLayout(unsigned(cfg.act_row_bits), self.rows)),
             "index": Out(data.ArrayLayout(self.index_shape, cfg.filters * cfg.lanes)),
-            "cands": Out(data.ArrayLayout(data.ArrayLayout(_act_shape(cfg), self.n_cands),
+            "cands": Out(data.ArrayLayout(act_brick_layout(cfg, lanes=self.n_cands),
                                           cfg.windows)),
         })
 
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
-        mb = self.meta["select_bits"]
+        meta = data.View(self.meta, self.meta_row)
         orig = Signal(range(max(cfg.depth, 2)))
-        m.d.comb += orig.eq(self.meta_row[self.meta["index_offset"]:
-                                          self.meta["index_offset"] + self.meta["index_bits"]])
+        m.d.comb += orig.eq(meta.index)
         for dt in range(self.rows):
             m.d.comb += self.act_addr[dt].eq(orig + dt)
 
         index = {}            # (f, l) -> candidate index signal
         nonzero = {}
+        wgt = wgt_bricks(cfg, self.wgt_row)
         for f in range(cfg.filters):
-            wv = data.View(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes),
-                           wgt_brick(cfg, self.wgt_row, f))
             for lane in range(cfg.lanes):
-                sel = self.meta_row[(f * cfg.lanes + lane) * mb:
-                                    (f * cfg.lanes + lane + 1) * mb]
+                sel = meta.select[f][lane]
                 idx = Signal(range(self.n_cands), name=f"cand_f{f}_l{lane}")
                 with m.Switch(sel):
                     for s in range(len(self.sources) + 1):
@@ -181,19 +147,18 @@ class TacticalFrontEnd(wiring.Component):
                     with m.Default():
                         m.d.comb += idx.eq(lane)
                 index[f, lane] = idx
-                nonzero[f, lane] = wv[lane] != 0
+                nonzero[f, lane] = wgt[f][lane] != 0
                 m.d.comb += self.index[f * cfg.lanes + lane].eq(idx)
         # Involvement of every candidate: selected by some slot with a non-zero weight.
         involved = Signal(self.n_cands)
         for c in range(self.n_cands):
             terms = [nonzero[f, lane] & (index[f, lane] == c)
                      for f in range(cfg.filters) for lane in range(cfg.lanes)
-                     if c in _reachable(cfg, self.sources, lane)]
+                     if c in _reachable(self.sources, lane, cfg.lanes)]
             m.d.comb += involved[c].eq(Cat(terms).any() if terms else 0)
         for w in range(cfg.windows):
             for dt in range(self.rows):
-                brick = data.View(data.ArrayLayout(_act_shape(cfg), cfg.lanes),
-                                  act_brick(cfg, self.act_rows[dt], w))
+                brick = act_bricks(cfg, self.act_rows[dt])[w]
                 for lane in range(cfg.lanes):
                     c = dt * cfg.lanes + lane
                     m.d.comb += self.cands[w][c].eq(Mux(involved[c], brick[lane], 0))
@@ -246,7 +211,7 @@ class TacticalLaneMux(wiring.Component):
         """``values[idx]`` over the candidates reachable from ``lane``."""
         out = Signal(shape, name=name)
         with m.Switch(idx):
-            for c in sorted(_reachable(self.cfg, self.sources, lane)):
+            for c in sorted(_reachable(self.sources, lane, self.cfg.lanes)):
                 with m.Case(c):
                     m.d.comb += out.eq(values[c])
         return out
@@ -288,7 +253,7 @@ class TacticalLaneMux(wiring.Component):
         return m
 
 
-class TacticalArray(wiring.Component):
+class TacticalArray(PEGrid):
     """Bit-Tactical front end + TCLp/TCLe back end (see the module docstring).
 
     Submodules (for the synthesis area breakdown, ``synth/kinds.py``): ``act_store``,
@@ -300,21 +265,16 @@ class TacticalArray(wiring.Component):
 
     OWNS_OPERANDS = True
 
-    def __init__(self, cfg, library: ModuleLibrary):
-        self.cfg = cfg
-        self.library = library
+    def __init__(self, cfg, library, **kwargs):
+        # (The configuration guarantees that a metadata row fits in a weight row.)
         self.sources = cfg_sources(cfg)
         self.rows = window_candidates(self.sources)             # h + 1
         self.cands = self.rows * cfg.lanes
-        self.meta = meta_layout(cfg)
-        if not self.meta["fits"]:
-            raise ConfigError("wgt_bits", "the metadata row (selects and step index) does not "
-                              "fit in a weight row: widen wgt_bits or lanes")
-        if cfg.backend == "tclp":
-            self.pe_name = library.add(f"{cfg.top_name}__pe", BitSerialPE(cfg))
-        else:
-            self.pe_name = library.add(f"{cfg.top_name}__pe", PragmaticPE(cfg))
-        super().__init__(owning_array_signature(cfg))
+        super().__init__(cfg, library, **kwargs)
+
+    def make_pe(self, cfg, library):
+        """The back end's PE: Stripes' (TCLp) or Bit-Pragmatic's (TCLe)."""
+        return BitSerialPE(cfg) if cfg.backend == "tclp" else PragmaticPE(cfg)
 
     # ---- storage -----------------------------------------------------------------------
     def _stores(self, m, step):
@@ -322,26 +282,20 @@ class TacticalArray(wiring.Component):
         reading kept step ``step``."""
         cfg = self.cfg
         depth = cfg.depth
-        act_ptr = Signal(range(depth + 1))
-        wgt_ptr = Signal(range(2 * depth + 1))
-        act_take, wgt_take = Signal(), Signal()
-        m.d.comb += [
-            self.act_write.ready.eq(self.load_enable & (act_ptr < depth)),
-            self.wgt_write.ready.eq(self.load_enable & (wgt_ptr < 2 * depth)),
-            act_take.eq(self.act_write.valid & self.act_write.ready),
-            wgt_take.eq(self.wgt_write.valid & self.wgt_write.ready),
-        ]
-        with m.If(self.rewind):
-            m.d.sync += [act_ptr.eq(0), wgt_ptr.eq(0)]
-        with m.Else():
-            m.d.sync += [act_ptr.eq(act_ptr + act_take), wgt_ptr.eq(wgt_ptr + wgt_take)]
+        # Two weight-stream rows per kept step: its weights, then its metadata.
+        act_ptr, act_take = write_pointer(m, self.act_write, rows=depth,
+                                          enable=self.load_enable, rewind=self.rewind,
+                                          prefix="act_")
+        wgt_ptr, wgt_take = write_pointer(m, self.wgt_write, rows=2 * depth,
+                                          enable=self.load_enable, rewind=self.rewind,
+                                          prefix="wgt_")
         m.submodules.act_store = act_mem = RowStore(cfg.act_row_bits, depth, self.rows)
         m.submodules.wgt_store = wgt_mem = RowStore(cfg.wgt_row_bits, depth)
         # Only the used bits of a metadata row are stored: the store is a module of its own,
         # so synthesis could not drop unused columns by itself.
-        mw = meta_width(self.meta)
+        mw = meta_row_layout(cfg).size
         m.submodules.meta_store = meta_mem = RowStore(mw, depth)
-        m.submodules.front_end = fe = TacticalFrontEnd(cfg, self.sources, self.meta)
+        m.submodules.front_end = fe = TacticalFrontEnd(cfg, self.sources)
         m.d.comb += [
             act_mem.waddr.eq(act_ptr), act_mem.wdata.eq(self.act_write.payload),
             act_mem.wen.eq(act_take),
@@ -361,8 +315,7 @@ class TacticalArray(wiring.Component):
         candidates per window (combinational reads)."""
         cfg = self.cfg
         fe = self._stores(m, step)
-        weights = [data.View(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes),
-                             wgt_brick(cfg, fe.wgt_row, f)) for f in range(cfg.filters)]
+        weights = wgt_bricks(cfg, fe.wgt_row)
         m.submodules.lane_mux = mux = TacticalLaneMux(cfg, self.sources, fe.index_shape)
         m.d.comb += mux.index.eq(fe.index)
         return weights, mux, fe.cands
@@ -405,74 +358,39 @@ class TacticalArray(wiring.Component):
             m.d.sync += step.eq(step + 1)
         for w in range(cfg.windows):
             # Bit `bitpos` of every candidate of the window, shared by the filters.
-            flat = cands[w].as_value()
-            m.d.comb += mux.bits[w].eq(Cat(
-                flat[c * cfg.act_bits:(c + 1) * cfg.act_bits].bit_select(seq.bitpos, 1)
-                for c in range(self.cands)))
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.act_bit.eq(mux.act_bit[f][w]),
-                    pe.wgt.eq(weights[f]),
-                    pe.en.eq(valid),
-                    pe.first.eq(seq.first),
-                    pe.negate.eq(seq.first & cfg.act_signed),
-                    pe.commit.eq(seq.commit),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+            m.d.comb += mux.bits[w].eq(Cat(cands[w][c].as_unsigned().bit_select(seq.bitpos, 1)
+                                           for c in range(self.cands)))
+            for f, pe in self.pe_column(m, w):
+                m.d.comb += feed_serial_pe(pe, seq, cfg, act_bit=mux.act_bit[f][w],
+                                           wgt=weights[f], en=valid)
 
     def _tcle(self, m, step, valid, start_d, weights, mux, cands):
         cfg = self.cfg
-        # The window encoder over (h+1)*lanes candidates: Pragmatic's, with more lanes.
-        enc_cfg = SimpleNamespace(act_bits=cfg.act_bits, act_signed=cfg.act_signed,
-                                  encoding=cfg.encoding, first_stage_bits=cfg.first_stage_bits,
-                                  lanes=self.cands)
-        active, step_done, load = Signal(), Signal(), Signal()
-        encoders = []
-        for w in range(cfg.windows):
-            enc = PragmaticWindowEncoder(enc_cfg)
-            m.submodules[f"encoder_w{w}"] = enc
-            m.d.comb += [enc.values.eq(cands[w]), enc.load.eq(load)]
-            encoders.append(enc)
+        # The window encoder over (h+1)*lanes candidates: Pragmatic's, with more lanes,
+        # pallet synchronised.
+        load = Signal()
+        encoders = window_encoders(m, cfg, values=cands, load=load, lanes=self.cands)
+        active, _ = pallet_control(m, encoders, load=load, start=self.start, valid=valid,
+                                   ready=Signal(name="ready"))
         m.d.comb += [
-            step_done.eq(active & Cat(enc.done for enc in encoders).all()),
-            load.eq(valid & (~active | step_done)),
             # Held through the last step's final cycle, whose terms are accumulated at its
             # end: out.valid rises one cycle later (the drain cycle of the cycle model).
             self.busy.eq(valid | active | start_d),
             mux.load.eq(load),
         ]
         with m.If(self.start):
-            m.d.sync += [active.eq(0), step.eq(0)]
-        with m.Else():
-            with m.If(load):
-                m.d.sync += [active.eq(1), step.eq(step + 1)]
-            with m.Elif(step_done):
-                m.d.sync += active.eq(0)
+            m.d.sync += step.eq(0)
+        with m.Elif(load):
+            m.d.sync += step.eq(step + 1)
         # The step's weights, held while its terms are processed (the candidate indexes
         # are held in the lane multiplexers).
-        wregs = []
-        for f in range(cfg.filters):
-            reg = Signal(data.ArrayLayout(signed(cfg.wgt_bits), cfg.lanes), name=f"wgt_f{f}")
-            with m.If(load):
-                m.d.sync += reg.eq(weights[f])
-            wregs.append(reg)
+        wregs = hold_weights(m, cfg, weights, load)
         for w, enc in enumerate(encoders):
             m.d.comb += [mux.take[w].eq(enc.take), mux.neg[w].eq(enc.neg),
                          mux.offset[w].eq(enc.offset)]
-            for f in range(cfg.filters):
-                pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
-                m.d.comb += [
-                    pe.take.eq(mux.lane_take[f][w]),
-                    pe.neg.eq(mux.lane_neg[f][w]),
-                    pe.offset.eq(mux.lane_offset[f][w]),
-                    pe.wgt.eq(wregs[f]),
-                    pe.base.eq(enc.base),
-                    pe.en.eq(active),
-                    pe.clear.eq(self.start),
-                    self.acc[w][f].eq(pe.acc),
-                ]
+            for f, pe in self.pe_column(m, w):
+                m.d.comb += feed_pe(pe, enc, wgt=wregs[f], en=active, take=mux.lane_take[f][w],
+                                    neg=mux.lane_neg[f][w], offset=mux.lane_offset[f][w])
 
 
 ARRAY = TacticalArray

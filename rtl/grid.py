@@ -1,0 +1,101 @@
+"""The PE grid: ``filters`` x ``windows`` instances of one PE module, the base of the arrays.
+
+Every array (:mod:`.array` states the contract with the tile) is a grid of one PE, emitted
+once as its own Verilog module (:mod:`.library`) and instantiated as ``pe_f<f>_w<w>``; PE
+(filter ``f``, window ``w``) is cleared on ``start`` and drives ``acc[w][f]``. What differs
+between the arrays is only what feeds the PEs: :meth:`PEGrid.pes` (or, with something
+shared by a window's PEs, :meth:`PEGrid.pe_column`) hands the array each PE to feed.
+"""
+
+import operator
+
+from amaranth.lib import data, wiring
+
+from .array import array_signature, owning_array_signature
+from .library import ModuleLibrary
+from .rows import act_bricks, wgt_bricks
+
+__all__ = ["PEGrid"]
+
+
+class PEGrid(wiring.Component):
+    """Base class of the arrays: the configuration, the module library, the PE module and
+    the array contract.
+
+    Subclasses set :attr:`PE` (built as ``PE(cfg)``) or override :meth:`make_pe`, and
+    build their PEs with :meth:`pes` or :meth:`pe_column` in ``elaborate``.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+    library : ModuleLibrary
+        Where the PE module is recorded (see :mod:`.library`).
+    pe_name : str, optional
+        Module name of the PE; default ``<cfg.top_name>__pe``. A datapath built inside
+        another tile (Diffy's Bit-Pragmatic array) takes the outer tile's name.
+
+    Attributes
+    ----------
+    PE : type
+        Class attribute: the PE component.
+    OWNS_OPERANDS : bool
+        Class attribute: the array keeps its operands itself
+        (:func:`.array.owning_array_signature`) rather than reading the tile's buffers
+        (:func:`.array.array_signature`).
+    pe_name : str
+        The PE's module name in ``library``.
+    """
+
+    PE = None
+    OWNS_OPERANDS = False
+
+    def __init__(self, cfg, library: ModuleLibrary, *, pe_name: str | None = None):
+        self.cfg = cfg
+        self.library = library
+        self.pe_name = library.add(pe_name or f"{cfg.top_name}__pe",
+                                   self.make_pe(cfg, library))
+        signature = owning_array_signature if self.OWNS_OPERANDS else array_signature
+        super().__init__(signature(cfg))
+
+    def make_pe(self, cfg, library: ModuleLibrary) -> wiring.Component:
+        """The PE component (default ``PE(cfg)``); ``library`` takes any module the PE
+        instantiates by name."""
+        return self.PE(cfg)
+
+    @property
+    def act_bricks(self) -> data.View:
+        """The activation row on the tile's buffer output, ``act_bricks[window][lane]``
+        (:func:`.rows.act_row_layout`)."""
+        return act_bricks(self.cfg, self.act_row)
+
+    @property
+    def wgt_bricks(self) -> data.View:
+        """The weight row on the tile's buffer output, ``wgt_bricks[filter][lane]``."""
+        return wgt_bricks(self.cfg, self.wgt_row)
+
+    def pe_column(self, m, w: int):
+        """Instantiate the PEs of window ``w`` (a column of the grid), filter by filter.
+
+        Yields ``(f, pe)``: PE (``f``, ``w``) instantiated as ``pe_f<f>_w<w>``, ``pe`` its
+        interface (the PE's signature). The caller wires the PE's inputs in the loop body;
+        then (when the loop asks for the next PE) it is cleared on ``start`` and drives
+        ``acc[w][f]``. So the loop must run to its end.
+
+        Parameters
+        ----------
+        m : Module
+        w : int
+            The window.
+        """
+        w = operator.index(w)
+        for f in range(self.cfg.filters):
+            pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+            yield f, pe
+            m.d.comb += [pe.clear.eq(self.start), self.acc[w][f].eq(pe.acc)]
+
+    def pes(self, m):
+        """Every PE of the grid, window by window (:meth:`pe_column`): yields
+        ``(w, f, pe)``."""
+        for w in range(self.cfg.windows):
+            for f, pe in self.pe_column(m, w):
+                yield w, f, pe
