@@ -4,7 +4,7 @@ from amaranth import Module, Mux, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Accumulator", "ShiftAccumulator", "accumulate"]
+__all__ = ["Accumulator", "ShiftAccumulator", "accumulate", "shift_in"]
 
 
 def accumulate(m, pe, accumulator, addend, *, en):
@@ -77,3 +77,14 @@ class ShiftAccumulator(wiring.Component):
         with m.If(self.en):
             m.d.sync += self.value.eq(base + signed_term)
         return m
+
+
+def shift_in(m, serial, term, *, en, first, negate):
+    """Wire a :class:`ShiftAccumulator`: it takes ``term`` when ``en`` (restarting on
+    ``first``, negating on ``negate``)."""
+    m.d.comb += [
+        serial.term.eq(term),
+        serial.en.eq(en),
+        serial.first.eq(first),
+        serial.negate.eq(negate),
+    ]

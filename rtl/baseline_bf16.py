@@ -19,11 +19,12 @@ multiplier and the fp32 adder, instantiated by name ``lanes`` and ``lanes`` time
 
 from amaranth import Module, unsigned
 from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
 from .accumulator import accumulate
 from .baseline import BaselineArray
 from .fp import BF16Multiplier, FloatAccumulator, FloatAdderTree, FP32Adder, local_component
+from .grid import pe_signature
 from .library import ModuleLibrary
 
 __all__ = ["BF16PE", "BF16BaselineArray", "ARRAY"]
@@ -54,13 +55,11 @@ class BF16PE(wiring.Component):
         self.cfg = cfg
         self.multiplier = multiplier or local_component(BF16Multiplier)
         self.adder = adder or local_component(FP32Adder)
-        super().__init__({
+        super().__init__(pe_signature(cfg, {
             "act": In(data.ArrayLayout(unsigned(16), cfg.lanes)),
             "wgt": In(data.ArrayLayout(unsigned(16), cfg.lanes)),
             "en": In(1),
-            "clear": In(1),
-            "acc": Out(unsigned(32)),
-        })
+        }, acc=unsigned(32)))
 
     def elaborate(self, platform):
         cfg = self.cfg

@@ -9,13 +9,26 @@ shared by a window's PEs, :meth:`PEGrid.pe_column`) hands the array each PE to f
 
 import operator
 
+from amaranth import signed
 from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
 
 from .array import array_signature, owning_array_signature
 from .library import ModuleLibrary
 from .rows import act_bricks, wgt_bricks
 
-__all__ = ["PEGrid"]
+__all__ = ["PEGrid", "pe_signature"]
+
+
+def pe_signature(cfg, inputs: dict, *, acc=None) -> wiring.Signature:
+    """A PE's contract with the grid: its own ``inputs`` (name -> member, in port order),
+    then ``clear`` (reset the accumulator; wins) and ``acc`` (the accumulator, default
+    ``signed(acc_bits)``)."""
+    return wiring.Signature({
+        **inputs,
+        "clear": In(1),
+        "acc": Out(signed(cfg.acc_bits) if acc is None else acc),
+    })
 
 
 class PEGrid(wiring.Component):

@@ -50,8 +50,9 @@ Timing (double buffered)
 ------------------------
 The array takes a row pair (``advance``) on the last cycle of the current step (or when
 idle): the serializers and ``act_digits`` load at that edge, the inner counters restart and
-the step counter is set to the new step's length, so the next step's first pairs are processed in the following cycle
-while the tile's buffers already present the next rows: no bubble between steps. The first
+the step counter is set to the new step's length, so the next step's first pairs are
+processed in the following cycle while the tile's buffers already present the next rows: no
+bubble between steps. The first
 row of a run costs one fill cycle; ``busy`` stays high until the last step's last cycle has
 been added to the accumulators. A run of steps ``S_i`` takes ``sum(S_i) + 2`` cycles from
 the command transfer to ``out.valid`` (``RUN_OVERHEAD = 2`` in the golden model).
@@ -64,11 +65,11 @@ from amaranth.lib.wiring import In, Out
 from .accumulator import Accumulator, accumulate
 from .adder_tree import sum_lanes, tree_reduce
 from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
-from .grid import PEGrid
+from .grid import PEGrid, pe_signature
 from .library import ModuleLibrary
 
 __all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
-           "digit_counts", "pair_positions"]
+           "digit_counts", "pair_positions", "term_lane"]
 
 
 class LaneTerm(data.StructLayout):
@@ -79,14 +80,47 @@ class LaneTerm(data.StructLayout):
         super().__init__({"valid": 1, "neg": 1, "exp": range(max(positions, 2))})
 
 
-def _masks_of(encoder: BoothEncoder):
-    """A :class:`~.encoders.BoothEncoder`'s digits as one value ``{shift, neg, nonzero}``
-    (``nonzero`` in the low bits): the load inputs of a radix-4
-    :class:`~.encoders.DigitSerializer`."""
-    nd = encoder.ndigits
-    return Cat(encoder.nonzero,
-               Cat(encoder.digits[i].neg for i in range(nd)),
-               Cat(encoder.digits[i].exp[0] for i in range(nd)))
+def term_lane(m, kind: str, where: str, value, bits: int, *, is_signed: bool, count, load,
+              advance, term, reload=None):
+    """One value's Booth terms, one per cycle: a :class:`~.encoders.BoothEncoder` and a
+    radix-4 :class:`~.encoders.DigitSerializer`, submodules ``<kind>_encoder_<where>`` and
+    ``<kind>_serializer_<where>``.
+
+    Parameters
+    ----------
+    m : Module
+    kind, where : str
+        Of the submodules' names.
+    value : Value
+        The ``bits``-bit value (two's complement if ``is_signed``).
+    count : Value
+        Driven with the value's term count.
+    load, advance : Value
+        The serializer's ``load`` and ``next``.
+    term : View of :class:`LaneTerm`
+        Driven with the serializer's current term.
+    reload : callable ``(digits) -> Value``, optional
+        The digits to load, given the encoder's (``{shift, neg, nonzero}``, ``nonzero`` in
+        the low bits); default the encoder's. (The activations reload the step's digits,
+        kept in a register, each time their loop wraps.)
+    """
+    enc = BoothEncoder(bits, is_signed=is_signed)
+    ser = DigitSerializer(enc.ndigits, 2)
+    m.submodules[f"{kind}_encoder_{where}"] = enc
+    m.submodules[f"{kind}_serializer_{where}"] = ser
+    nd = enc.ndigits
+    digits = Cat(enc.nonzero, Cat(enc.digits[i].neg for i in range(nd)),
+                 Cat(enc.digits[i].exp[0] for i in range(nd)))
+    m.d.comb += [
+        enc.value.eq(value),
+        count.eq(enc.count),
+        Cat(ser.nonzero, ser.neg, ser.shift).eq(digits if reload is None else reload(digits)),
+        ser.load.eq(load),
+        ser.next.eq(advance),
+        term.valid.eq(ser.valid),
+        term.neg.eq(ser.term.neg),
+        term.exp.eq(ser.term.exp),
+    ]
 
 
 def digit_counts(cfg) -> tuple[int, int]:
@@ -128,13 +162,11 @@ class LaconicPE(wiring.Component):
         self.cfg = cfg
         self.nda, self.ndw = digit_counts(cfg)
         self.positions = pair_positions(cfg)
-        super().__init__({
+        super().__init__(pe_signature(cfg, {
             "wgt": In(data.ArrayLayout(LaneTerm(2 * self.ndw), cfg.lanes)),
             "act": In(data.ArrayLayout(LaneTerm(2 * self.nda), cfg.lanes)),
             "en": In(1),
-            "clear": In(1),
-            "acc": Out(signed(cfg.acc_bits)),
-        })
+        }))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -283,20 +315,9 @@ class LaconicArray(PEGrid):
             brick = self.wgt_bricks[f]
             terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes), name=f"wgt_terms_f{f}")
             for lane in range(lanes):
-                enc = BoothEncoder(cfg.wgt_bits, is_signed=True)
-                ser = DigitSerializer(ndw, 2)
-                m.submodules[f"wgt_encoder_f{f}_l{lane}"] = enc
-                m.submodules[f"wgt_serializer_f{f}_l{lane}"] = ser
-                m.d.comb += [
-                    enc.value.eq(brick[lane]),
-                    det.wgt_count[f * lanes + lane].eq(enc.count),
-                    Cat(ser.nonzero, ser.neg, ser.shift).eq(_masks_of(enc)),
-                    ser.load.eq(take),
-                    ser.next.eq(active & wrap[lane]),
-                    terms[lane].valid.eq(ser.valid),
-                    terms[lane].neg.eq(ser.term.neg),
-                    terms[lane].exp.eq(ser.term.exp),
-                ]
+                term_lane(m, "wgt", f"f{f}_l{lane}", brick[lane], cfg.wgt_bits, is_signed=True,
+                          count=det.wgt_count[f * lanes + lane], load=take,
+                          advance=active & wrap[lane], term=terms[lane])
             wgt_terms.append(terms)
 
         # Activations: a Booth encoder and a term serializer per window lane, broadcast to
@@ -307,24 +328,16 @@ class LaconicArray(PEGrid):
             brick = self.act_bricks[w]
             terms = Signal(data.ArrayLayout(LaneTerm(2 * nda), lanes), name=f"act_terms_w{w}")
             for lane in range(lanes):
-                enc = BoothEncoder(cfg.act_bits, is_signed=cfg.act_signed)
-                ser = DigitSerializer(nda, 2)
-                m.submodules[f"act_encoder_w{w}_l{lane}"] = enc
-                m.submodules[f"act_serializer_w{w}_l{lane}"] = ser
-                kept = Signal(3 * nda, name=f"act_digits_w{w}_l{lane}")
-                with m.If(take):
-                    m.d.sync += kept.eq(_masks_of(enc))
-                m.d.comb += [
-                    enc.value.eq(brick[lane]),
-                    det.act_count[w * lanes + lane].eq(enc.count),
-                    Cat(ser.nonzero, ser.neg, ser.shift).eq(
-                        Mux(take, _masks_of(enc), kept)),
-                    ser.load.eq(take | (active & wrap[lane])),
-                    ser.next.eq(active),
-                    terms[lane].valid.eq(ser.valid),
-                    terms[lane].neg.eq(ser.term.neg),
-                    terms[lane].exp.eq(ser.term.exp),
-                ]
+                def kept(digits, name=f"act_digits_w{w}_l{lane}"):
+                    reg = Signal(len(digits), name=name)
+                    with m.If(take):
+                        m.d.sync += reg.eq(digits)
+                    return Mux(take, digits, reg)
+
+                term_lane(m, "act", f"w{w}_l{lane}", brick[lane], cfg.act_bits,
+                          is_signed=cfg.act_signed, count=det.act_count[w * lanes + lane],
+                          load=take | (active & wrap[lane]), advance=active, term=terms[lane],
+                          reload=kept)
             act_terms.append(terms)
 
         for w, f, pe in self.pes(m):

@@ -40,13 +40,13 @@ controller's cycle to raise ``out.valid`` (``golden/arch/loom.py:RUN_OVERHEAD = 
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
 from ..gen.config import clog2
-from .accumulator import Accumulator, ShiftAccumulator, accumulate
+from .accumulator import Accumulator, ShiftAccumulator, accumulate, shift_in
 from .adder_tree import sum_lanes
 from .encoders import PrecisionDetector
-from .grid import PEGrid
+from .grid import PEGrid, pe_signature
 from .stripes import SerialSequencer
 
 __all__ = ["LoomPE", "LoomArray", "chunk_shape", "act_chunks"]
@@ -92,7 +92,7 @@ class LoomPE(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        super().__init__({
+        super().__init__(pe_signature(cfg, {
             "act_chunk": In(data.ArrayLayout(chunk_shape(cfg), cfg.lanes)),
             "wgt_bit": In(cfg.lanes),
             "en": In(1),
@@ -100,9 +100,7 @@ class LoomPE(wiring.Component):
             "commit": In(1),
             "wgt_first": In(1),
             "acc_commit": In(1),
-            "clear": In(1),
-            "acc": Out(signed(cfg.acc_bits)),
-        })
+        }))
 
     @staticmethod
     def inner_width(cfg) -> int:
@@ -123,16 +121,9 @@ class LoomPE(wiring.Component):
         m.submodules.serial_wgt = outer = ShiftAccumulator(inner_width, cfg.brick_sum_bits,
                                                            shift=1)
         m.submodules.accumulator = acc = Accumulator(cfg.brick_sum_bits, cfg.acc_bits)
-        m.d.comb += [
-            inner.term.eq(tree.sum),
-            inner.en.eq(self.en),
-            inner.first.eq(self.first),
-            inner.negate.eq(0),
-            outer.term.eq(inner.value),
-            outer.en.eq(self.commit),
-            outer.first.eq(self.wgt_first),
-            outer.negate.eq(self.wgt_first),
-        ]
+        shift_in(m, inner, tree.sum, en=self.en, first=self.first, negate=0)
+        shift_in(m, outer, inner.value, en=self.commit, first=self.wgt_first,
+                 negate=self.wgt_first)
         accumulate(m, self, acc, outer.value, en=self.acc_commit)
         return m
 

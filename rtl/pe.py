@@ -5,12 +5,13 @@ A PE is emitted once per configuration as its own Verilog module and instantiate
 copies.
 """
 
-from amaranth import Module, Mux, signed
+from amaranth import Module, Mux
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
-from .accumulator import Accumulator, ShiftAccumulator, accumulate
+from .accumulator import Accumulator, ShiftAccumulator, accumulate, shift_in
 from .adder_tree import sum_lanes
+from .grid import pe_signature
 from .rows import act_brick_layout, wgt_brick_layout
 
 __all__ = ["BitParallelPE", "BitSerialPE"]
@@ -31,13 +32,11 @@ class BitParallelPE(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        super().__init__({
+        super().__init__(pe_signature(cfg, {
             "act": In(act_brick_layout(cfg)),
             "wgt": In(wgt_brick_layout(cfg)),
             "en": In(1),
-            "clear": In(1),
-            "acc": Out(signed(cfg.acc_bits)),
-        })
+        }))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -71,16 +70,14 @@ class BitSerialPE(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        super().__init__({
+        super().__init__(pe_signature(cfg, {
             "act_bit": In(cfg.lanes),
             "wgt": In(wgt_brick_layout(cfg)),
             "en": In(1),
             "first": In(1),
             "negate": In(1),
             "commit": In(1),
-            "clear": In(1),
-            "acc": Out(signed(cfg.acc_bits)),
-        })
+        }))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -89,11 +86,6 @@ class BitSerialPE(wiring.Component):
                          lambda lane: Mux(self.act_bit[lane], self.wgt[lane], 0))
         m.submodules.serial = serial = ShiftAccumulator(tree.sum_width, cfg.brick_sum_bits)
         m.submodules.accumulator = acc = Accumulator(cfg.brick_sum_bits, cfg.acc_bits)
-        m.d.comb += [
-            serial.term.eq(tree.sum),
-            serial.en.eq(self.en),
-            serial.first.eq(self.first),
-            serial.negate.eq(self.negate),
-        ]
+        shift_in(m, serial, tree.sum, en=self.en, first=self.first, negate=self.negate)
         accumulate(m, self, acc, serial.value, en=self.commit)
         return m

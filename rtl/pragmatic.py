@@ -46,7 +46,7 @@ from amaranth.lib.wiring import In, Out
 from .accumulator import Accumulator, accumulate
 from .adder_tree import sum_lanes
 from .encoders import BoothTermSerializer, OneffsetEncoder, PriorityEncoder, booth_digit_count
-from .grid import PEGrid
+from .grid import PEGrid, pe_signature
 from .rows import act_brick_layout, act_bricks, wgt_brick_layout, wgt_bricks
 
 __all__ = ["PragmaticArray", "PragmaticPE", "PragmaticWindowEncoder", "term_positions",
@@ -97,16 +97,14 @@ class PragmaticPE(wiring.Component):
     def __init__(self, cfg):
         self.cfg = cfg
         self.positions = term_positions(cfg)
-        super().__init__({
+        super().__init__(pe_signature(cfg, {
             "wgt": In(wgt_brick_layout(cfg)),
             "take": In(cfg.lanes),
             "neg": In(cfg.lanes),
             "offset": In(data.ArrayLayout(unsigned(offset_bits(cfg)), cfg.lanes)),
             "base": In(_base_shape(cfg)),
             "en": In(1),
-            "clear": In(1),
-            "acc": Out(signed(cfg.acc_bits)),
-        })
+        }))
 
     def elaborate(self, platform):
         cfg = self.cfg
