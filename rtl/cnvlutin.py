@@ -39,6 +39,7 @@ from amaranth import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from .adder_tree import tree_reduce
 from .buffer import write_pointer
 from .grid import PEGrid
 from .pe import BitParallelPE
@@ -243,7 +244,7 @@ class CnvlutinArray(PEGrid):
                 m.d.comb += [pe.act.eq(values), pe.en.eq(pe_en)]
                 m.d.comb += [pe.wgt[lane].eq(wgt_store.data[w][lane][f])
                              for lane in range(cfg.lanes)]
-        m.d.comb += any_has.eq(stepping & _any(has_bits))
+        m.d.comb += any_has.eq(stepping & tree_reduce(has_bits, lambda a, b, *_: a | b))
         return m
 
 
@@ -296,14 +297,6 @@ class WeightStore(wiring.Component):
                 m.d.comb += [rp.addr.eq(self.read_addr[w][lane]),
                              self.data[w][lane].eq(rp.data)]
         return m
-
-
-def _any(bits):
-    """OR of a list of 1-bit values."""
-    out = bits[0]
-    for b in bits[1:]:
-        out = out | b
-    return out
 
 
 ARRAY = CnvlutinArray

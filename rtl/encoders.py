@@ -32,10 +32,13 @@ stalls (the term is presented again), which is how a Bit-Pragmatic lane waits fo
 terms outside the current window.
 """
 
+import operator
+
 from amaranth import Cat, Const, Module, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..gen.designs.common import booth_digits
 from .adder_tree import tree_reduce
 
 __all__ = [
@@ -48,8 +51,11 @@ __all__ = [
 
 def booth_digit_count(bits: int, signed: bool = True) -> int:
     """Radix-4 Booth digits of a ``bits``-wide value: ``ceil(bits / 2)`` if signed, else
-    ``ceil((bits + 1) / 2)`` (zero-extended by one bit so the top bit is not a sign)."""
-    return (bits + 1) // 2 if signed else (bits + 2) // 2
+    ``ceil((bits + 1) / 2)`` (zero-extended by one bit so the top bit is not a sign); the
+    count the configuration's peak throughput is based on
+    (:func:`termwise.gen.designs.common.booth_digits`)."""
+    bits = operator.index(bits)
+    return booth_digits(bits if signed else bits + 1)
 
 
 def _shape(bits: int, is_signed: bool):

@@ -12,10 +12,12 @@ Storage: the array owns its operands (``OWNS_OPERANDS``, :func:`.array.owning_ar
 
 * Weight stream: two rows per kept step ``j`` (the host's lowering,
   :func:`termwise.golden.arch.tactical.host_weight_rows`): row ``2j`` the packed weights (a
-  dense weight row's layout), row ``2j + 1`` the metadata: the select of every (filter,
-  lane), ``metadata_bits`` each, filter-major (filter 0 lane 0 least significant), then the
-  original step index ``t`` (``clog2(depth)`` bits). Kept in ``wgt_store`` and
-  ``meta_store`` (``depth`` rows each); weights stay across runs.
+  dense weight row's layout), row ``2j + 1`` the metadata (:func:`meta_row_layout`): the
+  select of every (filter, lane), ``metadata_bits`` each, filter-major (filter 0 lane 0
+  least significant), then the original step index ``t`` (``clog2(depth)`` bits). Kept in
+  ``wgt_store`` and ``meta_store`` (``depth`` rows each); weights stay across runs. The
+  connectivity and the metadata fields come from :mod:`termwise.gen.designs.tactical`,
+  which the offline scheduler reads too.
 * Activation stream: the dense rows, unchanged (row ``t`` = brick ``t`` of every window),
   in ``act_store`` with ``h + 1`` read ports at ``t .. t + h``.
 * The command's ``bricks`` is the number of kept steps ``K``.
@@ -95,7 +97,7 @@ class TacticalFrontEnd(wiring.Component):
     ----------
     wgt_row : In(unsigned(wgt_row_bits))
         The kept step's packed weights.
-    meta_row : In(unsigned(meta_width(meta)))
+    meta_row : In(unsigned(meta_row_layout(cfg).size))
         Its metadata: the used low bits of the metadata row (selects, step index).
     act_addr : Out(ArrayLayout(unsigned(ceil_log2(depth)), h + 1))
         Activation rows to read: ``t + dt``.
