@@ -1,0 +1,24 @@
+"""Zero-skipping Stripes: Stripes (Judd et al., MICRO 2016) whose sequencer spends one cycle
+instead of P on a step whose activations are all zero (every window's brick), a
+Cnvlutin-style skip at step granularity. The variant docs/adding-a-design.md adds."""
+
+from ..spec import DesignSpec, Regression
+from .common import tile_testbench
+
+SPEC = DesignSpec(
+    arch="zstripes",
+    description="Stripes with zero-step skipping: a step whose activations are all zero "
+                "takes 1 cycle instead of P",
+    order=15,
+    runtime=("precision",),
+    worst_step_cycles=lambda cfg, p: p,
+    rtl="zstripes",
+    golden="zstripes",
+    testbench=tile_testbench,
+    regressions=(
+        Regression("zstripes-4x4"),
+        Regression("zstripes-4x4", {"act_signed": False}),
+        Regression("zstripes-4x4", suites=("real",)),
+    ),
+    sim_designs={"zstripes": "zstripes-16x16"},
+)
