@@ -1,17 +1,15 @@
 """pytest runner for the bfloat16 tile's cocotb regression (:mod:`termwise.tb.bf16_tests`):
 every regression the bf16 design registers (the baseline arch with ``dtype = "bf16"``:
 16-bit bf16 operands, fp32 accumulators), and the check that a wrong golden order is caught.
-
-A failure prints the seed and the command that reruns it with waveforms
-(:func:`termwise.tb.regress.regress`).
+Failures name the seed and the rerun command (:func:`termwise.tb.regress.regress`).
 """
 
 import pytest
 
 from termwise.gen.config import preset
+from termwise.tb import testbenches
 from termwise.tb.regress import SEED, params, regress
 from termwise.tb.runner import run_regression
-from termwise.tb import testbenches
 
 
 @pytest.mark.parametrize("cfg, suites", params("termwise.tb.bf16_tests"))

@@ -2,9 +2,6 @@
 regression the design registers, plus two slow ones (``make test-all``): sampled rows of
 every dncnn layer through diffy-4x4 (the ``dncnn`` suite), and the diffy-16x16 build with a
 short random regression.
-
-A failure prints the seed and the command that reruns it with waveforms
-(:func:`termwise.tb.regress.regress`).
 """
 
 import importlib.util

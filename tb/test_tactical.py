@@ -3,9 +3,6 @@ cocotb module :mod:`termwise.tb.tactical_cases`): outputs exact against the dens
 product, cycle counts exact against golden/arch/tactical.py, for both back ends, on every
 regression the design registers. The host lowers the weights with the offline schedule
 (golden/tactical_schedule.py), so these runs use the Bit-Tactical driver.
-
-A failure prints the seed and the command that reruns it with waveforms
-(:func:`termwise.tb.regress.regress`).
 """
 
 import pytest

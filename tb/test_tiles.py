@@ -5,9 +5,6 @@ every regression the designs register for it, one simulator start each (the slow
 loom-16x16 and laconic-16x16 have 1024 PEs (equal peak at 16 bits needs 64 windows): their
 Verilog takes minutes to emit and Verilator does not finish in reasonable time, so their
 RTL is exercised at 4x4 and their 16x16 presets by the golden models (``termwise sim``).
-
-A failure prints the seed and the command that reruns it with waveforms
-(:func:`termwise.tb.regress.regress`).
 """
 
 import pytest
