@@ -5,8 +5,8 @@ from ..spec import ConfigError, DesignSpec, Option, Regression, Testbench
 
 
 def _check(cfg):
-    # The datapath sums bricks of act_bits + 1 bit deltas.
-    inner_sum = cfg.act_bits + 1 + cfg.wgt_bits + max(cfg.lanes - 1, 0).bit_length()
+    # The datapath sums bricks of act_bits + 1 bit deltas: one bit more than a brick sum.
+    inner_sum = cfg.brick_sum_bits + 1
     if cfg.acc_bits < inner_sum:
         raise ConfigError("acc_bits", f"must be at least {inner_sum} for diffy (a brick of "
                           f"{cfg.act_bits + 1}-bit deltas), got {cfg.acc_bits}")

@@ -1,4 +1,4 @@
-"""Plot helpers (gen/plots.py) and the PNG writers that use them: the log-axis rule,
+"""Plot helpers (gen/reports/plots.py) and the PNG writers that use them: the log-axis rule,
 tick labels that do not collide, titles with the hardware, and every PNG written."""
 
 from types import SimpleNamespace
@@ -8,16 +8,17 @@ import pytest
 
 from termwise.gen.reports import plots as P
 
-# The designs of `termwise sim --arch all` (netsim.PRESETS), spelled out so that the
-# label test does not depend on the simulator.
-DESIGNS = ["baseline", "stripes", "dstripes", "loom", "pragmatic", "pragmatic-booth",
-           "laconic", "cnvlutin", "diffy", "tactical-tclp", "tactical-tcle"]
+# The designs of `termwise sim --designs all` (from the design registry): the label tests
+# must hold for every registered design name.
+from termwise.gen.designs import sim_designs  # noqa: E402
+
+DESIGNS = list(sim_designs())
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def test_designs_match_the_simulator():
     from termwise.golden.netsim import PRESETS
-    assert list(PRESETS) == DESIGNS
+    assert list(PRESETS) == DESIGNS and len(DESIGNS) >= 11
 
 
 @pytest.mark.parametrize("values, log", [
