@@ -1,7 +1,8 @@
 """The bit-parallel baseline with bfloat16 operands and fp32 accumulation (MIOpen's bf16
 convolutions: bf16 multiplies, fp32 sums)."""
 
-from ..spec import ConfigError, DesignSpec, Regression, Testbench
+from ..spec import ConfigError, DesignSpec, Regression
+from .common import own_testbench
 
 
 def _check(cfg):
@@ -9,10 +10,6 @@ def _check(cfg):
         raise ConfigError("dtype", "bf16 needs act_bits = wgt_bits = 16 and acc_bits = 32 "
                           "(fp32 accumulation)")
 
-
-def _testbench(cfg):
-    suites = ("random", "specials", "conv")
-    return Testbench("termwise.tb.bf16_tests", suites, suites)
 
 
 SPEC = DesignSpec(
@@ -27,7 +24,7 @@ SPEC = DesignSpec(
     # The cycle model is the integer baseline's; golden/arch/baseline_bf16.py holds the
     # bit-exact bf16 functional model the bf16 testbench checks against.
     golden="baseline",
-    testbench=_testbench,
+    testbench=own_testbench("termwise.tb.bf16_tests", ("random", "specials", "conv")),
     regressions=(
         Regression("baseline-bf16-4x4"),
         # An odd lane count (the tree passes a value up a level) and several windows.

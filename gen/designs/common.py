@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..spec import Testbench
 
-__all__ = ["tile_testbench", "booth_digits", "act_booth_digits", "GENERIC_TB"]
+__all__ = ["tile_testbench", "own_testbench", "booth_digits", "act_booth_digits",
+           "GENERIC_TB"]
 
 #: The generic cocotb tile regression (random, corner and conv suites; fused output stage).
 GENERIC_TB = "termwise.tb.tile_tests"
@@ -22,6 +23,12 @@ def tile_testbench(cfg) -> Testbench:
             suites.append("chain")
             default.append("chain")
     return Testbench(GENERIC_TB, tuple(suites), tuple(default))
+
+
+def own_testbench(module: str, suites: tuple):
+    """A design's own testbench module whose regression runs all of ``suites``."""
+    bench = Testbench(module, tuple(suites), tuple(suites))
+    return lambda cfg: bench
 
 
 def booth_digits(bits: int) -> int:

@@ -1,7 +1,8 @@
 """Diffy (Mahmoud et al., MICRO 2018): differential convolution along x, Booth-encoded
 deltas on the Bit-Pragmatic datapath, with a reconstruction unit."""
 
-from ..spec import ConfigError, DesignSpec, Option, Regression, Testbench
+from ..spec import ConfigError, DesignSpec, Option, Regression
+from .common import own_testbench
 
 
 def _check(cfg):
@@ -11,10 +12,6 @@ def _check(cfg):
         raise ConfigError("acc_bits", f"must be at least {inner_sum} for diffy (a brick of "
                           f"{cfg.act_bits + 1}-bit deltas), got {cfg.acc_bits}")
 
-
-def _testbench(cfg):
-    suites = ("random", "corners", "conv")
-    return Testbench("termwise.tb.diffy_tests", suites, suites)
 
 
 SPEC = DesignSpec(
@@ -35,7 +32,7 @@ SPEC = DesignSpec(
     check=_check,
     rtl="diffy",
     golden="diffy",
-    testbench=_testbench,
+    testbench=own_testbench("termwise.tb.diffy_tests", ("random", "corners", "conv")),
     regressions=(
         Regression("diffy-4x4"),
         Regression("diffy-4x4", {"act_signed": False}),

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..spec import ConfigError, DesignSpec, Option, Regression, Testbench
-from .common import act_booth_digits
+from ..spec import ConfigError, DesignSpec, Option, Regression
+from .common import act_booth_digits, own_testbench
 
 __all__ = ["SPEC", "T_SOURCES", "sources", "cfg_sources", "metadata_bits",
            "window_candidates", "candidate_index", "meta_layout"]
@@ -87,10 +87,6 @@ def _worst(cfg, p):
     return act_booth_digits(cfg, p) if cfg.encoding == "booth" else p
 
 
-def _testbench(cfg):
-    suites = ("sparse", "random", "corners", "conv")
-    return Testbench("termwise.tb.tactical_cases", suites, suites)
-
 
 SPEC = DesignSpec(
     arch="tactical",
@@ -109,7 +105,8 @@ SPEC = DesignSpec(
     check=_check,
     rtl="tactical",
     golden="tactical",
-    testbench=_testbench,
+    testbench=own_testbench("termwise.tb.tactical_cases",
+                            ("sparse", "random", "corners", "conv")),
     regressions=(
         Regression("tactical-tclp-4x4"),
         Regression("tactical-tcle-4x4"),
