@@ -25,9 +25,10 @@ def tile_testbench(cfg) -> Testbench:
     return Testbench(GENERIC_TB, tuple(suites), tuple(default))
 
 
-def own_testbench(module: str, suites: tuple):
-    """A design's own testbench module whose regression runs all of ``suites``."""
-    bench = Testbench(module, tuple(suites), tuple(suites))
+def own_testbench(module: str, suites: tuple, default: tuple | None = None):
+    """A design's own testbench module, its ``suites`` and the regression's ``default``
+    ones (all of ``suites`` when not given)."""
+    bench = Testbench(module, tuple(suites), tuple(default or suites))
     return lambda cfg: bench
 
 

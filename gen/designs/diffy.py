@@ -32,7 +32,9 @@ SPEC = DesignSpec(
     check=_check,
     rtl="diffy",
     golden="diffy",
-    testbench=own_testbench("termwise.tb.diffy_tests", ("random", "corners", "conv")),
+    # dncnn: rows of every layer of the 8-bit dncnn trace (builds the trace when not cached).
+    testbench=own_testbench("termwise.tb.diffy_tests", ("random", "corners", "conv", "dncnn"),
+                            ("random", "corners", "conv")),
     regressions=(
         Regression("diffy-4x4"),
         Regression("diffy-4x4", {"act_signed": False}),
