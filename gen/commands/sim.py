@@ -138,9 +138,10 @@ def register(subparsers):
     """Add the ``sim`` subcommand (the tile configuration comes from the presets, so the
     configuration arguments are not used)."""
     p = subparsers.add_parser("sim", help="network-level cycles of the designs on a workload")
+    from ...golden.workloads import WORKLOADS
     p.add_argument("--workload", required=True,
-                   help="efficientnet-lite0 | digits-cnn | dncnn | alexnet | vgg16 | "
-                        "resnet50 (the last three: synthetic values)")
+                   help=" | ".join(WORKLOADS) + " (alexnet, vgg16, resnet50: synthetic values; "
+                        "efficientnet-lite0 and ffdnet need `make workloads`)")
     p.add_argument("--designs", "--arch", dest="designs", required=True,
                    metavar="DESIGN[,DESIGN...]|all",
                    help="termwise sim designs (each on its equal-peak preset): "

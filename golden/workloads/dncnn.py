@@ -58,7 +58,8 @@ from .fixedpoint import fake_quant, frac_bits_for, quantise
 __all__ = ["DEPTH", "FEATURES", "SEED", "STEPS", "SIGMA", "TRAIN_IMAGES", "HELDOUT_IMAGES",
            "gray_images", "make_model", "train", "trained", "psnr", "denoise", "conv_gemm",
            "float_forward", "heldout_pairs", "calibrate", "formats", "precision_profile",
-           "PSNR_MARGIN_DB", "TRACE_VERSION", "needs_torch",
+           "PSNR_MARGIN_DB", "TRACE_VERSION", "needs_torch", "profile_search",
+           "profile_and_delta_notes",
            "hd_frame", "build_trace", "load", "delta_term_stats", "delta_table"]
 
 DEPTH = 7
@@ -377,7 +378,7 @@ class _HeldoutModel:
         return float(np.mean(vals))
 
 
-def _profile_search(model, which, act_base, floor, log) -> dict:
+def profile_search(model, which, act_base, floor, log) -> dict:
     """One operand's profile. Single-layer minima first (the others at their base: ``bits``
     for the searched operand, ``act_base`` for the activations when searching weights),
     by bisection on [1, bits] (PSNR taken as monotone in a layer's precision, as
@@ -445,8 +446,8 @@ def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_
     floor = ref - margin
     if log:
         log(f"  full {bits}-bit model: held-out PSNR {ref:.3f} dB")
-    act = _profile_search(model, "act", None, floor, log)
-    wgt = _profile_search(model, "wgt", act["profile"], floor, log)
+    act = profile_search(model, "act", None, floor, log)
+    wgt = profile_search(model, "wgt", act["profile"], floor, log)
     return {"bits": bits, "margin_db": margin,
             "criterion": f"mean held-out PSNR ({', '.join(pairs)}) within {margin} dB of the "
                          f"full {bits}-bit fixed-point model",
@@ -609,19 +610,27 @@ def load(bits: int = 16, *, images: int = 1, seed: int = SEED, profile: bool = T
              f"(PSNR " + ", ".join(f"{k} {v:.2f} dB" for k, v in fp.items()) + f"); per "
              f"layer {TILES} tiles of {TILE_H}x{TILE_W} output windows simulated (sampled "
              f"deterministically), Stripes p lossless over the whole frame"]
+    notes += profile_and_delta_notes(meta, bits, len(layers))
+    return Workload("dncnn", bits, layers, notes=notes, meta=meta)
+
+
+def profile_and_delta_notes(meta: dict, bits: int, n_layers: int) -> list[str]:
+    """The notes an imaging trace carries about its precision profile (when it has one) and
+    its Diffy delta statistics."""
+    notes = []
     prof = meta.get("profile")
     if prof:
         notes.append(f"{bits}-bit per-layer profile (criterion: {prof['criterion']}; "
                      f"{prof['reference_psnr']:.3f} -> {prof['psnr']:.3f} dB): activations "
                      f"{prof['act_profile']} bits, weights {prof['wgt_profile']} bits "
-                     f"(conv1..conv{len(layers)}); Stripes p "
+                     f"(conv1..conv{n_layers}); Stripes p "
                      f"{[info['act_precision'] for info in meta['layers']]}, Loom Pw "
                      f"{[info['wgt_precision'] for info in meta['layers']]}")
     tot = meta["deltas"]["total_macs"]
     notes.append(f"Diffy deltas along x (Booth, MAC-weighted over the simulated tiles): "
                  f"{tot['act_terms']:.2f} terms per activation, {tot['delta_terms']:.2f} per "
                  f"delta (ratio {tot['ratio']:.2f})")
-    return Workload("dncnn", bits, layers, notes=notes, meta=meta)
+    return notes
 
 
 # ----------------------------------------------------------------------------- Diffy deltas

@@ -66,7 +66,7 @@ whole traced frames, Loom's ``Pw`` the widest weight code. Layer 1's input is si
 noisy image leaves [0, 1]); the noise-map channel is a constant code.
 
 16-bit profile (as :func:`.dncnn.precision_profile`, the same search
-:func:`.dncnn._profile_search`): the smallest per-layer activation, then weight, precisions
+:func:`.dncnn.profile_search`): the smallest per-layer activation, then weight, precisions
 such that the mean PSNR (denoised vs clean) over :data:`PROFILE_CROP`-pixel square centre
 crops of every photo's noisy frame stays within :data:`.dncnn.PSNR_MARGIN_DB` (0.1 dB) of
 the full 16-bit fixed-point model's (crops, not whole frames: the search runs about 150
@@ -91,7 +91,8 @@ import zlib
 import numpy as np
 
 from .base import Layer, Workload, cache_dir
-from .dncnn import PSNR_MARGIN_DB, _profile_search, conv_gemm, delta_table, float_forward, psnr
+from .dncnn import (PSNR_MARGIN_DB, conv_gemm, delta_table, float_forward,
+                    profile_and_delta_notes, profile_search, psnr)
 from .efficientnet import channel_scales, quantise_scaled
 from .fixedpoint import frac_bits_for
 
@@ -391,7 +392,7 @@ def formats(params, amax, bits: int, act_prec=None, wgt_prec=None, scales: str =
 class _CropModel:
     """The quantised network on the profile crops (``pairs``: ``{name: (clean, noisy)}``,
     (C, h, w) each, all the same size), evaluated from any layer on; the interface
-    :func:`.dncnn._profile_search` drives (``n``, ``bits``, ``start``, ``advance``,
+    :func:`.dncnn.profile_search` drives (``n``, ``bits``, ``start``, ``advance``,
     ``psnr``)."""
 
     def __init__(self, params, amax, pairs, bits, sigma, scales):
@@ -434,8 +435,8 @@ def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_
     floor = ref - margin
     if log:
         log(f"  full {bits}-bit model: profile-crop PSNR {ref:.3f} dB")
-    act = _profile_search(model, "act", None, floor, log)
-    wgt = _profile_search(model, "wgt", act["profile"], floor, log)
+    act = profile_search(model, "act", None, floor, log)
+    wgt = profile_search(model, "wgt", act["profile"], floor, log)
     crop = model.clean.shape[-2:]
     return {"bits": bits, "margin_db": margin,
             "criterion": f"mean PSNR of {crop[0]}x{crop[1]} centre crops of the noisy frames "
@@ -658,18 +659,7 @@ def load(bits: int = 16, *, images: int = 1, variant: str = "gray", seed: int = 
              f"{meta['tiles']['w']} output windows of the {hw[0] // 2}x{hw[1] // 2} "
              f"sub-images simulated (sampled "
              f"deterministically), Stripes p lossless over the whole traced frames"]
-    prof = meta.get("profile")
-    if prof:
-        notes.append(f"{bits}-bit per-layer profile (criterion: {prof['criterion']}; "
-                     f"{prof['reference_psnr']:.3f} -> {prof['psnr']:.3f} dB): activations "
-                     f"{prof['act_profile']} bits, weights {prof['wgt_profile']} bits "
-                     f"(conv1..conv{len(layers)}); Stripes p "
-                     f"{[info['act_precision'] for info in meta['layers']]}, Loom Pw "
-                     f"{[info['wgt_precision'] for info in meta['layers']]}")
-    tot = meta["deltas"]["total_macs"]
-    notes.append(f"Diffy deltas along x (Booth, MAC-weighted over the simulated tiles): "
-                 f"{tot['act_terms']:.2f} terms per activation, {tot['delta_terms']:.2f} per "
-                 f"delta (ratio {tot['ratio']:.2f})")
+    notes += profile_and_delta_notes(meta, bits, len(layers))
     notes.append(f"paper, for comparison ({PAPER['source']}, {PAPER['networks']}): Diffy "
                  f"{PAPER['diffy_over_baseline']}x over a value-agnostic accelerator, "
                  f"{PAPER['diffy_over_pragmatic']}x over Bit-Pragmatic")
