@@ -32,9 +32,9 @@ def load_row_report(item: str, synth_kwargs: dict) -> dict:
         except (ValueError, UnicodeDecodeError):
             rep = None
         if not (isinstance(rep, dict) and isinstance(rep.get("config"), dict)
-                and (rep.get("asic") or rep.get("fpga")) and "throughput" in rep):
+                and isinstance(rep.get("top"), str) and (rep.get("asic") or rep.get("fpga"))):
             raise ConfigError("compare", f"{path} is not a termwise synth_report.json (it "
-                              "needs config, throughput and asic or fpga results)")
+                              "needs config, top and asic or fpga results)")
         return rep
     if os.path.isdir(item) or os.sep in item or item.endswith(".json"):
         raise ConfigError("compare", f"{item}: no synth_report.json there (give a folder "
