@@ -36,15 +36,15 @@ window is its predecessor.
 Submodules (for the synthesis area breakdown, ``synth/kinds.py``): ``front_end`` with its
 ``predecessor_store``, ``datapath`` and ``reconstruction``.
 
-``delta_source = "stored"`` (the host sends precomputed deltas) is not built: the array
-constructor rejects it with a :class:`~termwise.gen.config.ConfigError`.
+``delta_source = "stored"`` (the host sends precomputed deltas) is not built, so the
+configuration does not accept it (gen/designs/diffy.py).
 """
 
 from amaranth import Cat, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gen.config import ConfigError, TileConfig
+from ..gen.config import TileConfig
 from .array import array_signature
 from .buffer import RowStore
 from .library import ModuleLibrary
@@ -57,8 +57,8 @@ __all__ = ["DiffyArray", "DeltaFrontEnd", "ReconstructionUnit", "delta_config"]
 def delta_config(cfg) -> TileConfig:
     """The Bit-Pragmatic configuration of Diffy's datapath (its twin): the same geometry,
     accumulators and first stage, Booth encoding, pallet synchronisation, on
-    ``act_bits + 1`` bit signed deltas. A :class:`~termwise.gen.config.ConfigError` on
-    ``acc_bits`` if the accumulators cannot hold a brick of deltas."""
+    ``act_bits + 1`` bit signed deltas (the spec has already checked that the accumulators
+    hold a brick of deltas)."""
     return cfg.twin("pragmatic", act_bits=cfg.act_bits + 1, act_signed=True,
                     acc_bits=cfg.acc_bits, encoding="booth", sync="pallet",
                     column_registers=0)
@@ -180,10 +180,6 @@ class DiffyArray(wiring.Component):
     (see :func:`.array.array_signature` with ``restart``)."""
 
     def __init__(self, cfg, library: ModuleLibrary):
-        if cfg.delta_source != "on_the_fly":
-            self._MustUse__silence = True        # never elaborated: no UnusedElaboratable
-            raise ConfigError("delta_source", f"only on_the_fly is built for diffy, got "
-                              f"{cfg.delta_source!r}")
         self.cfg = cfg
         self.inner_cfg = delta_config(cfg)
         # The Bit-Pragmatic array on the deltas, its PE module named after the Diffy tile.
