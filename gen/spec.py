@@ -152,7 +152,12 @@ class DesignSpec:
     area_kinds : tuple of (regex, kind, what)
         Area-kind patterns for this design's own modules (see :mod:`termwise.synth.kinds`).
     sim_designs : dict
-        ``termwise sim`` design name -> its equal-peak-throughput preset.
+        ``termwise sim`` design name -> ``{hardware width in bits: preset}``: the design's
+        equal-peak-throughput preset for workloads of that fixed-point width (e.g.
+        ``{"stripes": {16: "stripes-16x16", 8: "stripes-16x16-8b"}}``). Every preset of a
+        width has the same peak (256 MAC/cycle at that width) as the baseline's of that
+        width, the reference its speedups divide by; an 8-bit workload runs on the 8-bit
+        presets, so a speedup is never the width ratio of data and hardware.
     """
 
     arch: str
@@ -176,6 +181,12 @@ class DesignSpec:
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"design {self.arch}: an option is declared twice")
+        for design, by_bits in self.sim_designs.items():
+            if not (isinstance(by_bits, dict) and by_bits
+                    and all(isinstance(b, int) and not isinstance(b, bool) and b > 0
+                            and isinstance(p, str) for b, p in by_bits.items())):
+                raise ValueError(f"design {self.arch}: sim_designs[{design!r}] must map "
+                                 f"hardware widths (bits) to preset names, got {by_bits!r}")
 
     @property
     def key(self) -> tuple:

@@ -2,9 +2,12 @@
 
     termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16] -o DIR
 
-Each design runs on its 16x16 preset (equal peak throughput: 256
-16-bit MAC/cycle at 16 bits); the baseline is always simulated, as the reference of the
-speedups. Writes DIR/sim.json, sim.csv, sim.md and sim_*.png.
+Each design runs on its equal-peak 16x16 preset of hardware as wide as the workload's values:
+``-16x16`` at ``--precision 16`` (256 16-bit MAC/cycle), ``-16x16-8b`` at ``--precision 8``
+(256 8-bit MAC/cycle), so an 8-bit workload's speedups divide by an 8-bit baseline. The
+baseline is always simulated, as the reference of the speedups. Writes DIR/sim.json
+(per design: its preset, hardware width and reference preset), sim.csv, sim.md and
+sim_*.png.
 """
 
 from __future__ import annotations
@@ -84,11 +87,14 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     def progress(i, n, layer, sec):
         log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
 
-    results = netsim.simulate_layers(wl.layers, ok, max_window_groups=max_window_groups,
+    results = netsim.simulate_layers(wl.layers, ok, bits=bits,
+                                     max_window_groups=max_window_groups,
                                      sample_pairs=sample_pairs, progress=progress,
                                      workers=workers)
     layers, total = summarise(results, ok)
-    cfgs = {a: netsim.design_config(a) for a in ok}
+    cfgs = {a: netsim.design_config(a, bits) for a in ok}
+    reference = netsim.design_preset(ref, bits)
+    peak = cfgs[ref].peak_macs_per_cycle(bits)
     sampled = any(d["sampled"] for r in layers for d in r["designs"].values())
     doc = {
         "workload": wl.name,
@@ -96,10 +102,16 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "synthetic": wl.synthetic,
         "notes": wl.notes,
         "macs": wl.macs,
-        "designs": {a: {"preset": netsim.PRESETS[a], "config": cfgs[a].to_dict(),
-                        "peak_macs_per_cycle_16b": cfgs[a].peak_macs_per_cycle(16)}
+        # Per design: its preset, the hardware's width, its peak at that width and the
+        # preset its speedups divide by.
+        "designs": {a: {"preset": netsim.design_preset(a, bits), "config": cfgs[a].to_dict(),
+                        f"peak_macs_per_cycle_{bits}b": cfgs[a].peak_macs_per_cycle(bits),
+                        "hardware_bits": bits, "reference": reference}
                     for a in ok},
-        "equal_peak_throughput": "every design at 256 16-bit MAC/cycle (16x16 presets)",
+        "hardware_bits": bits,
+        "reference": {"design": ref, "preset": reference},
+        "equal_peak_throughput": f"every design at {peak:g} {bits}-bit MAC/cycle (16x16 "
+                                 f"presets{'' if bits == 16 else f' of {bits}-bit hardware'})",
         "skipped": skipped,
         "encodings": {"pragmatic (ideal, and its preset)": cfgs["pragmatic"].encoding
                       if "pragmatic" in cfgs else None, "laconic": "booth"},
@@ -146,7 +158,9 @@ def register(subparsers):
                    metavar="DESIGN[,DESIGN...]|all",
                    help="termwise sim designs (each on its equal-peak preset): "
                         + ", ".join(sim_designs()) + "; or all. --arch is an old spelling")
-    p.add_argument("--precision", default="16", help="8 or 16 (fixed-point bits)")
+    p.add_argument("--precision", default="16",
+                   help="8 or 16 (fixed-point bits of the values; the hardware is as wide: "
+                        "the -16x16 presets at 16, the -16x16-8b presets at 8)")
     p.add_argument("--images", type=int, default=None,
                    help="photos / inputs simulated (default: the workload's own)")
     p.add_argument("--max-window-groups", type=int, default=None,

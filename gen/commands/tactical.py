@@ -7,8 +7,9 @@
 For every sparsity the network is magnitude-pruned per layer
 (:mod:`termwise.golden.workloads.pruning`; 0 = dense) and simulated on the baseline, the
 back ends alone (dstripes, pragmatic-booth) and TCLp / TCLe, all at equal peak throughput
-(16x16 presets); the schedule efficiency of each connectivity is measured on the same
-weights (:mod:`termwise.gen.reports.tactical`). Writes DIR/tactical.json, tactical.csv
+(the 16x16 presets of hardware as wide as ``--precision``: ``-16x16-8b`` at 8); the
+schedule efficiency of each connectivity is measured on the same weights
+(:mod:`termwise.gen.reports.tactical`). Writes DIR/tactical.json, tactical.csv
 and tactical.md. Bad input exits with status 2 and one line naming the field.
 """
 

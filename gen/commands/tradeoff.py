@@ -7,8 +7,10 @@ weight precision, one layer lowered at a time, the lossless per-layer profiles, 
 base) the integer model of :mod:`termwise.golden.workloads.digits` is run on the 360 test
 images (measured accuracy), its integer layer inputs on the first ``N`` test images are
 traced and :func:`termwise.golden.netsim.simulate_layers` counts the steady-state cycles of
-the baseline, Stripes and Loom on their 16x16 presets (equal peak throughput: 256 16-bit
-MAC/cycle at 16 bits). Stripes runs each layer at its activation precision (runtime
+the baseline, Stripes and Loom on their 16x16 presets of hardware as wide as the setting's
+base (equal peak throughput: the ``-16x16`` presets, 256 16-bit MAC/cycle, for the 16-bit
+base; the ``-16x16-8b`` presets, 256 8-bit MAC/cycle, for the 8-bit base, whose speedups
+divide by the 8-bit baseline). Stripes runs each layer at its activation precision (runtime
 ``precision``); Loom detects the activation precision per group of 16 and runs at the
 layer's weight precision (``wgt_precision``). Lossless: accuracy within
 :data:`~termwise.golden.workloads.digits.LOSSLESS_MARGIN` points of the float model.
@@ -99,9 +101,10 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
         qm = dg.quant_model(params, amax, s["bits"], s["act"], s["wgt"])
         acc = dg.int_accuracy(qm, xte, yte)
         layers = dg.trace_layers(qm, xte[:images])
-        res = netsim.simulate_layers(layers, list(DESIGNS))
+        res = netsim.simulate_layers(layers, list(DESIGNS), bits=s["bits"])
         _, tot = summarise(res, list(DESIGNS))
-        row = dict(s, accuracy=acc, lossless=acc >= floor,
+        row = dict(s, accuracy=acc, lossless=acc >= floor, hardware_bits=s["bits"],
+                   reference=netsim.design_preset(DESIGNS[0], s["bits"]),
                    cycles={d: tot[d]["cycles"] for d in DESIGNS},
                    speedup={d: tot[d]["speedup"] for d in DESIGNS},
                    loom_detected_act_precision=[
@@ -109,7 +112,13 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
         rows.append(row)
         log(f"  [{k + 1:2d}/{len(sets)}] {s['label']:44s} acc {acc:6.2f}%  stripes "
             f"{row['speedup']['stripes']:5.2f}x  loom {row['speedup']['loom']:5.2f}x")
-    cfgs = {d: netsim.design_config(d) for d in DESIGNS}
+    widths = sorted({s["bits"] for s in sets}, reverse=True)
+    cfgs = {b: {d: netsim.design_config(d, b) for d in DESIGNS} for b in widths}
+    hardware = {str(b): {d: {"preset": netsim.design_preset(d, b), "config": c.to_dict(),
+                             f"peak_macs_per_cycle_{b}b": c.peak_macs_per_cycle(b),
+                             "hardware_bits": b,
+                             "reference": netsim.design_preset(DESIGNS[0], b)}
+                         for d, c in cfgs[b].items()} for b in widths}
     doc = {
         "workload": "digits-cnn",
         "architecture": dg.ARCH_KEY,
@@ -129,12 +138,15 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
             k: sorted({r[k][0] for r in rows if r["group"] == g and r["lossless"]} |
                       ({16} if k == "wgt" else set()))
             for k, g in (("act", "uniform act"), ("wgt", "uniform wgt"))},
-        "equal_peak_throughput": "every design on its 16x16 preset (256 16-bit MAC/cycle); "
-                                 "speedup = baseline steady-state cycles / design cycles",
-        # The simulated hardware (the same entries as sim.json's "designs").
-        "designs": {d: {"preset": netsim.PRESETS[d], "config": cfgs[d].to_dict(),
-                        "peak_macs_per_cycle_16b": cfgs[d].peak_macs_per_cycle(16)}
-                    for d in DESIGNS},
+        "equal_peak_throughput": "every design on its 16x16 preset of hardware as wide as the "
+                                 "setting's base (256 16-bit MAC/cycle for the 16-bit base, "
+                                 "256 8-bit MAC/cycle on the -16x16-8b presets for the 8-bit "
+                                 "base); speedup = steady-state cycles of the baseline of "
+                                 "that width / design cycles",
+        # The simulated 16-bit hardware (the same entries as sim.json's "designs"), and the
+        # hardware of every base width (the rows' "hardware_bits").
+        "designs": hardware.get("16", {}),
+        "designs_by_bits": hardware,
         "layers": list(dg.LAYER_NAMES),
         "rows": rows,
     }

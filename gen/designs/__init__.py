@@ -13,7 +13,7 @@ import pkgutil
 
 from ..spec import ConfigError, DesignSpec
 
-__all__ = ["SPECS", "spec", "archs", "options", "sim_designs", "lookup"]
+__all__ = ["SPECS", "spec", "archs", "options", "sim_designs", "sim_presets", "lookup"]
 
 
 def _discover() -> dict:
@@ -58,9 +58,18 @@ def options() -> dict:
     return out
 
 
-def sim_designs() -> dict:
-    """``termwise sim`` design name -> preset name, in the family's order."""
+def sim_presets() -> dict:
+    """``termwise sim`` design name -> ``{hardware bits: preset name}``, in the family's
+    order (each spec's ``sim_designs``)."""
     out = {}
     for s in SPECS.values():
-        out.update(s.sim_designs)
+        out.update({d: dict(sorted(by_bits.items(), reverse=True))
+                    for d, by_bits in s.sim_designs.items()})
     return out
+
+
+def sim_designs(bits: int = 16) -> dict:
+    """``termwise sim`` design name -> its equal-peak preset on ``bits``-bit hardware (the
+    width of the workload's values), in the family's order; designs without a preset of
+    that width are left out. ``sim_designs()`` is the 16-bit map."""
+    return {d: by_bits[bits] for d, by_bits in sim_presets().items() if bits in by_bits}

@@ -22,5 +22,5 @@ SPEC = DesignSpec(
         Regression("baseline-4x4", suites=("real",), slow=True),
         Regression("baseline-16x16", slow=True),
     ),
-    sim_designs={"baseline": "baseline-16x16"},
+    sim_designs={"baseline": {16: "baseline-16x16", 8: "baseline-16x16-8b"}},
 )

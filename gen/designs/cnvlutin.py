@@ -20,5 +20,5 @@ SPEC = DesignSpec(
         Regression("cnvlutin-4x4", suites=("real",), slow=True),
         Regression("cnvlutin-16x16", slow=True),
     ),
-    sim_designs={"cnvlutin": "cnvlutin-16x16"},
+    sim_designs={"cnvlutin": {16: "cnvlutin-16x16", 8: "cnvlutin-16x16-8b"}},
 )

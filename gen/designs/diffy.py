@@ -49,5 +49,5 @@ SPEC = DesignSpec(
         (r"^\.array\.datapath$", "encoders",
          "Diffy's Bit-Pragmatic datapath, array level (as Pragmatic's array level)"),
     ),
-    sim_designs={"diffy": "diffy-16x16"},
+    sim_designs={"diffy": {16: "diffy-16x16", 8: "diffy-16x16-8b"}},
 )

@@ -19,5 +19,5 @@ SPEC = DesignSpec(
         Regression("dstripes-4x4", suites=("real",), slow=True),
         Regression("dstripes-16x16", slow=True),
     ),
-    sim_designs={"dstripes": "dstripes-16x16"},
+    sim_designs={"dstripes": {16: "dstripes-16x16", 8: "dstripes-16x16-8b"}},
 )

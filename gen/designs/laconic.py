@@ -20,5 +20,5 @@ SPEC = DesignSpec(
         Regression("laconic-4x4", {"act_signed": False}),
         Regression("laconic-4x4", suites=("real",), slow=True),
     ),
-    sim_designs={"laconic": "laconic-16x16"},
+    sim_designs={"laconic": {16: "laconic-16x16", 8: "laconic-16x16-8b"}},
 )

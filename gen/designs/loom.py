@@ -21,5 +21,5 @@ SPEC = DesignSpec(
         Regression("loom-4x4", suites=("real",), slow=True),
     ),
     area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),
-    sim_designs={"loom": "loom-16x16"},
+    sim_designs={"loom": {16: "loom-16x16", 8: "loom-16x16-8b"}},
 )

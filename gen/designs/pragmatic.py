@@ -39,5 +39,8 @@ SPEC = DesignSpec(
         Regression("pragmatic-4x4", suites=("real",), slow=True),
         Regression("pragmatic-16x16", slow=True),
     ),
-    sim_designs={"pragmatic": "pragmatic-16x16", "pragmatic-booth": "pragmatic-booth-16x16"},
+    sim_designs={
+        "pragmatic": {16: "pragmatic-16x16", 8: "pragmatic-16x16-8b"},
+        "pragmatic-booth": {16: "pragmatic-booth-16x16", 8: "pragmatic-booth-16x16-8b"},
+    },
 )

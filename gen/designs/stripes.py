@@ -20,5 +20,5 @@ SPEC = DesignSpec(
         Regression("stripes-4x4", suites=("real",), slow=True),
         Regression("stripes-16x16", slow=True),
     ),
-    sim_designs={"stripes": "stripes-16x16"},
+    sim_designs={"stripes": {16: "stripes-16x16", 8: "stripes-16x16-8b"}},
 )

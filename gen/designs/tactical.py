@@ -115,5 +115,8 @@ SPEC = DesignSpec(
         Regression("tactical-tcle-4x4", {"encoding": "plain", "act_signed": False,
                                          "first_stage_bits": 1}, ("sparse", "random")),
     ),
-    sim_designs={"tactical-tclp": "tactical-tclp-16x16", "tactical-tcle": "tactical-tcle-16x16"},
+    sim_designs={
+        "tactical-tclp": {16: "tactical-tclp-16x16", 8: "tactical-tclp-16x16-8b"},
+        "tactical-tcle": {16: "tactical-tcle-16x16", 8: "tactical-tcle-16x16-8b"},
+    },
 )

@@ -20,5 +20,5 @@ SPEC = DesignSpec(
         Regression("zstripes-4x4", {"act_signed": False}),
         Regression("zstripes-4x4", suites=("real",)),
     ),
-    sim_designs={"zstripes": "zstripes-16x16"},
+    sim_designs={"zstripes": {16: "zstripes-16x16", 8: "zstripes-16x16-8b"}},
 )

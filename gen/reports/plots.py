@@ -383,16 +383,17 @@ def hardware_summary(designs: dict | None, data_bits=None) -> str:
     Parameters
     ----------
     designs : dict or None
-        ``name -> {"config": {"act_bits", "wgt_bits", ...}, "peak_macs_per_cycle_16b"}``
-        (the ``designs`` entry of ``sim.json`` / ``tradeoff.json``); missing keys are
-        skipped.
+        ``name -> {"config": {"act_bits", "wgt_bits", ...}, "peak_macs_per_cycle_<b>b"}``
+        (the ``designs`` entry of ``sim.json`` / ``tradeoff.json``; the peak at the
+        hardware's width ``b``, e.g. ``peak_macs_per_cycle_8b`` on 8-bit hardware); missing
+        keys are skipped.
     data_bits : int or None
         Fixed-point width of the workload's values.
 
     Returns
     -------
     str
-        E.g. ``"8-bit values, 16-bit hardware, equal peak 256 MAC/cycle"``.
+        E.g. ``"8-bit values, 8-bit hardware, equal peak 256 MAC/cycle"``.
     """
     parts = []
     if data_bits is not None:
@@ -403,8 +404,8 @@ def hardware_summary(designs: dict | None, data_bits=None) -> str:
     if widths:
         txt = "/".join(f"{a}" if a == w else f"{a}x{w}" for a, w in widths)
         parts.append(f"{txt}-bit hardware")
-    peaks = sorted({float(d["peak_macs_per_cycle_16b"]) for d in (designs or {}).values()
-                    if isinstance(d, dict) and d.get("peak_macs_per_cycle_16b")})
+    peaks = sorted({float(v) for d in (designs or {}).values() if isinstance(d, dict)
+                    for k, v in d.items() if k.startswith("peak_macs_per_cycle") and v})
     if len(peaks) == 1:
         parts.append(f"equal peak {peaks[0]:g} MAC/cycle")
     elif peaks:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...golden.netsim.simulate import REFERENCE
 
-__all__ = ["summarise", "write_reports"]
+__all__ = ["summarise", "write_reports", "plot_title", "hardware_basis"]
 
 STAT_KEYS = ("act_zero_fraction", "wgt_zero_fraction", "act_precision", "wgt_precision",
              "act_group_precision_mean", "act_essential_bits_mean", "act_booth_terms_mean",
@@ -99,14 +99,43 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
     return paths
 
 
+def hardware_basis(doc) -> dict:
+    """What a sim document's speedups rest on: ``{"bits": hardware width or None,
+    "reference": reference preset or None, "peak": peak MAC/cycle or None}``. Documents
+    written before the width was recorded ran on the 16-bit presets."""
+    designs = doc.get("designs") or {}
+    ref = doc.get("reference") or {}
+    bits = doc.get("hardware_bits")
+    preset = ref.get("preset") if isinstance(ref, dict) else None
+    base = designs.get(REFERENCE) if isinstance(designs.get(REFERENCE), dict) else {}
+    if preset is None:
+        preset = base.get("preset")
+    if bits is None and isinstance(base.get("config"), dict):
+        bits = base["config"].get("act_bits")
+    peak = next((v for k, v in base.items() if k.startswith("peak_macs_per_cycle")), None)
+    return {"bits": bits, "reference": preset, "peak": peak}
+
+
 def _markdown(doc, archs) -> str:
     syn = " (SYNTHETIC values)" if doc["synthetic"] else ""
-    lines = [f"# termwise sim: {doc['workload']}{syn}, {doc['precision']}-bit", ""]
+    hw = hardware_basis(doc)
+    bits = hw["bits"]
+    on = f" values on {bits}-bit hardware" if bits else ""
+    lines = [f"# termwise sim: {doc['workload']}{syn}, {doc['precision']}-bit{on}", ""]
     lines += [f"- {n}" for n in doc["notes"]]
-    lines += ["- Designs compared at equal peak throughput: each design's 16x16 preset, "
-              "256 16-bit MAC/cycle at 16 bits (" +
-              ", ".join(f"{a}: `{doc['designs'][a]['preset']}`" for a in archs) + ").",
-              f"- Term encodings of the ideal work: {doc['encodings']}.",
+    presets = ", ".join(f"{a}: `{doc['designs'][a]['preset']}`" for a in archs)
+    if bits:
+        peak = f"{hw['peak']:g} {bits}-bit MAC/cycle at {bits} bits" if hw["peak"] else \
+            "the baseline's peak"
+        lines += [f"- Hardware: {bits}-bit operands for the workload's {doc['precision']}-bit "
+                  f"values; every speedup divides by the bit-parallel baseline "
+                  f"`{hw['reference'] or REFERENCE}`.",
+                  f"- Designs compared at equal peak throughput: each design's 16x16 preset of "
+                  f"{bits}-bit hardware, {peak} ({presets})."]
+    else:
+        lines += [f"- Designs compared at equal peak throughput: each design's preset "
+                  f"({presets})."]
+    lines += [f"- Term encodings of the ideal work: {doc['encodings']}.",
               "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
               "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
               "overhead (its runs do not overlap).",
@@ -167,11 +196,15 @@ def _traffic_markdown(tr) -> list[str]:
 
 def plot_title(doc) -> str:
     """Workload and hardware of a sim document, for the figure titles: e.g.
-    ``"digits-cnn, 8-bit values, 16-bit hardware, equal peak 256 MAC/cycle"``."""
+    ``"digits-cnn, 8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, speedups over
+    baseline-16x16-8b"`` (the reference when the document records it)."""
     from .plots import hardware_summary
     syn = " (synthetic values)" if doc.get("synthetic") else ""
     hw = hardware_summary(doc.get("designs"), doc.get("precision"))
-    return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "")
+    ref = doc.get("reference")
+    over = f", speedups over {ref['preset']}" if isinstance(ref, dict) and \
+        ref.get("preset") else ""
+    return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "") + over
 
 
 def _plots(out_dir, doc, archs) -> list[str]:

@@ -10,10 +10,12 @@ network, the network simulator (:mod:`.netsim`) counts the steady-state cycles o
   of ``tactical-tcle-16x16``),
 * ``tactical-tclp`` and ``tactical-tcle`` (T<2,5> front end),
 
-all at equal peak throughput (256 16-bit MAC/cycle), and reports the speedups over the
-baseline (as the paper does) and over the same back end without the front end (the gain
-of weight skipping alone). Cycles of the Tactical designs are exact (the vectorised
-:func:`termwise.golden.arch.tactical.layer_run_cycles`) unless window groups are sampled.
+all at equal peak throughput (256 MAC/cycle on hardware as wide as the workload's values:
+the ``-16x16`` presets at 16 bits, the ``-16x16-8b`` ones at 8), and reports the speedups
+over the baseline of that width (as the paper does) and over the same back end without
+the front end (the gain of weight skipping alone). Cycles of the Tactical designs are
+exact (the vectorised :func:`termwise.golden.arch.tactical.layer_run_cycles`) unless
+window groups are sampled.
 
 Schedule efficiency, per connectivity ``T<2,5>`` / ``L<h,d>`` (16 filters x 16 lanes,
 16 bricks per chunk, i.e. the 16x16 presets): every (group, filter group, K chunk) of every
@@ -150,7 +152,7 @@ def build_report(workload: str, sparsities, connectivities=CONNECTIVITIES, *,
             kw = {} if images is None else {"images": images}
             wl = load_pruned(workload, s, precision, log=log, **kw)
         t1 = time.perf_counter()
-        res = netsim.simulate_layers(wl.layers, list(DESIGNS),
+        res = netsim.simulate_layers(wl.layers, list(DESIGNS), bits=precision,
                                      max_window_groups=max_window_groups,
                                      sample_pairs=sample_pairs)
         _, total = summarise(res, list(DESIGNS))
@@ -177,13 +179,21 @@ def build_report(workload: str, sparsities, connectivities=CONNECTIVITIES, *,
             f"{row['speedup']['tactical-tcle']:.2f}x "
             f"({row['over_back_end']['tactical-tcle']:.2f}x over pragmatic-booth); "
             f"{sim_s:.1f} s")
-    cfgs = {d: netsim.design_config(d) for d in DESIGNS}
+    cfgs = {d: netsim.design_config(d, precision) for d in DESIGNS}
+    reference = netsim.design_preset(DESIGNS[0], precision)
+    peak = cfgs[DESIGNS[0]].peak_macs_per_cycle(precision)
+    width = "" if precision == 16 else f" of {precision}-bit hardware"
     return {
         "workload": workload, "precision": precision,
-        "designs": {d: {"preset": netsim.PRESETS[d],
-                        "peak_macs_per_cycle_16b": cfgs[d].peak_macs_per_cycle(16)}
+        "designs": {d: {"preset": netsim.design_preset(d, precision),
+                        f"peak_macs_per_cycle_{precision}b":
+                            cfgs[d].peak_macs_per_cycle(precision),
+                        "hardware_bits": precision, "reference": reference}
                     for d in DESIGNS},
-        "equal_peak_throughput": "every design at 256 16-bit MAC/cycle (16x16 presets)",
+        "hardware_bits": precision,
+        "reference": {"design": DESIGNS[0], "preset": reference},
+        "equal_peak_throughput": f"every design at {peak:g} {precision}-bit MAC/cycle (16x16 "
+                                 f"presets{width}; speedups over {reference})",
         "back_ends": dict(BACK_ENDS),
         "encodings": {"tactical-tcle": cfgs["tactical-tcle"].encoding,
                       "pragmatic-booth": cfgs["pragmatic-booth"].encoding},

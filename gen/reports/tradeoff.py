@@ -9,7 +9,8 @@ import os
 
 __all__ = ["DESIGNS", "write_reports", "plot_title"]
 
-#: The designs of the trade-off study (each on its equal-peak 16x16 preset).
+#: The designs of the trade-off study (each on its equal-peak 16x16 preset of the setting's
+#: base width: ``-16x16`` for the 16-bit base, ``-16x16-8b`` for the 8-bit one).
 DESIGNS = ("baseline", "stripes", "loom")
 
 
@@ -26,12 +27,14 @@ def write_reports(out_dir, doc, plot=True) -> list[str]:
         w = csv.writer(f)
         w.writerow(["group", "setting", "base_bits", *[f"act_{n}" for n in names],
                     *[f"wgt_{n}" for n in names], "test_accuracy", "lossless",
-                    *[f"{d}_cycles" for d in DESIGNS], "stripes_speedup", "loom_speedup"])
+                    *[f"{d}_cycles" for d in DESIGNS], "stripes_speedup", "loom_speedup",
+                    "hardware_bits", "speedup_over"])
         for r in doc["rows"]:
             w.writerow([r["group"], r["label"], r["bits"], *r["act"], *r["wgt"],
                         f"{r['accuracy']:.2f}", int(r["lossless"]),
                         *[r["cycles"][d] for d in DESIGNS],
-                        f"{r['speedup']['stripes']:.4f}", f"{r['speedup']['loom']:.4f}"])
+                        f"{r['speedup']['stripes']:.4f}", f"{r['speedup']['loom']:.4f}",
+                        r.get("hardware_bits", 16), r.get("reference", "")])
     paths.append(p)
     p = os.path.join(out_dir, "tradeoff.md")
     pr = doc["profiles"]
@@ -61,13 +64,14 @@ def write_reports(out_dir, doc, plot=True) -> list[str]:
         "- Stripes runs at the activation precision (runtime `precision`); Loom detects the "
         "activation precision per group of 16 values and runs at the weight precision "
         "(`wgt_precision`). Profiles searched on the test set.", "",
-        f"| setting | act ({'/'.join(names)}) | wgt | accuracy % | lossless | Stripes | Loom |",
-        "|---|---|---|---:|:---:|---:|---:|"]
+        f"| setting | act ({'/'.join(names)}) | wgt | accuracy % | lossless | Stripes | Loom | "
+        "speedups over |",
+        "|---|---|---|---:|:---:|---:|---:|---|"]
     for r in doc["rows"]:
         lines.append(f"| {r['label']} | {'/'.join(map(str, r['act']))} | "
                      f"{'/'.join(map(str, r['wgt']))} | {r['accuracy']:.2f} | "
                      f"{'yes' if r['lossless'] else 'no'} | {r['speedup']['stripes']:.2f}x | "
-                     f"{r['speedup']['loom']:.2f}x |")
+                     f"{r['speedup']['loom']:.2f}x | {_over(r)} |")
     with open(p, "w") as f:
         f.write("\n".join(lines) + "\n")
     paths.append(p)
@@ -76,10 +80,19 @@ def write_reports(out_dir, doc, plot=True) -> list[str]:
     return paths
 
 
+def _over(row) -> str:
+    """The baseline preset a row's speedups divide by, and its width."""
+    ref = row.get("reference")
+    return f"`{ref}` ({row.get('hardware_bits')}-bit)" if ref else "baseline"
+
+
 def plot_title(doc) -> str:
-    """Workload and hardware of a tradeoff document, for the figure title."""
+    """Workload and hardware of a tradeoff document, for the figure title (every base
+    width's hardware: ``8/16-bit hardware`` when the 8-bit settings ran on 8-bit presets)."""
     from .plots import hardware_summary
-    hw = hardware_summary(doc.get("designs"))
+    by_bits = doc.get("designs_by_bits") or {}
+    every = {f"{d}@{b}": e for b, entries in by_bits.items() for d, e in entries.items()}
+    hw = hardware_summary(every or doc.get("designs"))
     designs = ", ".join(d if d == DESIGNS[0] else d.capitalize() for d in doc.get(
         "designs", DESIGNS))
     return f"{doc['workload']}: {designs}" + (f" on {hw}" if hw else "")
@@ -128,7 +141,8 @@ def _plot(out_dir, doc) -> str:
                          (r["speedup"][d], r["accuracy"]), xytext=(0, -16),
                          textcoords="offset points", ha="center", va="top",
                          fontsize=P.FONT - 1, color="#d62728")
-    P.set_value_scale(ax2, sp, "speedup over the bit-parallel baseline", axis="x")
+    P.set_value_scale(ax2, sp, "speedup over the bit-parallel baseline of the same width",
+                      axis="x")
     ax2.xaxis.set_major_formatter(lambda v, _pos: P.ratio_text(v).replace(".00x", "x"))
     ax2.set_title("every precision setting", fontsize=P.FONT + 1)
     handles, labels = ax2.get_legend_handles_labels()

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...gen.designs import sim_designs
+from ...gen.designs import sim_designs, sim_presets
 from ..arch import model
 from ..lowering import im2col
 from ..work import grouped_precision, layer_precision
@@ -61,29 +61,60 @@ from ..terms import essential_bits, precision_needed, term_count
 
 __all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
            "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
-           "LayerResult", "PRESETS", "REFERENCE", "design_config", "design_arch", "steps_independent"]
+           "LayerResult", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "design_config",
+           "design_preset", "design_arch", "hardware_bits", "steps_independent"]
 
-#: The designs of ``termwise sim`` and their equal-peak-throughput presets (256 16-bit
-#: MAC/cycle at 16 bits), from the design registry (each spec's ``sim_designs``). A design
-#: is named by its key; its golden model is that of the preset's ``arch``
-#: (``pragmatic-booth`` is Pragmatic with Booth-encoded activations: the same datapath as
-#: Diffy without the delta front end, so Diffy's gain over it is the gain of differential
-#: convolution alone, at equal peak throughput).
-PRESETS = sim_designs()
+#: The designs of ``termwise sim`` and their equal-peak-throughput presets on 16-bit
+#: hardware (256 16-bit MAC/cycle at 16 bits), from the design registry (each spec's
+#: ``sim_designs``). A design is named by its key; its golden model is that of the preset's
+#: ``arch`` (``pragmatic-booth`` is Pragmatic with Booth-encoded activations: the same
+#: datapath as Diffy without the delta front end, so Diffy's gain over it is the gain of
+#: differential convolution alone, at equal peak throughput).
+PRESETS = sim_designs(16)
 
-#: The design every speedup divides by: the bit-parallel baseline at equal peak throughput.
+#: Design -> ``{hardware bits: preset}``: every width the designs have equal-peak presets
+#: of (16: the ``-16x16`` presets; 8: the ``-16x16-8b`` ones, 256 8-bit MAC/cycle). A
+#: workload runs on the presets of its own width (:func:`hardware_bits`), so that a speedup
+#: over the baseline of that width is a property of the data, not of the width ratio.
+PRESETS_BY_BITS = sim_presets()
+
+#: The design every speedup divides by: the bit-parallel baseline at equal peak throughput
+#: (on hardware of the workload's width).
 REFERENCE = "baseline"
 
 
-def design_config(design: str):
-    """The 16x16 preset of ``design`` (:data:`PRESETS`)."""
+def design_preset(design: str, bits: int = 16) -> str:
+    """The equal-peak preset of ``design`` on ``bits``-bit hardware
+    (:data:`PRESETS_BY_BITS`); ``ValueError`` when it has none of that width."""
+    widths = PRESETS_BY_BITS.get(design)
+    if widths is None:
+        raise ValueError(f"unknown termwise sim design {design!r} (valid: "
+                         f"{', '.join(PRESETS_BY_BITS)})")
+    if bits not in widths:
+        raise ValueError(f"design {design!r} has no {bits}-bit preset (widths: "
+                         f"{', '.join(map(str, widths))})")
+    return widths[bits]
+
+
+def design_config(design: str, bits: int = 16):
+    """The equal-peak 16x16 preset of ``design`` on ``bits``-bit hardware
+    (:func:`design_preset`): ``-16x16`` at 16 bits, ``-16x16-8b`` at 8."""
     from ...gen.config import preset
-    return preset(PRESETS[design])
+    return preset(design_preset(design, bits))
 
 
 def design_arch(design: str) -> str:
     """The architecture (golden model) of a :data:`PRESETS` design."""
     return design_config(design).arch
+
+
+def hardware_bits(layers) -> int:
+    """The hardware width a list of layers runs on: their values' common fixed-point width
+    (``Layer.bits``); ``ValueError`` when the layers disagree."""
+    widths = {int(layer.bits) for layer in layers}
+    if len(widths) != 1:
+        raise ValueError(f"layers of different widths {sorted(widths)}: give bits")
+    return widths.pop()
 
 
 def _out_width(layer) -> int:
@@ -292,7 +323,7 @@ def simulate_layer(layer, cfgs, *, max_window_groups=None, sample_pairs=None) ->
     t0 = time.perf_counter()
     a, wm = lowered_operands(layer)
     # The statistics are taken at the reference design's width and brick (the baseline's,
-    # else the first design's): 16 bits and 16 lanes for the 16x16 presets.
+    # else the first design's): the hardware's width and 16 lanes for the 16x16 presets.
     ref = cfgs.get(REFERENCE) or next(iter(cfgs.values()))
     stats = layer_stats(layer, a, ref.act_bits, ref.lanes)
     # The precisions the runtime registers get (the workload's profile, else lossless).
@@ -328,9 +359,11 @@ def _simulate_index(i: int) -> LayerResult:
     return simulate_layer(layers[i], cfgs, **kw)
 
 
-def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
-                    progress=None, workers: int | None = None) -> list:
-    """Simulate every layer on every design of ``archs`` (each on its 16x16 preset).
+def simulate_layers(layers, archs, *, bits: int | None = None, max_window_groups=None,
+                    sample_pairs=None, progress=None, workers: int | None = None) -> list:
+    """Simulate every layer on every design of ``archs``, each on its equal-peak 16x16
+    preset of ``bits``-bit hardware (:func:`design_config`; default
+    :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets).
 
     Layers are independent, so they are spread over ``workers`` forked processes (default
     :func:`default_workers`); results come back in layer order and do not depend on the
@@ -339,7 +372,8 @@ def simulate_layers(layers, archs, *, max_window_groups=None, sample_pairs=None,
     from :func:`termwise.golden.arch.model`: check first with :func:`available_designs`.
     """
     global _JOB
-    cfgs = {arch: design_config(arch) for arch in archs}
+    bits = hardware_bits(layers) if bits is None else bits
+    cfgs = {arch: design_config(arch, bits) for arch in archs}
     kw = {"max_window_groups": max_window_groups, "sample_pairs": sample_pairs}
     n = len(layers)
     workers = default_workers() if workers is None else max(1, int(workers))

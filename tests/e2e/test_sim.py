@@ -68,3 +68,71 @@ def test_sim_bad_input(termwise, tmp_path):
                            (["--designs", "stripes", "--images", "0"], "images: must be a positive")):
         r = termwise("sim", "--workload", "digits-cnn", *args, "-o", "out")
         assert_usage_error(r, tmp_path / "out", fragment)
+
+
+def test_sim_8bit_on_8bit_hardware(termwise, tmp_path):
+    """Issue 14: --precision 8 runs on the -16x16-8b presets (Stripes: 8 windows of 8-bit
+    activations), and sim.json, sim.md and the plot titles name the width and the
+    reference."""
+    r = ok(termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
+                    "--precision", "8", "-o", "out"))
+    doc = load_json(tmp_path / "out" / "sim.json")
+    assert doc["precision"] == 8 and doc["hardware_bits"] == 8
+    assert doc["reference"] == {"design": "baseline", "preset": "baseline-16x16-8b"}
+    for a in ("baseline", "stripes"):
+        d = doc["designs"][a]
+        assert d["preset"] == f"{a}-16x16-8b" and d["hardware_bits"] == 8
+        assert d["reference"] == "baseline-16x16-8b"
+        assert d["config"]["act_bits"] == d["config"]["wgt_bits"] == 8
+        assert d["peak_macs_per_cycle_8b"] == 256 and "peak_macs_per_cycle_16b" not in d
+    assert doc["equal_peak_throughput"].startswith("every design at 256 8-bit MAC/cycle")
+    for layer in doc["layers"]:
+        windows, k, filters = LAYERS[layer["name"]]
+        base, stripes = layer["designs"]["baseline"], layer["designs"]["stripes"]
+        assert base["cycles"] == _steps(windows, k, filters, 1)
+        p = stripes["rt"]["precision"]
+        assert 1 <= p <= 8
+        assert stripes["cycles"] == _steps(windows, k, filters, 8) * p
+        # Stripes' ideal over an 8-bit baseline: 8 / p, not 16 / p.
+        assert abs(stripes["ideal"] - 8 / p) < 1e-9
+    md = (tmp_path / "out" / "sim.md").read_text()
+    assert md.startswith("# termwise sim: digits-cnn") and "8-bit values on 8-bit hardware" in md
+    assert "`baseline-16x16-8b`" in md
+    from termwise.gen.reports.sim import plot_title
+    assert plot_title(doc).endswith("8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, "
+                                    "speedups over baseline-16x16-8b")
+
+
+#: `termwise sim --workload digits-cnn --designs all --precision 16` before issue 14's
+#: change (commit 24943f7): per design (cycles, rtl_cycles, work, runs) of the network.
+BEFORE_16 = {
+    "baseline": (57600, 86760, 2359296000, 29160),
+    "stripes": (18776, 22422, 766771200, 1823),
+    "zstripes": (18638, 22284, 324151840, 1823),
+    "dstripes": (16535, 20181, 512657280, 1823),
+    "loom": (7188, 8556, 130319184, 456),
+    "pragmatic": (9192, 11015, 80806784, 1823),
+    "pragmatic-booth": (15122, 18767, 95807712, 3645),
+    "laconic": (4852, 5764, 6658226, 456),
+    "cnvlutin": (47532, 105852, 978243072, 29160),
+    "diffy": (13412, 16652, 101440096, 3240),
+    "tactical-tclp": (15498, 19144, 379978240, 1823),
+    "tactical-tcle": (13883, 21173, 71932192, 3645),
+}
+
+
+def test_sim_16bit_unchanged(termwise, tmp_path):
+    """--precision 16 still runs on the 16-bit presets, with the totals of before the 8-bit
+    presets existed (the JSON only gained the hardware width and reference keys)."""
+    ok(termwise("sim", "--workload", "digits-cnn", "--designs", "all", "--precision", "16",
+                "--no-plots", "-o", "out"))
+    doc = load_json(tmp_path / "out" / "sim.json")
+    assert doc["hardware_bits"] == 16 and doc["reference"]["preset"] == "baseline-16x16"
+    assert doc["equal_peak_throughput"] == "every design at 256 16-bit MAC/cycle (16x16 presets)"
+    assert list(doc["total"]) == list(BEFORE_16)
+    for a, (cycles, rtl, work, runs) in BEFORE_16.items():
+        t = doc["total"][a]
+        assert (t["cycles"], t["rtl_cycles"], t["work"], t["runs"]) == (cycles, rtl, work, runs)
+        d = doc["designs"][a]
+        assert d["preset"] == f"{a}-16x16" and d["peak_macs_per_cycle_16b"] == 256
+        assert d["hardware_bits"] == 16 and d["reference"] == "baseline-16x16"

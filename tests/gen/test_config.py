@@ -13,6 +13,39 @@ def test_presets_load_and_equal_peak_at_16_bits():
     assert small_b.peak_macs_per_cycle(8) == small_s.peak_macs_per_cycle(8)
 
 
+def test_sim_presets_equal_peak_at_their_width():
+    """Every ``termwise sim`` design has a 16-bit and an 8-bit equal-peak 16x16 preset: 16
+    filters x 16 lanes, operands as wide as the preset's key, 256 MAC/cycle at that width
+    (the 8-bit ones: issue 14; the 16-bit map is the one sim always used)."""
+    from termwise.gen.designs import sim_designs, sim_presets
+    by_bits = sim_presets()
+    assert len(by_bits) >= 12
+    assert sim_designs() == sim_designs(16) == {d: f"{d}-16x16" for d in by_bits}
+    assert sim_designs(8) == {d: f"{d}-16x16-8b" for d in by_bits}
+    for design, widths in by_bits.items():
+        assert set(widths) == {16, 8}, design
+        for bits, name in widths.items():
+            cfg = preset(name)
+            assert (cfg.act_bits, cfg.wgt_bits) == (bits, bits), name
+            assert (cfg.filters, cfg.lanes, cfg.depth) == (16, 16, 16), name
+            assert cfg.peak_macs_per_cycle(bits) == 256, name
+            assert load_presets()[name]["description"], name
+        # The same design (arch and its options) at both widths.
+        wide, narrow = preset(widths[16]).to_dict(), preset(widths[8]).to_dict()
+        for key in ("windows", "act_bits", "wgt_bits", "acc_bits", "serial_bits"):
+            wide.pop(key, None)
+            narrow.pop(key, None)
+        assert wide == narrow, design
+
+
+def test_sim_designs_must_map_widths_to_presets():
+    from termwise.gen.designs import SPECS
+    from dataclasses import replace
+    spec = next(iter(SPECS.values()))
+    with pytest.raises(ValueError, match="must map hardware widths"):
+        replace(spec, sim_designs={"x": "x-16x16"})
+
+
 def test_acc_bits_derived_to_never_overflow():
     cfg = TileConfig("baseline", 4, 1, 4, 8, 8, depth=64)
     # 256 products of magnitude up to 2**14 need 8 + 8 + log2(256) bits signed.

@@ -128,6 +128,11 @@ def test_hardware_summary():
         "8-bit values, 16-bit hardware, equal peak 256 MAC/cycle"
     assert P.hardware_summary({"a": {"preset": "x"}}, 16) == "16-bit values"
     assert P.hardware_summary(None) == ""
+    # 8-bit hardware for 8-bit values (issue 14): the peak is recorded at the hardware width.
+    narrow = {a: {"preset": f"{a}-16x16-8b", "peak_macs_per_cycle_8b": 256.0,
+                  "config": {"arch": a, "act_bits": 8, "wgt_bits": 8}} for a in DESIGNS}
+    assert P.hardware_summary(narrow, 8) == \
+        "8-bit values, 8-bit hardware, equal peak 256 MAC/cycle"
 
 
 def _sim_doc(names, layers=("conv1", "conv2", "fc")):
@@ -210,6 +215,12 @@ def test_tradeoff_writer_writes_png(tmp_path):
     assert str(tmp_path / "tradeoff.png") in paths
     assert (tmp_path / "tradeoff.png").read_bytes()[:8] == PNG
     assert "16-bit hardware, equal peak 256 MAC/cycle" in plot_title(doc)
+    # The 8-bit settings on their own 8-bit hardware: both widths in the title.
+    narrow = {d: dict(e, preset=f"{d}-16x16-8b", config=dict(e["config"], act_bits=8,
+                                                               wgt_bits=8))
+              for d, e in doc["designs"].items()}
+    doc["designs_by_bits"] = {"16": doc["designs"], "8": narrow}
+    assert "8/16-bit hardware, equal peak 256 MAC/cycle" in plot_title(doc)
 
 
 def test_report_modules_import_without_matplotlib():

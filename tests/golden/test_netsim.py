@@ -1,6 +1,8 @@
 """Network simulator: the vectorised layer cycles equal the sum over lowered runs of
 run_cycles, the ideal work equals potential.total_work, and the CLI rejects bad input."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,54 @@ def test_parallel_layers_equal_sequential():
         for d in archs:
             assert {k: v for k, v in a.designs[d].items() if k != "seconds"} == \
                    {k: v for k, v in b.designs[d].items() if k != "seconds"}
+
+
+def _full_width_8bit_layer():
+    """An 8-bit conv layer whose activations need all 8 bits (-128 present), 16 output
+    windows (a multiple of every 8-bit preset's window count) and 9 bricks of 16 lanes."""
+    rng = np.random.default_rng(14)
+    x = rng.integers(-128, 128, size=(1, 16, 4, 4))
+    x[0, 0, 0, 0] = -128
+    w = rng.integers(-128, 128, size=(16, 16, 3, 3))
+    return Layer("full8", "conv", x, w, 8, padding=1)
+
+
+def test_8bit_values_run_on_8bit_hardware():
+    """Issue 14: an 8-bit layer runs on the -16x16-8b presets. Stripes at the layer's full
+    8-bit precision then has ideal speedup 1.00 over the 8-bit baseline (not the width
+    ratio 16/8 = 2.00 of a 16-bit baseline) and the baseline's cycles at equal peak."""
+    from termwise.gen.reports.sim import summarise
+    from termwise.golden.netsim import design_preset, hardware_bits, simulate_layers
+    layer = _full_width_8bit_layer()
+    assert hardware_bits([layer]) == 8
+    archs = ["baseline", "stripes"]
+    res = simulate_layers([layer], archs, workers=1)
+    assert res[0].designs["stripes"]["rt"]["precision"] == 8
+    _, tot = summarise(res, archs)
+    assert tot["stripes"]["ideal"] == 1.0
+    assert tot["stripes"]["cycles"] == tot["baseline"]["cycles"]
+    assert tot["stripes"]["speedup"] == 1.0
+    base = preset(design_preset("baseline", 8))
+    assert tot["baseline"]["cycles"] == 16 * 9 * math.ceil(16 / base.filters)
+    # The same layer on the 16-bit presets (what --precision 8 ran on before): the
+    # speedup is the width ratio, not a property of the data.
+    _, wide = summarise(simulate_layers([layer], archs, bits=16, workers=1), archs)
+    assert wide["stripes"]["ideal"] == 2.0 and wide["stripes"]["speedup"] == 2.0
+
+
+def test_design_config_by_width():
+    from termwise.golden.netsim import PRESETS, PRESETS_BY_BITS, design_preset, hardware_bits
+    for design in PRESETS:
+        assert design_config(design) == design_config(design, 16) == preset(PRESETS[design])
+        cfg = design_config(design, 8)
+        assert cfg.act_bits == 8 and cfg.name == design_preset(design, 8) == \
+            PRESETS_BY_BITS[design][8]
+        assert cfg.arch == design_config(design).arch
+    with pytest.raises(ValueError, match="no 4-bit preset"):
+        design_config("stripes", 4)
+    with pytest.raises(ValueError, match="unknown termwise sim design"):
+        design_preset("nope", 8)
+    layers = _layers(np.random.default_rng(1))
+    with pytest.raises(ValueError, match="layers of different widths"):
+        hardware_bits(layers + [Layer("w16", "fc", np.ones((1, 4), int), np.ones((2, 4), int),
+                                      16)])
