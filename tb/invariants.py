@@ -77,10 +77,11 @@ def main(argv=None) -> int:
     with open(args.file, encoding="utf-8") as f:
         before = json.load(f)
     before = {n: r for n, r in before.items() if n in now}
-    diffs = compare(before, now)
+    diffs = compare(before, {n: r for n, r in now.items() if n in before})
     for n, r in now.items():
-        same = before.get(n, {}).get("sha256") == r["sha256"]
-        print(f"{n:28s} {r['sha256'][:16]} {'same' if same else 'CHANGED'}")
+        state = "new" if n not in before else \
+            "same" if before[n]["sha256"] == r["sha256"] else "CHANGED"
+        print(f"{n:28s} {r['sha256'][:16]} {state}")
     for d in diffs:
         print(d)
     return 1 if diffs else 0
