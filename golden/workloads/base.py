@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["Layer", "Workload", "synthetic_values",
-           "PRECISIONS", "cache_dir"]
+           "PRECISIONS", "cache_dir", "save_trace"]
 
 #: Base fixed-point widths a workload can be quantised to.
 PRECISIONS = (8, 16)
@@ -112,3 +113,15 @@ def cache_dir() -> str:
                           os.path.join(os.path.dirname(__file__), "..", "..", "build",
                                        "workloads"))
     return os.path.abspath(root)
+
+
+def save_trace(npz: str, js: str, arrays: dict, meta: dict) -> None:
+    """Write a trace's arrays (``.npz``) and its metadata (``.json``), each atomically (a
+    temporary file renamed), so a concurrent reader never sees half a trace."""
+    os.makedirs(os.path.dirname(npz), exist_ok=True)
+    tmp = f"{npz}.tmp{os.getpid()}.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, npz)
+    with open(f"{js}.tmp{os.getpid()}", "w") as f:
+        json.dump(meta, f, indent=1)
+    os.replace(f"{js}.tmp{os.getpid()}", js)

@@ -51,7 +51,7 @@ import zlib
 import numpy as np
 
 from ..primitives import conv2d_direct
-from .base import Layer, Workload, cache_dir
+from .base import Layer, Workload, cache_dir, save_trace
 from .efficientnet import Conv, Net, quantised_model
 from .fixedpoint import fake_quant, frac_bits_for, quantise
 
@@ -576,13 +576,7 @@ def build_trace(bits: int, seed: int = SEED, log=print, profile: bool = True
         + ", ".join(f"{k} {v:.2f} dB" for k, v in meta["frame_psnr"].items())
         + f" ({meta['seconds']:.0f} s)")
     npz, js = _trace_paths(bits, seed, profile)
-    os.makedirs(os.path.dirname(npz), exist_ok=True)
-    tmp = f"{npz}.tmp{os.getpid()}.npz"
-    np.savez(tmp, **arrays)
-    os.replace(tmp, npz)
-    with open(f"{js}.tmp{os.getpid()}", "w") as f:
-        json.dump(meta, f, indent=1)
-    os.replace(f"{js}.tmp{os.getpid()}", js)
+    save_trace(npz, js, arrays, meta)
     return npz, js
 
 

@@ -90,7 +90,7 @@ import zlib
 
 import numpy as np
 
-from .base import Layer, Workload, cache_dir
+from .base import Layer, Workload, cache_dir, save_trace
 from .dncnn import (PSNR_MARGIN_DB, conv_gemm, delta_table, float_forward,
                     profile_and_delta_notes, profile_search, psnr)
 from .efficientnet import channel_scales, quantise_scaled
@@ -611,13 +611,7 @@ def build_trace(bits: int, *, images: int = 1, variant: str = "gray", seed: int 
         + ", ".join(f"{k} {v:.2f} dB" for k, v in table["mean"].items())
         + f" ({meta['seconds']:.0f} s)")
     npz, js = _trace_paths(bits, images, variant, profile, hw, seed, scales)
-    os.makedirs(os.path.dirname(npz), exist_ok=True)
-    tmp = f"{npz}.tmp{os.getpid()}.npz"
-    np.savez(tmp, **arrays)
-    os.replace(tmp, npz)
-    with open(f"{js}.tmp{os.getpid()}", "w") as f:
-        json.dump(meta, f, indent=1)
-    os.replace(f"{js}.tmp{os.getpid()}", js)
+    save_trace(npz, js, arrays, meta)
     return npz, js
 
 
