@@ -1,4 +1,5 @@
-"""Layer and workload records, the workload registry and synthetic values."""
+"""Layer and workload records, synthetic values, the trace cache folder and writer (the registry
+of workloads is :mod:`.registry`)."""
 
 from __future__ import annotations
 
