@@ -10,26 +10,22 @@ from pathlib import Path
 
 import pytest
 
+from termwise.gen.designs import archs
+
 TERMWISE = Path(sys.executable).parent / "termwise"
 REPO_BUILD = Path(__file__).resolve().parents[2] / "build"
 
 # The odd shape: nothing a power of two, operands narrower than a byte.
 ODD = ["--filters", "3", "--windows", "5", "--lanes", "7", "--act-bits", "6", "--wgt-bits", "5"]
-DESIGNS = {
-    "baseline": ["--arch", "baseline", *ODD],
-    "stripes": ["--arch", "stripes", *ODD],
-    "dstripes": ["--arch", "dstripes", *ODD],
-    "loom": ["--arch", "loom", *ODD],
-    "pragmatic": ["--arch", "pragmatic", *ODD],
+# Every registered integer design (a design added later is covered with no edit here), plus
+# the variants whose datapath differs: Booth Pragmatic, the TCLe back end, and bf16.
+DESIGNS = {arch: ["--arch", arch, *ODD] for arch in archs()}
+DESIGNS.update({
     "pragmatic-booth": ["--arch", "pragmatic", "--encoding", "booth", *ODD],
-    "laconic": ["--arch", "laconic", *ODD],
-    "cnvlutin": ["--arch", "cnvlutin", *ODD],
-    "tactical-tclp": ["--arch", "tactical", *ODD],
     "tactical-tcle": ["--arch", "tactical", "--backend", "tcle", *ODD],
-    "diffy": ["--arch", "diffy", *ODD],
     "bf16": ["--arch", "baseline", "--dtype", "bf16", "--filters", "3", "--windows", "5",
              "--lanes", "7"],
-}
+})
 
 
 def _termwise(*args, build=REPO_BUILD, cwd):
