@@ -2,9 +2,11 @@
 
 A :class:`TileConfig` is immutable. Every derived value (widths, names, peak throughput) is
 computed here and nowhere else, so the generator, the golden model, the testbench and the
-synthesis flow cannot drift apart. Validation happens in :meth:`TileConfig.__post_init__`:
-an impossible configuration raises :class:`ConfigError`, whose message is one line that
-names the field and its valid range.
+synthesis flow cannot drift apart; what differs between designs comes from each design's
+spec (:mod:`termwise.gen.designs`). Validation happens when a configuration is made: an
+impossible configuration raises :class:`ConfigError`, whose message is one line that names
+the field and its valid range. This module imports only the spec layer
+(:mod:`termwise.gen.spec`, :mod:`termwise.gen.designs`).
 
 Semantics follow ``docs/papers.md``: a tile computes
 ``out[f][w] = sum_k act[w][k] * wgt[f][k]`` for ``filters`` filters and ``windows`` windows,
