@@ -16,14 +16,15 @@ Per layer (``Layer`` of :mod:`termwise.golden.workloads`):
   written, each once; the outputs written are modelled by the *next* layer's recorded input
   (the stored form of this layer's output, same format); the last layer's output is not
   counted. The network totals sum the layers.
-* **Compute cycles** at equal peak throughput (256 16-bit MAC/cycle, 16 filters x 16
-  lanes): baseline (bit-parallel, one window per cycle): ``G * ceil(kg/16) * M *
-  ceil(Kin/16)``; Stripes (16 windows in parallel, ``p`` cycles per brick, ``p`` the layer's
+* **Compute cycles** at equal peak throughput (256 MAC/cycle at the workload's width, 16
+  filters x 16 lanes; hardware as wide as the data): baseline (bit-parallel, one window per
+  cycle): ``G * ceil(kg/16) * M * ceil(Kin/16)``; Stripes (``W`` windows in parallel, 16 at
+  16 bits and 8 at 8 bits, ``p`` cycles per brick, ``p`` the layer's
   activation precision, :func:`termwise.golden.netsim.layer_runtime`'s rule):
-  ``G * ceil(kg/16) * ceil(M/16) * ceil(Kin/16) * p``; ShapeShifter-Stripes (Dynamic
+  ``G * ceil(kg/16) * ceil(M/W) * ceil(Kin/16) * p``; ShapeShifter-Stripes (Dynamic
   Stripes whose precision group is the ShapeShifter group, along the im2col rows the tile
-  consumes): the 16 windows of a window group run in lock step, so the bricks of inner
-  group ``j`` take ``max over the 16 windows of width(window, j)`` cycles each.
+  consumes): the ``W`` windows of a window group run in lock step, so the bricks of inner
+  group ``j`` take ``max over the W windows of width(window, j)`` cycles each.
 """
 
 from __future__ import annotations
@@ -45,11 +46,12 @@ __all__ = ["tile_cycles", "layer_report", "workload_report", "write_reports", "D
 DESIGNS = ("baseline", "stripes", "ss_stripes")
 
 
-def geometry() -> tuple[int, int, int]:
-    """``(filters, windows, lanes)`` of the equal-peak Stripes tile the study runs on (its
-    ``termwise sim`` preset; 16 x 16 x 16)."""
+def geometry(bits: int = 16) -> tuple[int, int, int]:
+    """``(filters, windows, lanes)`` of the equal-peak Stripes tile the study runs on: its
+    ``termwise sim`` preset on ``bits``-bit hardware (16 x 16 x 16 at 16 bits, 16 x 8 x 16
+    at 8 bits, where a brick takes 8 cycles)."""
     from ...golden.netsim import design_config
-    cfg = design_config(DESIGNS[1])
+    cfg = design_config(DESIGNS[1], bits)
     return cfg.filters, cfg.windows, cfg.lanes
 
 
@@ -71,7 +73,7 @@ def tile_cycles(layer, group: int, a=None) -> dict:
     else:
         wm = None
     g, m, kin = a.shape
-    filters, windows, lanes = geometry()
+    filters, windows, lanes = geometry(layer.bits)
     kg = (layer.wgt.shape[0] // layer.groups) if layer.kind == "conv" else layer.wgt.shape[0]
     fg = math.ceil(kg / filters)
     bricks = math.ceil(kin / lanes)
@@ -140,9 +142,10 @@ def workload_report(workload, groups=(16,), log=None) -> dict:
     doc = {"workload": workload.name, "precision": workload.bits,
            "synthetic": workload.synthetic, "notes": list(workload.notes),
            "header_bits": header_bits(workload.bits), "groups": {},
-           "equal_peak_throughput": "baseline, Stripes and ShapeShifter-Stripes at 256 "
-                                    "16-bit MAC/cycle (16 filters x 16 lanes; 16 windows "
-                                    "bit-serially)",
+           "equal_peak_throughput": f"baseline, Stripes and ShapeShifter-Stripes at 256 "
+                                    f"{workload.bits}-bit MAC/cycle on {workload.bits}-bit "
+                                    f"hardware (16 filters x 16 lanes; {geometry(workload.bits)[1]} "
+                                    f"windows bit-serially)",
            "traffic_model": "per layer: input activations read + weights read + outputs "
                             "written (= next layer's recorded input; last layer's output "
                             "not counted), each once",

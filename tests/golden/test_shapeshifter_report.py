@@ -47,7 +47,7 @@ def test_totals_are_sums_of_layers_and_parts():
 
 
 def test_cycles_baseline_stripes_and_shapeshifter_by_hand():
-    bits = 8
+    bits = 16                                      # 16-bit hardware: 16 windows
     act = np.zeros((1, 32, 1, 16), np.int64)      # 1x1 conv: M = 16 windows, Kin = 32
     act[0, 0, 0, 3] = 5                            # window 3, lane 0: width 3 (unsigned)
     act[0, 20, 0, 7] = 1                           # window 7, lane 20: width 1
@@ -60,6 +60,11 @@ def test_cycles_baseline_stripes_and_shapeshifter_by_hand():
     assert c["ss_stripes"] == 3 + 1
     c32 = tile_cycles(layer, 32)
     assert c32["ss_stripes"] == 2 * 3              # one group of 32 (2 bricks) at width 3
+    # 8-bit data runs on 8-bit hardware of equal peak: 8 windows, so two window groups.
+    layer8 = Layer("l", "conv", act, wgt, 8, act_precision=6)
+    c8 = tile_cycles(layer8, 16)
+    assert c8["baseline"] == 16 * 2
+    assert c8["stripes"] == 2 * 2 * 6
 
 
 def test_report_files_and_cli(tmp_path):
