@@ -4,9 +4,22 @@ A tile run holds at most ``depth * lanes`` values of the inner dimension K, ``wi
 output positions and ``filters`` output channels. :func:`lower_matmul` splits
 ``out = act @ wgt.T`` into runs: zero-padded to whole bricks, one run per
 (K chunk, filter group, window group). The host adds the partial results of successive K
-chunks. :func:`lower_conv2d` first forms the im2col matrix of a convolution (per group).
-The weights of a filter group stay in the tile across window groups, so a driver loads
-them once (``Run.same_weights_as_previous``).
+chunks. :func:`lower_conv2d` first forms the im2col matrix of a convolution (per group)
+and lays its inner dimension out in bricks (:func:`conv_operands`, ``order``):
+
+``"position"`` (the default; the papers' bricks, docs/papers.md#mapping-conventions)
+    For each kernel position ``(r, s)`` (row-major) the group's ``Cg`` channels, zero padded
+    to a multiple of ``lanes``: ``ceil(Cg / lanes) * R * S`` bricks per window, and no brick
+    mixes two kernel positions.
+``"channel"``
+    The channel-major im2col row (``c, r, s`` order, like ``w.reshape(K, -1)``), zero
+    padded once at the end: ``ceil(Cg * R * S / lanes)`` bricks, which may mix kernel
+    positions.
+
+Both give the same products (the padding is zero on both sides); the brick contents, and so
+a value-dependent design's cycles, differ. Fully-connected layers (:func:`lower_matmul`) have
+no kernel positions. The weights of a filter group stay in the tile across window groups, so
+a driver loads them once (``Run.same_weights_as_previous``).
 """
 
 from __future__ import annotations
@@ -17,7 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Run", "ConvLowering", "lower_matmul", "assemble_matmul", "im2col", "lower_conv2d",
-           "assemble_conv2d", "conv_output_size"]
+           "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
+           "conv_k_index", "conv_operands"]
+
+#: Brick orders of a convolution's inner dimension (see the module docstring).
+ORDERS = ("position", "channel")
+#: The papers' order: channels innermost at each kernel position.
+DEFAULT_ORDER = "position"
 
 
 @dataclass
@@ -97,31 +116,79 @@ def im2col(x, kernel, stride=1, padding=0, dilation=1) -> np.ndarray:
     return cols.reshape(n * oh * ow, c * r * s)
 
 
+def check_order(order: str) -> str:
+    """``order`` if it is one of :data:`ORDERS`, else ``ValueError``."""
+    if order not in ORDERS:
+        raise ValueError(f"brick order must be one of {', '.join(ORDERS)}, got {order!r}")
+    return order
+
+
+def conv_k_index(cg: int, r: int, s: int, lanes: int, order: str = DEFAULT_ORDER) -> np.ndarray:
+    """The lowered inner dimension of one group of a convolution: for every position, the
+    column of the channel-major im2col row it holds (``c * R * S + i * S + j``), -1 for a
+    padding zero. ``"position"``: ``ceil(Cg / lanes) * lanes * R * S`` positions;
+    ``"channel"``: ``Cg * R * S`` (:func:`lower_matmul` pads the end to a whole brick)."""
+    check_order(order)
+    rs = r * s
+    if order == "channel":
+        return np.arange(cg * rs)
+    cgp = math.ceil(cg / lanes) * lanes
+    c = np.arange(cgp)
+    idx = c[np.newaxis, :] * rs + np.arange(rs)[:, np.newaxis]     # (R*S, Cg padded)
+    idx[:, cg:] = -1
+    return idx.reshape(-1)
+
+
+def conv_operands(x, w, *, stride=1, padding=0, dilation=1, groups=1, lanes=16,
+                  order: str = DEFAULT_ORDER) -> tuple[np.ndarray, np.ndarray]:
+    """The per-group matrices a convolution is lowered to: activations ``(G, M, Kg)`` (rows:
+    output positions ``(n, oh, ow)`` row-major) and weights ``(G, K/G, Kg)``, the inner
+    dimension laid out in ``order`` for ``lanes``-wide bricks (:func:`conv_k_index`)."""
+    check_order(order)
+    x, w = np.asarray(x), np.asarray(w)
+    c = x.shape[1]
+    k, cg, r, s = w.shape
+    if c != cg * groups or k % groups:
+        raise ValueError(f"groups: C={c}, K={k} do not split into {groups} groups")
+    kg, rs = k // groups, r * s
+    cols = im2col(x, (r, s), stride, padding, dilation)                # (M, C*R*S)
+    m = cols.shape[0]
+    if order == "channel":
+        return (cols.reshape(m, groups, cg * rs).transpose(1, 0, 2),
+                w.reshape(groups, kg, cg * rs))
+    cgp = math.ceil(cg / lanes) * lanes
+    a = np.zeros((groups, m, rs, cgp), dtype=cols.dtype)
+    a[..., :cg] = cols.reshape(m, groups, cg, rs).transpose(1, 0, 3, 2)
+    wm = np.zeros((groups, kg, rs, cgp), dtype=w.dtype)
+    wm[..., :cg] = w.reshape(groups, kg, cg, rs).transpose(0, 1, 3, 2)
+    return a.reshape(groups, m, rs * cgp), wm.reshape(groups, kg, rs * cgp)
+
+
 @dataclass
 class ConvLowering:
     runs: list[Run]
     groups: list[tuple[int, int, int]]  # (first run, run count, group index)
     out_shape: tuple[int, int, int, int]
+    order: str = DEFAULT_ORDER          # brick order of the inner dimension
 
 
-def lower_conv2d(cfg, x, w, *, stride=1, padding=0, dilation=1, groups=1) -> ConvLowering:
-    """Runs for a convolution ``x`` (N, C, H, W) * ``w`` (K, C/groups, R, S)."""
+def lower_conv2d(cfg, x, w, *, stride=1, padding=0, dilation=1, groups=1,
+                 order: str = DEFAULT_ORDER) -> ConvLowering:
+    """Runs for a convolution ``x`` (N, C, H, W) * ``w`` (K, C/groups, R, S), the inner
+    dimension in brick ``order`` (:data:`ORDERS`, default the papers' ``"position"``)."""
     x, w = np.asarray(x, dtype=np.int64), np.asarray(w, dtype=np.int64)
     n, c, h, wd = x.shape
     k, cg, r, s = w.shape
-    if c != cg * groups or k % groups:
-        raise ValueError(f"groups: C={c}, K={k} do not split into {groups} groups")
     oh = conv_output_size(h, r, stride, padding, dilation)
     ow = conv_output_size(wd, s, stride, padding, dilation)
-    kg = k // groups
+    a, wm = conv_operands(x, w, stride=stride, padding=padding, dilation=dilation,
+                          groups=groups, lanes=cfg.lanes, order=order)
     runs, spans = [], []
     for g in range(groups):
-        cols = im2col(x[:, g * cg:(g + 1) * cg], (r, s), stride, padding, dilation)
-        wg = w[g * kg:(g + 1) * kg].reshape(kg, -1)
-        group_runs = lower_matmul(cfg, cols, wg)
+        group_runs = lower_matmul(cfg, a[g], wm[g])
         spans.append((len(runs), len(group_runs), g))
         runs.extend(group_runs)
-    return ConvLowering(runs, spans, (n, k, oh, ow))
+    return ConvLowering(runs, spans, (n, k, oh, ow), order)
 
 
 def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray]) -> np.ndarray:

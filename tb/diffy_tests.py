@@ -15,10 +15,13 @@ window 0 does not restart, its result) depends on the previous run, so the gener
     - 1) for unsigned, +-(2**act_bits - 1) for signed: most negative next to maximum).
 ``conv``
     A real 3x3 convolution (:func:`termwise.tb.cases.conv_layer`) and a smooth one lowered
-    onto the tile with :func:`termwise.golden.arch.diffy.run_runtimes` (restart masks and
+    onto the tile in the papers' brick order (one kernel position's channels per brick)
+    with :func:`termwise.golden.arch.diffy.run_runtimes` (restart masks and
     predecessors), output compared exactly with ``conv2d_direct``, measured cycles with the
     model; the record also holds the delta statistics and the Pragmatic (Booth) cycles of
     the same layer on the same geometry.
+``conv_channel``
+    The same two convolutions lowered in the channel-major im2col order.
 ``dncnn``
     A few output rows of every layer of the ``dncnn`` workload's trace (:func:`dncnn_crops`:
     real integer activations of the trained denoiser on the HD frame, their halo included,
@@ -41,13 +44,13 @@ import numpy as np
 from ..golden import cycles as cycle_model
 from ..golden.arch import diffy
 from ..golden.fixedpoint import value_range
-from ..golden.lowering import im2col, lower_conv2d
+from ..golden.lowering import DEFAULT_ORDER, im2col, lower_conv2d
 from .cases import conv_layer, corner_cases
 from .driver import TileDriver
 from .harness import TB
 
 __all__ = ["DiffyDriver", "DiffyTB", "diffy_regression", "chain_runs", "smooth_image",
-           "cycle_bound", "pragmatic_twin", "dncnn_crops", "ROWS", "COLS"]
+           "cycle_bound", "pragmatic_twin", "dncnn_crops", "ROWS", "COLS", "CONV_ORDERS"]
 
 #: Output rows per ``dncnn`` crop: more than one, so that runs cross row starts.
 ROWS = 3
@@ -165,30 +168,36 @@ def pragmatic_twin(cfg):
                       first_stage_bits=cfg.first_stage_bits, encoding="booth")
 
 
-async def _conv_case(tb, name, x, w, geometry, rt):
-    """A convolution with Diffy's restart masks and predecessors per run
-    (:func:`termwise.golden.arch.diffy.run_runtimes`), recorded under ``conv`` with the
-    restarts, the delta statistics and the Pragmatic (Booth) cycles of the same layer."""
+async def _conv_case(tb, name, x, w, geometry, rt, suite="conv", order=DEFAULT_ORDER):
+    """A convolution lowered in brick ``order`` with Diffy's restart masks and predecessors
+    per run (:func:`termwise.golden.arch.diffy.run_runtimes`), recorded under ``suite``
+    with the restarts, the delta statistics and the Pragmatic (Booth) cycles of the same
+    layer in the same order."""
     cfg = tb.cfg
-    lowering = lower_conv2d(cfg, x, w, **geometry)
+    lowering = lower_conv2d(cfg, x, w, order=order, **geometry)
     rts = diffy.run_runtimes(cfg, lowering, rt)
     twin = pragmatic_twin(cfg)
     prag = sum(cycle_model.run_cycles(twin, r.act, r.wgt) for r in lower_conv2d(
-        twin, x, w, **geometry).runs)
+        twin, x, w, order=order, **geometry).runs)
     a = im2col(x, w.shape[2:], geometry["stride"], geometry["padding"], geometry["dilation"])
-    await tb.run_conv("conv", name, x, w, geometry, rts, lowering=lowering,
+    await tb.run_conv(suite, name, x, w, geometry, rts, lowering=lowering,
                       restarts=int(sum(bin(r["restart"]).count("1") for r in rts)),
                       pragmatic_booth_cycles=int(prag),
                       **diffy.delta_term_stats(cfg, a, lowering.out_shape[3]))
 
 
-@DiffyTB.suite("conv")
+#: Brick order of each conv suite (:data:`termwise.golden.lowering.ORDERS`).
+CONV_ORDERS = {"conv": "position", "conv_channel": "channel"}
+
+
+@DiffyTB.suite(*CONV_ORDERS)
 async def conv_suite(tb, suite):
     cfg, rng = tb.cfg, tb.rng()
+    order = CONV_ORDERS[suite]
     x, w, geometry, rt = conv_layer(cfg, rng)
-    await _conv_case(tb, "conv3x3_c16_k16_8x8_random", x, w, geometry, rt)
+    await _conv_case(tb, "conv3x3_c16_k16_8x8_random", x, w, geometry, rt, suite, order)
     xs = np.maximum(smooth_image(rng, x.shape, min(cfg.act_bits, 8), cfg.act_signed), 0)
-    await _conv_case(tb, "conv3x3_c16_k16_8x8_smooth", xs, w, geometry, rt)
+    await _conv_case(tb, "conv3x3_c16_k16_8x8_smooth", xs, w, geometry, rt, suite, order)
 
 
 def dncnn_crops(bits: int, seed: int, rows: int = ROWS, cols: int = COLS) -> list:

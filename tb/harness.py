@@ -38,7 +38,7 @@ from cocotb.clock import Clock
 
 from ..gen.config import from_mapping
 from ..golden import cycles as cycle_model
-from ..golden.lowering import assemble_conv2d, lower_conv2d
+from ..golden.lowering import DEFAULT_ORDER, assemble_conv2d, lower_conv2d
 from ..golden.primitives import conv2d_direct
 from ..golden.tile_model import tile_outputs
 from .driver import PERIOD_NS, TileDriver
@@ -260,15 +260,16 @@ class TB:
         return done
 
     async def run_conv(self, suite: str, name: str, x, w, geometry: dict, rt, *,
-                       lowering=None, **extra) -> bool:
+                       lowering=None, order: str = DEFAULT_ORDER, **extra) -> bool:
         """A convolution lowered onto the tile (``lowering``, or :func:`~termwise.golden.
-        lowering.lower_conv2d`), assembled and compared exactly with ``conv2d_direct``,
-        summed cycles with the model; recorded with ``runs``, ``macs`` and ``extra``."""
-        lowering = lowering or lower_conv2d(self.cfg, x, w, **geometry)
+        lowering.lower_conv2d` in brick ``order``), assembled and compared exactly with
+        ``conv2d_direct``, summed cycles with the model; recorded with ``runs``, ``macs``,
+        ``brick_order`` and ``extra``."""
+        lowering = lowering or lower_conv2d(self.cfg, x, w, order=order, **geometry)
         done = await self.run_lowered(lowering.runs, rt)
         out = assemble_conv2d(lowering, done.outputs)
         expected = conv2d_direct(x, w, **geometry)
         return self.check(suite, name, mismatch=differs(out, expected, "conv2d_direct"),
                           cycles=done.cycles, model_cycles=done.model_cycles,
-                          runs=len(lowering.runs),
+                          runs=len(lowering.runs), brick_order=lowering.order,
                           macs=int(np.prod(expected.shape) * np.prod(w.shape[1:])), **extra)

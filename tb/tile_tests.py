@@ -4,7 +4,11 @@
 ``random``, ``corners``, ``fused``
     The cases of :func:`termwise.tb.cases.suite`.
 ``conv``
-    A 3x3 convolution lowered onto the tile, compared with ``conv2d_direct``.
+    A 3x3 convolution lowered onto the tile in the papers' brick order (each brick one
+    kernel position's channels: :data:`termwise.golden.lowering.DEFAULT_ORDER`), compared
+    with ``conv2d_direct``.
+``conv_channel``
+    The same convolution lowered in the channel-major im2col order (``order="channel"``).
 ``chain``
     Two conv layers through the fused output stage, the first feeding the second.
 ``real``
@@ -31,7 +35,7 @@ from . import cases
 from .harness import TB
 
 __all__ = ["TileTB", "tile_regression", "REAL_LAYERS_ENV", "write_real_layers",
-           "read_real_layers"]
+           "read_real_layers", "CONV_ORDERS"]
 
 #: Environment variable naming an ``.npz`` of real layers for the ``real`` suite (the
 #: pytest side prepares them, so the simulator process never builds a workload trace).
@@ -73,12 +77,17 @@ async def case_suite(tb, suite):
     await tb.run_cases(suite, cases.suite(tb.cfg, suite, tb.seed))
 
 
-@TileTB.suite("conv")
+#: Brick order of each conv suite (:data:`termwise.golden.lowering.ORDERS`).
+CONV_ORDERS = {"conv": "position", "conv_channel": "channel"}
+
+
+@TileTB.suite(*CONV_ORDERS)
 async def conv_suite(tb, suite):
-    """A 3x3 convolution (:func:`termwise.tb.cases.conv_layer`) against ``conv2d_direct``."""
+    """A 3x3 convolution (:func:`termwise.tb.cases.conv_layer`) lowered in the suite's
+    brick order (:data:`CONV_ORDERS`) against ``conv2d_direct``."""
     x, w, geometry, rt = cases.conv_layer(tb.cfg, tb.rng())
     await tb.run_conv(suite, f"conv3x3_c{x.shape[1]}_k{w.shape[0]}_{x.shape[2]}x{x.shape[3]}",
-                      x, w, geometry, rt, runtime=rt)
+                      x, w, geometry, rt, order=CONV_ORDERS[suite], runtime=rt)
 
 
 def _run_operand(run, table, *, rows):
@@ -144,8 +153,8 @@ async def chain_suite(tb, suite):
 async def real_suite(tb, suite, sample: int = 10):
     """Sampled runs of every layer of a real network (by default the digits CNN's quantised
     trace: trained weights, test-set activations; or the layers in ``$TERMWISE_REAL_LAYERS``)
-    at the layer's own runtime precisions, as the network simulator sets them; outputs and
-    cycles against the golden models."""
+    at the layer's own runtime precisions, as the network simulator sets them, lowered in
+    its default (the papers') brick order; outputs and cycles against the golden models."""
     from ..golden.lowering import lower_matmul
     from ..golden.netsim import layer_runtime
     from ..golden.workloads import load_workload

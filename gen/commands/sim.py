@@ -1,13 +1,17 @@
 """``termwise sim``: network-level cycles of every design on a workload.
 
-    termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16] -o DIR
+    termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16]
+                 [--brick-order position|channel] -o DIR
 
 Each design runs on its equal-peak 16x16 preset of hardware as wide as the workload's values:
 ``-16x16`` at ``--precision 16`` (256 16-bit MAC/cycle), ``-16x16-8b`` at ``--precision 8``
 (256 8-bit MAC/cycle), so an 8-bit workload's speedups divide by an 8-bit baseline. The
-baseline is always simulated, as the reference of the speedups. Writes DIR/sim.json
-(per design: its preset, hardware width and reference preset), sim.csv, sim.md and
-sim_*.png.
+baseline is always simulated, as the reference of the speedups. ``--brick-order`` chooses
+what a brick of a convolution holds (:mod:`termwise.golden.lowering`): ``position`` (the
+default, the papers') the channels of one kernel position, zero padded to whole bricks;
+``channel`` 16 consecutive values of the channel-major im2col row. Writes DIR/sim.json
+(per design: its preset, hardware width and reference preset; ``brick_order``), sim.csv,
+sim.md (its header states the brick order) and sim_*.png.
 """
 
 from __future__ import annotations
@@ -23,6 +27,16 @@ __all__ = ["register", "run_sim", "parse_archs"]
 
 #: Position in ``termwise --help``.
 ORDER = 70
+
+#: What a convolution's brick holds in each brick order, as sim.json and sim.md state it.
+BRICK_ORDER_TEXT = {
+    "position": "the papers' bricks: the channels of one kernel position, zero padded to a "
+                "multiple of the lanes (ceil(C/lanes) x R x S bricks per window; no brick "
+                "mixes kernel positions)",
+    "channel": "lanes consecutive values of the channel-major im2col row (c, r, s), zero "
+               "padded once at the end (ceil(C x R x S / lanes) bricks per window; a brick "
+               "may mix kernel positions)",
+}
 
 #: Window groups sampled per layer by default for the synthetic shape-only workloads.
 SHAPES_DEFAULT_SAMPLE = 64
@@ -47,8 +61,9 @@ def parse_archs(text: str) -> list[str]:
 
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
-            log=None, workers: int | None = None) -> dict:
-    """Simulate and write the reports; returns the sim.json document."""
+            log=None, workers: int | None = None, brick_order: str | None = None) -> dict:
+    """Simulate and write the reports; returns the sim.json document. ``brick_order``:
+    :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``)."""
     from ...golden import netsim
     from ..reports.sim import summarise, write_reports
     from ...golden.netsim import network_output_traffic
@@ -58,7 +73,12 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if workload not in WORKLOADS:
         raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
                           f"{workload!r}")
+    from ...golden.lowering import DEFAULT_ORDER, ORDERS
     bits = check_precision(precision)
+    order = DEFAULT_ORDER if brick_order is None else brick_order
+    if order not in ORDERS:
+        raise ConfigError("brick_order", f"must be one of {', '.join(ORDERS)}, got "
+                          f"{brick_order!r}")
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
     if images is not None and (isinstance(images, bool) or not isinstance(images, int)
                                or images < 1):
@@ -82,12 +102,12 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if wl.synthetic and max_window_groups is None:
         max_window_groups = SHAPES_DEFAULT_SAMPLE
     log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "
-        f"{', '.join(ok)}")
+        f"{', '.join(ok)}, brick order {order}")
 
     def progress(i, n, layer, sec):
         log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
 
-    results = netsim.simulate_layers(wl.layers, ok, bits=bits,
+    results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=order,
                                      max_window_groups=max_window_groups,
                                      sample_pairs=sample_pairs, progress=progress,
                                      workers=workers)
@@ -112,6 +132,10 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "reference": {"design": ref, "preset": reference},
         "equal_peak_throughput": f"every design at {peak:g} {bits}-bit MAC/cycle (16x16 "
                                  f"presets{'' if bits == 16 else f' of {bits}-bit hardware'})",
+        # What a convolution's brick holds (golden/lowering.py and the mapping conventions
+        # of docs/papers.md).
+        "brick_order": order,
+        "brick_order_text": BRICK_ORDER_TEXT[order],
         "skipped": skipped,
         "encodings": {"pragmatic (ideal, and its preset)": cfgs["pragmatic"].encoding
                       if "pragmatic" in cfgs else None, "laconic": "booth"},
@@ -127,7 +151,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "total": total,
         # Output-side traffic with and without the fused output stage, on the baseline's
         # tile (lanes, depth, acc_bits); out_bits = the workload's fixed-point width.
-        "traffic": network_output_traffic(wl.layers, cfgs[netsim.REFERENCE], bits),
+        "traffic": network_output_traffic(wl.layers, cfgs[netsim.REFERENCE], bits, order),
     }
     doc["seconds"] = time.perf_counter() - t0
     paths = write_reports(out_dir, doc, plots=plots)
@@ -139,7 +163,8 @@ def _cmd_sim(args) -> int:
     doc = run_sim(args.workload, args.designs, args.precision, args.output, images=args.images,
                   max_window_groups=args.max_window_groups,
                   sample_pairs=None if args.exact else args.sample_pairs,
-                  plots=not args.no_plots, workers=args.workers)
+                  plots=not args.no_plots, workers=args.workers,
+                  brick_order=args.brick_order)
     for a, t in doc["total"].items():
         print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
               f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
@@ -161,6 +186,11 @@ def register(subparsers):
     p.add_argument("--precision", default="16",
                    help="8 or 16 (fixed-point bits of the values; the hardware is as wide: "
                         "the -16x16 presets at 16, the -16x16-8b presets at 8)")
+    from ...golden.lowering import DEFAULT_ORDER, ORDERS
+    p.add_argument("--brick-order", choices=ORDERS, default=DEFAULT_ORDER,
+                   help="what a convolution's brick holds: position (default, the papers': "
+                        "the channels of one kernel position, zero padded to whole bricks) "
+                        "or channel (consecutive values of the channel-major im2col row)")
     p.add_argument("--images", type=int, default=None,
                    help="photos / inputs simulated (default: the workload's own)")
     p.add_argument("--max-window-groups", type=int, default=None,

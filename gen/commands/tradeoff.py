@@ -24,6 +24,7 @@ import time
 
 from ..config import ConfigError
 from ..reports.tradeoff import DESIGNS, write_reports
+from ...golden.lowering import DEFAULT_ORDER
 
 __all__ = ["register", "run_tradeoff", "settings"]
 
@@ -148,6 +149,8 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
         "designs": hardware.get("16", {}),
         "designs_by_bits": hardware,
         "layers": list(dg.LAYER_NAMES),
+        # What a convolution's brick holds (netsim's default: the papers' order).
+        "brick_order": DEFAULT_ORDER,
         "rows": rows,
     }
     doc["seconds"] = time.perf_counter() - t0

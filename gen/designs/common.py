@@ -13,8 +13,10 @@ GENERIC_TB = "termwise.tb.tile_tests"
 
 def tile_testbench(cfg) -> Testbench:
     """The generic regression: every design whose runs are independent and whose operands
-    the generic driver loads; the fused output stage adds its suites."""
-    suites = ["random", "corners", "conv", "real"]
+    the generic driver loads; the fused output stage adds its suites. ``conv`` lowers in the
+    papers' brick order, ``conv_channel`` (registered regressions only) in the channel-major
+    im2col order."""
+    suites = ["random", "corners", "conv", "conv_channel", "real"]
     default = ["random", "corners", "conv"]
     if cfg.output_stage:
         suites.append("fused")

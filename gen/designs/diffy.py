@@ -33,10 +33,13 @@ SPEC = DesignSpec(
     rtl="diffy",
     golden="diffy",
     # dncnn: rows of every layer of the 8-bit dncnn trace (builds the trace when not cached).
-    testbench=own_testbench("termwise.tb.diffy_tests", ("random", "corners", "conv", "dncnn"),
+    # conv_channel: the conv suite in the channel-major brick order.
+    testbench=own_testbench("termwise.tb.diffy_tests",
+                            ("random", "corners", "conv", "conv_channel", "dncnn"),
                             ("random", "corners", "conv")),
     regressions=(
         Regression("diffy-4x4"),
+        Regression("diffy-4x4", suites=("conv_channel",)),
         Regression("diffy-4x4", {"act_signed": False}),
         Regression("diffy-4x4", {"first_stage_bits": 0, "windows": 2}),
     ),

@@ -33,6 +33,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("pragmatic-4x4"),
+        Regression("pragmatic-4x4", suites=("conv_channel",)),  # the other brick order
         Regression("pragmatic-4x4", {"act_signed": False}),
         Regression("pragmatic-4x4", {"encoding": "booth"}),
         Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2}),

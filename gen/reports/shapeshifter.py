@@ -69,7 +69,8 @@ def tile_cycles(layer, group: int, a=None) -> dict:
     from ...golden.netsim import lowered_operands
     from ...golden.potential import layer_precision
     if a is None:
-        a, wm = lowered_operands(layer)
+        # ShapeShifter's groups run along the channel-major im2col rows (no brick padding).
+        a, wm = lowered_operands(layer, order="channel")
     else:
         wm = None
     g, m, kin = a.shape

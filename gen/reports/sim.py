@@ -135,6 +135,12 @@ def _markdown(doc, archs) -> str:
     else:
         lines += [f"- Designs compared at equal peak throughput: each design's preset "
                   f"({presets})."]
+    order = doc.get("brick_order")
+    if order:
+        text = doc.get("brick_order_text")
+        lines.append(f"- Brick order: `{order}`" + (f" ({text})" if text else "") + ".")
+    else:       # a document written before the order was recorded
+        lines.append("- Brick order: not recorded (`channel`, the only order then).")
     lines += [f"- Term encodings of the ideal work: {doc['encodings']}.",
               "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
               "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
@@ -196,15 +202,17 @@ def _traffic_markdown(tr) -> list[str]:
 
 def plot_title(doc) -> str:
     """Workload and hardware of a sim document, for the figure titles: e.g.
-    ``"digits-cnn, 8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, speedups over
-    baseline-16x16-8b"`` (the reference when the document records it)."""
+    ``"digits-cnn, 8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, position bricks,
+    speedups over baseline-16x16-8b"`` (the brick order and the reference when the document
+    records them)."""
     from .plots import hardware_summary
     syn = " (synthetic values)" if doc.get("synthetic") else ""
     hw = hardware_summary(doc.get("designs"), doc.get("precision"))
     ref = doc.get("reference")
+    order = f", {doc['brick_order']} bricks" if doc.get("brick_order") else ""
     over = f", speedups over {ref['preset']}" if isinstance(ref, dict) and \
         ref.get("preset") else ""
-    return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "") + over
+    return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "") + order + over
 
 
 def _plots(out_dir, doc, archs) -> list[str]:

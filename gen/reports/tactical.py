@@ -25,6 +25,10 @@ of :mod:`.tactical_schedule`), and
     reduction  = 1 - kept steps / steps        (summed over all schedules)
     efficiency = reduction / zero fraction      (zero fraction of the lowered weights)
 
+on the weights lowered in the channel-major brick order (no padding inside K, so the
+lowered weights' zeros are the network's); the cycles use the simulator's default brick
+order (the papers', recorded as ``brick_order``).
+
 i.e. the achieved step reduction over the ideal one (every zero weight skipped; the ideal
 is not always reachable: the filters of a group share their steps). Metadata: the select
 of each weight, ``ceil(log2(sources + 1))`` bits. Reported next to the papers' figures
@@ -41,6 +45,8 @@ import re
 import time
 
 import numpy as np
+
+from ...golden.lowering import DEFAULT_ORDER
 
 __all__ = ["DESIGNS", "BACK_ENDS", "CONNECTIVITIES", "PAPER", "parse_connectivity",
            "parse_sparsities", "schedule_efficiency", "build_report", "write_report"]
@@ -117,7 +123,9 @@ def schedule_efficiency(layers, conn, cfg=None) -> dict:
     cfg = base.replace(shape=conn[0], lookahead=conn[1], lookaside=conn[2])
     steps = kept = zeros = weights = 0
     for layer in layers:
-        _, wm = lowered_operands(layer)
+        # The channel-major rows: no brick padding, so the zeros are the network's own and
+        # the efficiency compares with its weight zero fraction.
+        _, wm = lowered_operands(layer, "channel", cfg.lanes)
         g, kg, k = wm.shape
         ks, _ = layer_schedule(cfg, wm)
         steps += g * -(-kg // cfg.filters) * -(-k // cfg.lanes)
@@ -194,6 +202,7 @@ def build_report(workload: str, sparsities, connectivities=CONNECTIVITIES, *,
         "reference": {"design": DESIGNS[0], "preset": reference},
         "equal_peak_throughput": f"every design at {peak:g} {precision}-bit MAC/cycle (16x16 "
                                  f"presets{width}; speedups over {reference})",
+        "brick_order": DEFAULT_ORDER,
         "back_ends": dict(BACK_ENDS),
         "encodings": {"tactical-tcle": cfgs["tactical-tcle"].encoding,
                       "pragmatic-booth": cfgs["pragmatic-booth"].encoding},
@@ -234,7 +243,8 @@ def write_report(out_dir: str, doc: dict) -> list[str]:
     lines = [f"# Bit-Tactical on pruned {doc['workload']} ({doc['precision']}-bit fixed point)",
              "", f"All designs at equal peak throughput ({doc['equal_peak_throughput']}); "
              f"steady-state cycles. Tactical front end T<2,5>; TCLe and pragmatic-booth use "
-             f"{doc['encodings']['tactical-tcle']} terms. Sampling: {doc['sampling']}.", "",
+             f"{doc['encodings']['tactical-tcle']} terms. Brick order of the convolutions: "
+             f"`{doc.get('brick_order', 'channel')}`. Sampling: {doc['sampling']}.", "",
              f"Paper: {doc['paper']['text']} (their networks, their baseline; not these).", "",
              "| sparsity | workload | zero wgts | accuracy | TCLp | TCLe | dstripes | "
              "pragmatic-booth | TCLp / dstripes | TCLe / pragmatic-booth | paper TCLp | "

@@ -63,7 +63,9 @@ def write_reports(out_dir, doc, plot=True) -> list[str]:
         f"{pr['8']['wgt']['profile']} (accuracy {pr['8']['wgt']['accuracy']:.2f}%)",
         "- Stripes runs at the activation precision (runtime `precision`); Loom detects the "
         "activation precision per group of 16 values and runs at the weight precision "
-        "(`wgt_precision`). Profiles searched on the test set.", "",
+        "(`wgt_precision`). Profiles searched on the test set.",
+        f"- Brick order of the convolutions: `{doc.get('brick_order', 'channel')}` "
+        "(docs/papers.md#mapping-conventions).", "",
         f"| setting | act ({'/'.join(names)}) | wgt | accuracy % | lossless | Stripes | Loom | "
         "speedups over |",
         "|---|---|---|---:|:---:|---:|---:|---|"]

@@ -1,11 +1,13 @@
 """Network simulator: cycles of whole networks on every design, vectorised.
 
 Every layer is lowered exactly as :mod:`termwise.golden.lowering` does (per channel group
-an im2col matrix ``(M, Kg)`` against the group's filters ``(kg, Kg)``; K zero padded to
-whole bricks, chunks of ``depth`` bricks, filter groups of ``filters`` and window groups of
-``windows``, padding rows/filters zero), but instead of building :class:`Run` objects the
-steps of all runs are stacked along the steps axis and handed to the design's golden
-``step_cycles`` in large blocks. A step depends only on its own bricks, so
+an im2col matrix ``(M, Kg)`` against the group's filters ``(kg, Kg)``, the inner dimension in
+the brick ``order`` -- by default the papers' ``"position"`` order, each kernel position's
+channels zero padded to whole bricks, or ``"channel"``, the channel-major im2col row; K zero
+padded to whole bricks, chunks of ``depth`` bricks, filter groups of ``filters`` and window
+groups of ``windows``, padding rows/filters zero), but instead of building :class:`Run`
+objects the steps of all runs are stacked along the steps axis and handed to the design's
+golden ``step_cycles`` in large blocks. A step depends only on its own bricks, so
 
     total = sum over (group, filter group, window group, brick) of max(step_cycles, 1)
             + RUN_OVERHEAD * runs,     runs = groups * chunks * filter groups * window groups
@@ -31,7 +33,10 @@ whose step cost does not depend on the values (baseline, Stripes).
 Ideal ("potential") work follows :mod:`termwise.golden.potential`: every design's work per
 MAC is a product ``fa(act) * fw(wgt)``, so the sum over the ``M x kg x Kg`` MACs of a group
 is ``sum_k (sum_m fa[m, k]) * (sum_n fw[n, k])`` -- computed without broadcasting and tested
-equal to :func:`termwise.golden.potential.total_work`.
+equal to :func:`termwise.golden.potential.total_work`. The sum runs over the layer's MACs
+only: the zeros the ``"position"`` order pads each kernel position's channels with are
+excluded (``valid``), while the factors are taken on the lowered rows, so a group precision
+is that of a brick as the tile sees it.
 
 Bit-Tactical (``tactical``, docs/papers.md#ideal-potential-work) has no entry in
 :mod:`termwise.golden.potential`; its ideal work per MAC is its back end's with every zero
@@ -55,12 +60,12 @@ import numpy as np
 
 from ...gen.designs import sim_designs, sim_presets
 from ..arch import model
-from ..lowering import im2col
+from ..lowering import DEFAULT_ORDER, check_order, conv_k_index, conv_operands
 from ..work import grouped_precision, layer_precision
 from ..terms import essential_bits, precision_needed, term_count
 
-__all__ = ["lowered_operands", "layer_cycles", "layer_potential", "layer_stats",
-           "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
+__all__ = ["lowered_operands", "lowered_columns", "layer_cycles", "layer_potential",
+           "layer_stats", "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
            "LayerResult", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "design_config",
            "design_preset", "design_arch", "hardware_bits", "steps_independent"]
 
@@ -126,20 +131,29 @@ def _out_width(layer) -> int:
                             layer.padding, layer.dilation)
 
 
-def lowered_operands(layer) -> tuple[np.ndarray, np.ndarray]:
+def lowered_operands(layer, order: str = DEFAULT_ORDER,
+                     lanes: int = 16) -> tuple[np.ndarray, np.ndarray]:
     """The per-group matrices a layer is lowered to: ``A`` (G, M, Kg) and ``Wm`` (G, kg, Kg),
-    exactly the ``cols`` and ``wg`` of :func:`termwise.golden.lowering.lower_conv2d`
-    (a fully-connected layer is one group, M = batch)."""
+    exactly those :func:`termwise.golden.lowering.lower_conv2d` lowers with brick ``order``
+    on a ``lanes``-lane tile (:func:`termwise.golden.lowering.conv_operands`; a
+    fully-connected layer is one group, M = batch, its K the input vector in any order)."""
+    check_order(order)
     x = np.asarray(layer.act, dtype=np.int64)
     w = np.asarray(layer.wgt, dtype=np.int64)
     if layer.kind == "fc":
         return x.reshape(1, x.shape[0], -1), w.reshape(1, w.shape[0], -1)
-    g = layer.groups
-    k, cg, r, s = w.shape
-    cols = im2col(x, (r, s), layer.stride, layer.padding, layer.dilation)   # (M, C*R*S)
-    m = cols.shape[0]
-    a = cols.reshape(m, g, cg * r * s).transpose(1, 0, 2)
-    return a, w.reshape(g, k // g, cg * r * s)
+    return conv_operands(x, w, stride=layer.stride, padding=layer.padding,
+                         dilation=layer.dilation, groups=layer.groups, lanes=lanes,
+                         order=order)
+
+
+def lowered_columns(layer, order: str = DEFAULT_ORDER, lanes: int = 16) -> np.ndarray:
+    """For every position of :func:`lowered_operands`' inner dimension, the column of the
+    layer's channel-major row it holds (-1: a padding zero of the ``"position"`` order)."""
+    if layer.kind == "fc":
+        return np.arange(int(np.prod(np.shape(layer.wgt)[1:])))
+    _, cg, r, s = np.shape(layer.wgt)
+    return conv_k_index(cg, r, s, lanes, order)
 
 
 def steps_independent(cfg) -> bool:
@@ -261,25 +275,30 @@ def layer_runtime(cfg, layer) -> dict:
                               wgt_precision=min(pw, cfg.wgt_bits))
 
 
-def layer_potential(cfg, a, wm, rt, cache=None) -> int:
+def layer_potential(cfg, a, wm, rt, cache=None, valid=None) -> int:
     """Ideal single-bit-product work of ``cfg``'s design over the layer's MACs (per group
     ``M x kg x Kg``, no padding), as :func:`termwise.golden.potential.total_work` counts it
     with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the configuration's encoding
     and the runtime precisions: the golden model's ``work_factors``
-    (:mod:`termwise.golden.work`). ``cache`` (a dict) shares per-operand factors between
-    the designs of one layer."""
+    (:mod:`termwise.golden.work`), taken on the lowered rows. ``valid`` (bool (Kg,), default
+    all) marks the inner-dimension positions that are MACs of the layer: the padding zeros of
+    the ``"position"`` brick order (``lowered_columns(...) < 0``) count no work. ``cache`` (a
+    dict) shares per-operand factors between the designs of one layer."""
     cache = {} if cache is None else cache
     fa, fw = model(cfg.arch).work_factors(cfg, a, wm, rt, cache)
     g, m, k = a.shape
     n = wm.shape[1]
     sa = np.asarray(fa, dtype=np.int64).sum(axis=1) if np.ndim(fa) else np.full((g, k), fa * m)
     sw = np.asarray(fw, dtype=np.int64).sum(axis=1) if np.ndim(fw) else np.full((g, k), fw * n)
-    return int((sa.astype(np.int64) * sw.astype(np.int64)).sum())
+    prod = sa.astype(np.int64) * sw.astype(np.int64)
+    if valid is not None:
+        prod = prod[..., np.asarray(valid, dtype=bool)]
+    return int(prod.sum())
 
 
 def layer_stats(layer, a, bits: int = 16, group: int = 16) -> dict:
     """Value statistics that explain a layer's speedups (on the layer's input activations
-    and weights, not on the im2col copies; group precision on the im2col rows)."""
+    and weights, not on the im2col copies; group precision on the lowered rows' bricks)."""
     x = np.asarray(layer.act, dtype=np.int64)
     w = np.asarray(layer.wgt, dtype=np.int64)
     gp = grouped_precision(a, bits, layer.act_signed, group)[..., ::group]
@@ -318,20 +337,32 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def simulate_layer(layer, cfgs, *, max_window_groups=None, sample_pairs=None) -> LayerResult:
-    """One layer on every design of ``cfgs`` (``{design: TileConfig}``)."""
+def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER, max_window_groups=None,
+                   sample_pairs=None) -> LayerResult:
+    """One layer on every design of ``cfgs`` (``{design: TileConfig}``), lowered in brick
+    ``order`` (:data:`termwise.golden.lowering.ORDERS`)."""
     t0 = time.perf_counter()
-    a, wm = lowered_operands(layer)
+    check_order(order)
+    # The lowering depends on the lanes (the "position" order pads to whole bricks): one per
+    # lane count of the designs, with its own cache of per-operand work factors.
+    lowered = {}
+
+    def operands(cfg):
+        if cfg.lanes not in lowered:
+            a, wm = lowered_operands(layer, order, cfg.lanes)
+            lowered[cfg.lanes] = (a, wm, lowered_columns(layer, order, cfg.lanes) >= 0, {})
+        return lowered[cfg.lanes]
+
     # The statistics are taken at the reference design's width and brick (the baseline's,
     # else the first design's): the hardware's width and 16 lanes for the 16x16 presets.
     ref = cfgs.get(REFERENCE) or next(iter(cfgs.values()))
-    stats = layer_stats(layer, a, ref.act_bits, ref.lanes)
+    stats = layer_stats(layer, operands(ref)[0], ref.act_bits, ref.lanes)
     # The precisions the runtime registers get (the workload's profile, else lossless).
     stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]
     stats["profile_wgt_precision"] = layer.wgt_precision or stats["wgt_precision"]
     res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
-    cache = {}
     for design, cfg in cfgs.items():
+        a, wm, valid, cache = operands(cfg)
         mod = model(cfg.arch)
         rt = layer_runtime(cfg, layer)
         if hasattr(mod, "layer_registers"):
@@ -341,7 +372,7 @@ def simulate_layer(layer, cfgs, *, max_window_groups=None, sample_pairs=None) ->
         else:
             cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
                                sample_pairs=sample_pairs)
-        cyc["work"] = layer_potential(cfg, a, wm, rt, cache)
+        cyc["work"] = layer_potential(cfg, a, wm, rt, cache, valid=valid)
         cyc["seconds"] = time.perf_counter() - t0
         cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt and r in LAYER_REGISTERS}
         res.designs[design] = cyc
@@ -359,11 +390,14 @@ def _simulate_index(i: int) -> LayerResult:
     return simulate_layer(layers[i], cfgs, **kw)
 
 
-def simulate_layers(layers, archs, *, bits: int | None = None, max_window_groups=None,
-                    sample_pairs=None, progress=None, workers: int | None = None) -> list:
+def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFAULT_ORDER,
+                    max_window_groups=None, sample_pairs=None, progress=None,
+                    workers: int | None = None) -> list:
     """Simulate every layer on every design of ``archs``, each on its equal-peak 16x16
     preset of ``bits``-bit hardware (:func:`design_config`; default
-    :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets).
+    :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets), the
+    convolutions lowered in brick ``order`` (default the papers' ``"position"``: the
+    channels of one kernel position per brick; ``"channel"``: the channel-major im2col row).
 
     Layers are independent, so they are spread over ``workers`` forked processes (default
     :func:`default_workers`); results come back in layer order and do not depend on the
@@ -374,7 +408,8 @@ def simulate_layers(layers, archs, *, bits: int | None = None, max_window_groups
     global _JOB
     bits = hardware_bits(layers) if bits is None else bits
     cfgs = {arch: design_config(arch, bits) for arch in archs}
-    kw = {"max_window_groups": max_window_groups, "sample_pairs": sample_pairs}
+    kw = {"order": check_order(order), "max_window_groups": max_window_groups,
+          "sample_pairs": sample_pairs}
     n = len(layers)
     workers = default_workers() if workers is None else max(1, int(workers))
     if workers == 1 or n < 2 or "fork" not in mp.get_all_start_methods():

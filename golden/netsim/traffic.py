@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import math
 
+from ..lowering import DEFAULT_ORDER, conv_k_index
+
 __all__ = ["layer_output_traffic", "network_output_traffic"]
 
 
-def _lowered_shape(layer) -> tuple[int, int, int, int]:
-    """``(groups, M, kg, Kg)`` of the layer's lowering (:mod:`termwise.golden.lowering`)."""
+def _lowered_shape(layer, lanes: int, order: str) -> tuple[int, int, int, int]:
+    """``(groups, M, kg, Kg)`` of the layer's lowering (:mod:`termwise.golden.lowering`) in
+    brick ``order`` on ``lanes`` lanes."""
     if layer.kind == "fc":
         n, k = layer.act.shape[0], layer.wgt.shape[1]
         return 1, n, layer.wgt.shape[0], k
@@ -40,10 +43,10 @@ def _lowered_shape(layer) -> tuple[int, int, int, int]:
     oh, ow = layer.out_hw
     kout, cg, r, s = layer.wgt.shape
     g = layer.groups
-    return g, n * oh * ow, kout // g, cg * r * s
+    return g, n * oh * ow, kout // g, len(conv_k_index(cg, r, s, lanes, order))
 
 
-def layer_output_traffic(layer, cfg, out_bits: int) -> dict:
+def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER) -> dict:
     """Output-side traffic of ``layer`` on tile ``cfg`` (bits), unfused and fused.
 
     Parameters
@@ -53,6 +56,9 @@ def layer_output_traffic(layer, cfg, out_bits: int) -> dict:
         The tile: ``lanes`` and ``depth`` set the K chunks, ``acc_bits`` the partial sums.
     out_bits : int
         Width of the finished outputs (the next layer's activation precision).
+    order : str
+        The brick order of the lowering (:data:`termwise.golden.lowering.ORDERS`): it sets
+        a convolution's K, hence its chunks.
 
     Returns
     -------
@@ -60,7 +66,7 @@ def layer_output_traffic(layer, cfg, out_bits: int) -> dict:
         ``outputs``, ``chunks``, ``depth_needed`` (bricks for one chunk), ``fusable``,
         ``unfused_bits``, ``fused_bits`` and ``saved_fraction``.
     """
-    g, m, kg, k = _lowered_shape(layer)
+    g, m, kg, k = _lowered_shape(layer, cfg.lanes, order)
     outputs = g * m * kg
     bricks = math.ceil(k / cfg.lanes)
     chunks = math.ceil(bricks / cfg.depth)
@@ -72,11 +78,11 @@ def layer_output_traffic(layer, cfg, out_bits: int) -> dict:
             "saved_fraction": 1 - fused / unfused}
 
 
-def network_output_traffic(layers, cfg, out_bits: int) -> dict:
+def network_output_traffic(layers, cfg, out_bits: int, order: str = DEFAULT_ORDER) -> dict:
     """Per-layer :func:`layer_output_traffic` and the network totals, plus the totals if
     the operand buffers were deep enough for every layer to fuse (``fused_deep_bits``:
     every layer at ``outputs * out_bits``; ``depth_for_all`` is the depth that needs)."""
-    rows = [dict(name=layer.name, **layer_output_traffic(layer, cfg, out_bits))
+    rows = [dict(name=layer.name, **layer_output_traffic(layer, cfg, out_bits, order))
             for layer in layers]
     unfused = sum(r["unfused_bits"] for r in rows)
     fused = sum(r["fused_bits"] for r in rows)
@@ -84,6 +90,7 @@ def network_output_traffic(layers, cfg, out_bits: int) -> dict:
     return {
         "tile": {"lanes": cfg.lanes, "depth": cfg.depth, "acc_bits": cfg.acc_bits},
         "out_bits": out_bits,
+        "brick_order": order,
         "layers": rows,
         "total": {"unfused_bits": unfused, "fused_bits": fused,
                   "saved_fraction": 1 - fused / unfused if unfused else 0.0,

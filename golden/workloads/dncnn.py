@@ -631,8 +631,10 @@ def profile_and_delta_notes(meta: dict, bits: int, n_layers: int) -> list[str]:
 
 
 def _lowered(layer):
+    """The layer's im2col values (channel-major rows, no brick padding: these are
+    statistics of the values, not of the tile's bricks)."""
     from ..netsim import lowered_operands
-    return lowered_operands(layer)
+    return lowered_operands(layer, order="channel")
 
 
 def layer_deltas(layer) -> tuple[np.ndarray, np.ndarray]:

@@ -8,13 +8,23 @@ from math import ceil
 from termwise_e2e import assert_png, assert_usage_error, load_json, ok, wrote_paths
 
 # digits-cnn (c8k3-c16k3s2-fc10) on 8x8x1 digits, padding 1: per layer, the output windows,
-# the im2col row length (channels x 3 x 3, or fc inputs) and the filters.
-LAYERS = {"conv1": (8 * 8, 1 * 9, 8), "conv2": (4 * 4, 8 * 9, 16), "fc": (1, 256, 10)}
+# the inner-product length (channels x 3 x 3, or fc inputs), the filters and the channels
+# (None for the fc layer).
+LAYERS = {"conv1": (8 * 8, 1 * 9, 8, 1), "conv2": (4 * 4, 8 * 9, 16, 8),
+          "fc": (1, 256, 10, None)}
 
 
-def _steps(windows, k, filters, tile_windows):
+def _bricks(k, channels, order):
+    """Bricks of 16 lanes per window: in the papers' (default) order, ceil(C / 16) at each
+    of the 9 kernel positions; in the channel order, ceil(C * 9 / 16); fc: ceil(K / 16)."""
+    if channels is not None and order == "position":
+        return ceil(channels / 16) * 9
+    return ceil(k / 16)
+
+
+def _steps(windows, k, filters, channels, tile_windows, order="position"):
     """Steps of a 16-filter x 16-lane tile processing ``tile_windows`` windows at once."""
-    return ceil(windows / tile_windows) * ceil(k / 16) * ceil(filters / 16)
+    return ceil(windows / tile_windows) * _bricks(k, channels, order) * ceil(filters / 16)
 
 
 def test_sim_digits_cnn(termwise, tmp_path):
@@ -26,18 +36,21 @@ def test_sim_digits_cnn(termwise, tmp_path):
     assert doc["designs"]["baseline"]["preset"] == "baseline-16x16"
     assert doc["designs"]["stripes"]["preset"] == "stripes-16x16"
     assert [l["name"] for l in doc["layers"]] == list(LAYERS)
+    assert doc["brick_order"] == "position"          # the papers' bricks by default
     for layer in doc["layers"]:
-        windows, k, filters = LAYERS[layer["name"]]
+        windows, k, filters, channels = LAYERS[layer["name"]]
         assert layer["macs"] == windows * k * filters
         base, stripes = layer["designs"]["baseline"], layer["designs"]["stripes"]
         # Bit-parallel baseline: one 16x16 brick pair per cycle, one window at a time.
-        assert base["cycles"] == _steps(windows, k, filters, 1)
+        assert base["cycles"] == _steps(windows, k, filters, channels, 1)
         # Stripes: 16 windows at once, one activation bit per cycle at the layer's precision.
         p = stripes["rt"]["precision"]
         assert p == layer["stats"]["profile_act_precision"] and 1 <= p <= 16
-        assert stripes["cycles"] == _steps(windows, k, filters, 16) * p
+        assert stripes["cycles"] == _steps(windows, k, filters, channels, 16) * p
+        # The ideal work counts the MACs, not the padding of the bricks.
+        assert base["work"] == layer["macs"] * 16 * 16
     total = doc["total"]
-    assert doc["macs"] == sum(w * k * f for w, k, f in LAYERS.values())
+    assert doc["macs"] == sum(w * k * f for w, k, f, _ in LAYERS.values())
     assert total["baseline"]["speedup"] == 1.0
     assert total["baseline"]["cycles"] == sum(l["designs"]["baseline"]["cycles"]
                                               for l in doc["layers"])
@@ -58,6 +71,7 @@ def test_sim_digits_cnn(termwise, tmp_path):
     assert int(rows["TOTAL"]["stripes_cycles"]) == total["stripes"]["cycles"]
     md = (tmp_path / "out" / "sim.md").read_text()
     assert "digits-cnn" in md and f"| stripes | {total['stripes']['cycles']} |" in md
+    assert "- Brick order: `position` (the papers' bricks: the channels of one kernel " in md
     line = next(l for l in r.stdout.splitlines() if l.startswith("baseline"))
     assert "speedup   1.00x" in line
 
@@ -75,9 +89,10 @@ def test_sim_8bit_on_8bit_hardware(termwise, tmp_path):
     activations), and sim.json, sim.md and the plot titles name the width and the
     reference."""
     r = ok(termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
-                    "--precision", "8", "-o", "out"))
+                    "--precision", "8", "--brick-order", "channel", "-o", "out"))
     doc = load_json(tmp_path / "out" / "sim.json")
     assert doc["precision"] == 8 and doc["hardware_bits"] == 8
+    assert doc["brick_order"] == "channel" and doc["traffic"]["brick_order"] == "channel"
     assert doc["reference"] == {"design": "baseline", "preset": "baseline-16x16-8b"}
     for a in ("baseline", "stripes"):
         d = doc["designs"][a]
@@ -87,24 +102,25 @@ def test_sim_8bit_on_8bit_hardware(termwise, tmp_path):
         assert d["peak_macs_per_cycle_8b"] == 256 and "peak_macs_per_cycle_16b" not in d
     assert doc["equal_peak_throughput"].startswith("every design at 256 8-bit MAC/cycle")
     for layer in doc["layers"]:
-        windows, k, filters = LAYERS[layer["name"]]
+        windows, k, filters, channels = LAYERS[layer["name"]]
         base, stripes = layer["designs"]["baseline"], layer["designs"]["stripes"]
-        assert base["cycles"] == _steps(windows, k, filters, 1)
+        assert base["cycles"] == _steps(windows, k, filters, channels, 1, "channel")
         p = stripes["rt"]["precision"]
         assert 1 <= p <= 8
-        assert stripes["cycles"] == _steps(windows, k, filters, 8) * p
+        assert stripes["cycles"] == _steps(windows, k, filters, channels, 8, "channel") * p
         # Stripes' ideal over an 8-bit baseline: 8 / p, not 16 / p.
         assert abs(stripes["ideal"] - 8 / p) < 1e-9
     md = (tmp_path / "out" / "sim.md").read_text()
     assert md.startswith("# termwise sim: digits-cnn") and "8-bit values on 8-bit hardware" in md
-    assert "`baseline-16x16-8b`" in md
+    assert "`baseline-16x16-8b`" in md and "- Brick order: `channel` (" in md
     from termwise.gen.reports.sim import plot_title
     assert plot_title(doc).endswith("8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, "
-                                    "speedups over baseline-16x16-8b")
+                                    "channel bricks, speedups over baseline-16x16-8b")
 
 
 #: `termwise sim --workload digits-cnn --designs all --precision 16` before issue 14's
-#: change (commit 24943f7): per design (cycles, rtl_cycles, work, runs) of the network.
+#: change (commit 24943f7): per design (cycles, rtl_cycles, work, runs) of the network; the
+#: same with `--brick-order channel` (the only brick order then).
 BEFORE_16 = {
     "baseline": (57600, 86760, 2359296000, 29160),
     "stripes": (18776, 22422, 766771200, 1823),
@@ -123,9 +139,10 @@ BEFORE_16 = {
 
 def test_sim_16bit_unchanged(termwise, tmp_path):
     """--precision 16 still runs on the 16-bit presets, with the totals of before the 8-bit
-    presets existed (the JSON only gained the hardware width and reference keys)."""
+    presets existed (the JSON only gained the hardware width, reference and brick order
+    keys), in the channel-major brick order of then."""
     ok(termwise("sim", "--workload", "digits-cnn", "--designs", "all", "--precision", "16",
-                "--no-plots", "-o", "out"))
+                "--brick-order", "channel", "--no-plots", "-o", "out"))
     doc = load_json(tmp_path / "out" / "sim.json")
     assert doc["hardware_bits"] == 16 and doc["reference"]["preset"] == "baseline-16x16"
     assert doc["equal_peak_throughput"] == "every design at 256 16-bit MAC/cycle (16x16 presets)"

@@ -7,11 +7,13 @@ import io
 
 from termwise_e2e import assert_png, assert_usage_error, load_json, ok
 
-# digits-cnn on one image, per layer (windows, im2col row, filters) -> steps of a 16x16 tile:
-# baseline (1 window at a time) 64 + 80 + 16, Stripes (16 windows at once) 4 + 5 + 16 steps
-# of `precision` cycles each.
-BASELINE_CYCLES = 64 + 80 + 16
-STRIPES_STEPS = (4, 5, 16)
+# digits-cnn on one image, per layer (windows, bricks per window, filters) -> steps of a
+# 16x16 tile, the convolutions in the papers' brick order (ceil(C/16) x 9 bricks: 9 for
+# conv1's 1 channel and conv2's 8; the fc layer's 256 inputs are 16): baseline (1 window at
+# a time) 64 * 9 + 16 * 9 + 16, Stripes (16 windows at once) 4 * 9 + 1 * 9 + 16 steps of
+# `precision` cycles each.
+BASELINE_CYCLES = 64 * 9 + 16 * 9 + 16
+STRIPES_STEPS = (4 * 9, 9, 16)
 # 10 uniform activation precisions, 9 uniform weight precisions, 6 for each of the 3
 # layers alone, 2 lossless profiles, 2 settings of the 8-bit base.
 N_SETTINGS = 10 + 9 + 6 * 3 + 2 + 2

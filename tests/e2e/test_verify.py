@@ -84,7 +84,8 @@ def test_verify_catches_a_broken_tile_and_prints_the_rerun(tmp_path):
     (["--preset", "stripes-4x4", "--suites", "bogus"], "suites: unknown suite 'bogus'"),
     (["--preset", "stripes-4x4", "--seed", "-1"], "seed: must be an integer"),
     (["--arch", "stripes", "--filters", "3"], "is required with --arch"),
-    (["--preset", "diffy-4x4", "--suites", "fused"], "valid: random, corners, conv, dncnn"),
+    (["--preset", "diffy-4x4", "--suites", "fused"],
+     "valid: random, corners, conv, conv_channel, dncnn"),
 ])
 def test_verify_bad_input(args, fragment, tmp_path):
     out = tmp_path / "out"

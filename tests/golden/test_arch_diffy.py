@@ -115,7 +115,7 @@ def test_restart_masks_of_a_lowering():
 
 
 def test_restart_masks_padding_and_chunks():
-    cfg = preset("diffy-4x4").replace(depth=2)     # K = 27 -> 7 bricks -> 4 chunks
+    cfg = preset("diffy-4x4").replace(depth=2)     # 3 channels x 9 -> 9 bricks -> 5 chunks
     x, w, low = _lowering(cfg, shape=(1, 3, 3, 3), k=4)   # M = 9: 2 window groups
     masks = diffy.restart_masks(low)
     for run, mask in zip(low.runs, masks):
@@ -144,10 +144,16 @@ def test_layer_function_equals_per_run_model(changes):
         kind, groups, stride, padding, dilation = "conv", 1, 1, 1, 1
     layer = Layer()
     layer.act, layer.wgt = x, w
-    a, wm = lowered_operands(layer)
+    a, wm = lowered_operands(layer, lanes=cfg.lanes)
     got = diffy.layer_step_cycles(cfg, a, wm, low.out_shape[3])
     assert got["runs"] == len(low.runs)
     assert got["rtl_cycles"] == per_run
+    # The channel-major brick order too (the restart masks depend on the rows only).
+    low = lower_conv2d(cfg, x, w, padding=1, order="channel")
+    rts = diffy.run_runtimes(cfg, low)
+    per_run = sum(cycles.run_cycles(cfg, r.act, r.wgt, rt) for r, rt in zip(low.runs, rts))
+    a, wm = lowered_operands(layer, "channel", cfg.lanes)
+    assert diffy.layer_step_cycles(cfg, a, wm, low.out_shape[3])["rtl_cycles"] == per_run
 
 
 def test_delta_stats_on_a_smooth_image():

@@ -10,9 +10,10 @@ from termwise.gen.config import ConfigError, TileConfig, preset
 from termwise.golden import potential
 from termwise.golden.arch import model
 from termwise.golden.cycles import run_cycles
-from termwise.golden.lowering import lower_conv2d, lower_matmul
+from termwise.golden.lowering import ORDERS, lower_conv2d, lower_matmul
 from termwise.golden.netsim import (PRESETS, layer_cycles, layer_potential, layer_runtime,
-                                    lowered_operands, available_designs, design_config)
+                                    lowered_columns, lowered_operands, available_designs,
+                                    design_config)
 from termwise.golden.workloads import Layer
 
 ARCHS = list(PRESETS)
@@ -58,25 +59,26 @@ def _layers(rng):
     ]
 
 
-def _reference_cycles(cfg, layer, rt):
+def _reference_cycles(cfg, layer, rt, order="position"):
     if layer.kind == "fc":
         runs = lower_matmul(cfg, layer.act, layer.wgt)
     else:
         runs = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
-                            padding=layer.padding, groups=layer.groups).runs
+                            padding=layer.padding, groups=layer.groups, order=order).runs
     return sum(run_cycles(cfg, r.act, r.wgt, rt) for r in runs), len(runs)
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("arch", ARCHS)
-def test_vectorised_cycles_equal_lowered_runs(arch):
+def test_vectorised_cycles_equal_lowered_runs(arch, order):
     if not _have(arch):
         pytest.skip(f"no golden model for {arch} yet")
     rng = np.random.default_rng(5)
     cfg = _small_cfg(arch)
     for layer in _layers(rng):
-        a, wm = lowered_operands(layer)
+        a, wm = lowered_operands(layer, order, cfg.lanes)
         rt = layer_runtime(cfg, layer)
-        ref, nruns = _reference_cycles(cfg, layer, rt)
+        ref, nruns = _reference_cycles(cfg, layer, rt, order)
         for block in (1 << 22, 37):            # one block, and many small blocks
             got = layer_cycles(cfg, a, wm, rt, block_elems=block)
             assert got["runs"] == nruns, layer.name
@@ -85,18 +87,25 @@ def test_vectorised_cycles_equal_lowered_runs(arch):
             assert not got["sampled"]
 
 
-def test_lowered_operands_match_lowering():
+@pytest.mark.parametrize("order", ORDERS)
+def test_lowered_operands_match_lowering(order):
     rng = np.random.default_rng(1)
     cfg = _small_cfg("baseline")
-    layer = _layers(rng)[1]
-    a, wm = lowered_operands(layer)
-    low = lower_conv2d(cfg, layer.act, layer.wgt, stride=2, padding=1, groups=2)
+    layer = _layers(rng)[1]                  # 3 channels per group, 4 lanes
+    a, wm = lowered_operands(layer, order, cfg.lanes)
+    low = lower_conv2d(cfg, layer.act, layer.wgt, stride=2, padding=1, groups=2, order=order)
     n_first = low.groups[1][0]
     run = low.runs[0]
     assert a.shape[0] == 2 and wm.shape[0] == 2
+    assert a.shape[2] == {"position": 9 * 4, "channel": 27}[order]
     np.testing.assert_array_equal(run.act, a[0, :cfg.windows, :run.k])
     np.testing.assert_array_equal(low.runs[n_first].wgt[:wm.shape[1]],
                                   wm[1, :cfg.filters, :run.k])
+    cols = lowered_columns(layer, order, cfg.lanes)
+    assert len(cols) == a.shape[2] and (cols < 0).sum() == {"position": 9, "channel": 0}[order]
+    assert not a[..., cols < 0].any() and not wm[..., cols < 0].any()
+    chan, _ = lowered_operands(layer, "channel")
+    np.testing.assert_array_equal(a[..., cols >= 0], chan[..., cols[cols >= 0]])
 
 
 def test_sampling_is_deterministic_and_exact_for_baseline():
@@ -112,21 +121,57 @@ def test_sampling_is_deterministic_and_exact_for_baseline():
     assert s1["cycles"] == full["cycles"]      # value-independent design: scaling is exact
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("design", potential.DESIGNS)
-def test_potential_equals_total_work(design):
+def test_potential_equals_total_work(design, order):
+    """The ideal work is potential's per-MAC work on the lowered rows (groups = bricks),
+    summed over the layer's MACs only: the position order's padding zeros count nothing."""
     rng = np.random.default_rng(3)
     cfg = preset(PRESETS[design]).replace(depth=16) if design in PRESETS else None
     for layer in _layers(rng):
-        a, wm = lowered_operands(layer)
+        a, wm = lowered_operands(layer, order, cfg.lanes)
+        valid = lowered_columns(layer, order, cfg.lanes) >= 0
         rt = layer_runtime(cfg, layer)
-        got = layer_potential(cfg, a, wm, rt)
+        got = layer_potential(cfg, a, wm, rt, valid=valid)
         enc = cfg.encoding if design == "pragmatic" else "booth"
-        ref = sum(potential.total_work(a[g][:, None, :], wm[g][None, :, :], design,
-                                       act_bits=16, wgt_bits=16, act_signed=True,
-                                       encoding=enc, act_precision=rt["precision"],
-                                       wgt_precision=rt["wgt_precision"], group=16)
+        ref = sum(int(potential.mac_work(a[g][:, None, :], wm[g][None, :, :], design,
+                                         act_bits=16, wgt_bits=16, act_signed=True,
+                                         encoding=enc, act_precision=rt["precision"],
+                                         wgt_precision=rt["wgt_precision"],
+                                         group=16)[..., valid].sum())
                   for g in range(a.shape[0]))
         assert got == ref, (design, layer.name)
+        if design in ("baseline", "stripes"):   # value-independent work: MACs x bits
+            assert got == layer.macs * 16 * (16 if design == "baseline" else rt["precision"])
+
+
+def _c24_layer():
+    """A 3x3 layer with 24 channels: ceil(24/16) * 9 = 18 bricks per window in the papers'
+    order, ceil(216/16) = 14 in the channel-major one."""
+    rng = np.random.default_rng(24)
+    x = rng.integers(0, 100, (1, 24, 6, 6)) * (rng.random((1, 24, 6, 6)) < 0.7)
+    return Layer("c24", "conv", x, rng.integers(-50, 50, (16, 24, 3, 3)), 16, padding=1)
+
+
+def test_simulate_brick_order():
+    """Issue 14, point 3: the simulator lowers convolutions in the papers' brick order by
+    default (18 baseline steps per window here, 14 in the channel order); the ideal work is
+    the same MACs in both orders for the value-independent designs."""
+    from termwise.golden.netsim import simulate_layers
+    layer = _c24_layer()
+    archs = ["baseline", "stripes", "dstripes"]
+    pos = simulate_layers([layer], archs, workers=1)[0].designs
+    chan = simulate_layers([layer], archs, order="channel", workers=1)[0].designs
+    assert simulate_layers([layer], archs, order="position", workers=1)[0].designs["baseline"][
+        "cycles"] == pos["baseline"]["cycles"]
+    assert pos["baseline"]["cycles"] == 36 * 18 and chan["baseline"]["cycles"] == 36 * 14
+    assert pos["stripes"]["cycles"] * 14 == chan["stripes"]["cycles"] * 18
+    for d in ("baseline", "stripes"):
+        assert pos[d]["work"] == chan[d]["work"]
+    assert pos["baseline"]["work"] == layer.macs * 16 * 16
+    assert pos["dstripes"]["cycles"] != chan["dstripes"]["cycles"] * 18 // 14
+    with pytest.raises(ValueError, match="brick order"):
+        simulate_layers([layer], archs, order="rows", workers=1)
 
 
 def test_available_designs_reports_missing():
@@ -145,6 +190,7 @@ def test_reports_end_to_end(tmp_path):
     rows, total = summarise(results, archs)
     assert total["baseline"]["speedup"] == 1.0
     doc = {"workload": "tiny", "precision": 8, "synthetic": True, "notes": ["synthetic"],
+           "brick_order": "position", "brick_order_text": "one kernel position's channels",
            "designs": {a: {"preset": PRESETS[a]} for a in archs}, "encodings": {},
            "sampling": "test", "layers": rows, "total": total}
     write_reports(str(tmp_path), doc, plots=False)
@@ -152,7 +198,9 @@ def test_reports_end_to_end(tmp_path):
     assert set(back["total"]) == set(archs)
     assert "speedup" in back["total"]["stripes"] and "ideal" in back["total"]["stripes"]
     assert (tmp_path / "sim.csv").read_text().count("\n") == len(layers) + 2
-    assert "equal peak throughput" in (tmp_path / "sim.md").read_text()
+    md = (tmp_path / "sim.md").read_text()
+    assert "equal peak throughput" in md
+    assert "- Brick order: `position` (one kernel position's channels)." in md
 
 
 def test_parallel_layers_equal_sequential():
