@@ -137,8 +137,8 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "brick_order": order,
         "brick_order_text": BRICK_ORDER_TEXT[order],
         "skipped": skipped,
-        "encodings": {"pragmatic (ideal, and its preset)": cfgs["pragmatic"].encoding
-                      if "pragmatic" in cfgs else None, "laconic": "booth"},
+        # The term encoding of every design that has one (cycles and ideal work alike).
+        "encodings": {d: cfg.encoding for d, cfg in cfgs.items() if cfg.encoding},
         "sampling": (("; ".join(
             ([f"window groups of each layer sampled evenly (np.linspace(0, WG-1, "
               f"{max_window_groups}).round())"] if max_window_groups else []) +

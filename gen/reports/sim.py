@@ -141,7 +141,14 @@ def _markdown(doc, archs) -> str:
         lines.append(f"- Brick order: `{order}`" + (f" ({text})" if text else "") + ".")
     else:       # a document written before the order was recorded
         lines.append("- Brick order: not recorded (`channel`, the only order then).")
-    lines += [f"- Term encodings of the ideal work: {doc['encodings']}.",
+    enc = doc.get("encodings") or {}
+    lines += ["- Term encodings (cycles and ideal work): "
+              + (", ".join(f"{d} {e}" for d, e in enc.items()) or "none") + "; Diffy's "
+              "deltas are Booth. `booth` is radix-4 modified Booth recoding of the two's "
+              "complement value (an unsigned activation zero-extended by one bit first); "
+              "`plain` the one-bits of the magnitude. Simulators that count the minimal "
+              "signed digits of |x| (CSD/NAF, `golden/terms.py` encoding `csd`) find about "
+              "10% fewer terms per 8-bit value (docs/papers.md#term-encodings).",
               "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
               "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
               "overhead (its runs do not overlap).",
