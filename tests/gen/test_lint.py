@@ -5,14 +5,20 @@ import pytest
 from termwise.gen.config import preset
 from termwise.tb.lint import lint
 
-FAST = [("baseline-4x4", {}), ("stripes-4x4", {}), ("stripes-4x4", {"act_signed": False}),
-        ("baseline-4x4", {"windows": 3, "lanes": 5, "filters": 1}),
-        ("baseline-4x4", {"bias": True, "residual": True, "activation": "relu6", "out_bits": 8}),
-        ("stripes-4x4", {"out_bits": 12, "activation": "relu"}),
-        ("stripes-4x4", {"act_bits": 7}),        # precision field exactly fits act_bits
-        ("dstripes-4x4", {}), ("loom-4x4", {}), ("pragmatic-4x4", {}),
-        ("pragmatic-4x4", {"sync": "column", "column_registers": 2, "encoding": "booth"}),
-        ("laconic-4x4", {}), ("cnvlutin-4x4", {}), ("baseline-bf16-4x4", {})]
+from termwise.gen import designs
+
+# Every registered fast regression's configuration (a new design is linted with no edit
+# here), plus configurations that stress particular widths and the output stage.
+FAST = list(dict.fromkeys(
+    (r.preset, tuple(sorted(r.changes.items())))
+    for s in designs.SPECS.values() for r in s.regressions if not r.slow))
+FAST = [(name, dict(changes)) for name, changes in FAST] + [
+    ("baseline-4x4", {"windows": 3, "lanes": 5, "filters": 1}),
+    ("baseline-4x4", {"bias": True, "residual": True, "activation": "relu6", "out_bits": 8}),
+    ("stripes-4x4", {"out_bits": 12, "activation": "relu"}),
+    ("stripes-4x4", {"act_bits": 7}),        # precision field exactly fits act_bits
+    ("pragmatic-4x4", {"sync": "column", "column_registers": 2, "encoding": "booth"}),
+]
 
 
 @pytest.mark.parametrize("name,changes", FAST)
