@@ -24,7 +24,7 @@ Per layer (``Layer`` of :mod:`termwise.golden.workloads`):
   ``G * ceil(kg/16) * ceil(M/W) * ceil(Kin/16) * p``; ShapeShifter-Stripes (Dynamic
   Stripes whose precision group is the ShapeShifter group, along the im2col rows the tile
   consumes): the ``W`` windows of a window group run in lock step, so the bricks of inner
-  group ``j`` take ``max over the W windows of width(window, j)`` cycles each.
+  group ``j`` take ``max over the W windows of width(window, j)`` cycles each, at least 1.
 """
 
 from __future__ import annotations
@@ -90,6 +90,8 @@ def tile_cycles(layer, group: int, a=None) -> dict:
     signed = _act_signed(layer)
     wid = precision_needed(ap.reshape(g, mp, ng, group), bits, signed).max(axis=3)
     wmax = wid.reshape(g, mp // windows, windows, ng).max(axis=2)      # (g, wg, ng)
+    # An all-zero group still takes a cycle per brick, as in Dynamic Stripes (at least 1).
+    wmax = np.maximum(wmax, 1)
     steps = np.array([math.ceil(min(group, kin - j * group) / lanes) for j in range(ng)])
     ss = int(fg * (wmax * steps).sum())
     return {"baseline": int(base), "stripes": int(stripes), "ss_stripes": ss, "p": int(p),

@@ -65,6 +65,8 @@ def test_cycles_baseline_stripes_and_shapeshifter_by_hand():
     c8 = tile_cycles(layer8, 16)
     assert c8["baseline"] == 16 * 2
     assert c8["stripes"] == 2 * 2 * 6
+    # Windows 8..15 are all zero: their window group still takes a cycle per brick.
+    assert c8["ss_stripes"] == (3 + 1) + (1 + 1)
 
 
 def test_report_files_and_cli(tmp_path):
