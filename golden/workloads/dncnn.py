@@ -59,7 +59,7 @@ __all__ = ["DEPTH", "FEATURES", "SEED", "STEPS", "SIGMA", "TRAIN_IMAGES", "HELDO
            "gray_images", "make_model", "train", "trained", "psnr", "denoise", "conv_gemm",
            "float_forward", "heldout_pairs", "calibrate", "formats", "precision_profile",
            "PSNR_MARGIN_DB", "TRACE_VERSION", "needs_torch", "profile_search",
-           "profile_and_delta_notes",
+           "profile_and_delta_notes", "search_profile",
            "hd_frame", "build_trace", "load", "delta_term_stats", "delta_table"]
 
 DEPTH = 7
@@ -441,16 +441,25 @@ def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_
     activations at their profile, both against the same floor, so the final profile
     (``act_profile`` with ``wgt_profile``) meets the criterion; ``psnr`` is its value."""
     model = _HeldoutModel(params, amax, pairs, bits)
+    return search_profile(model, bits, margin,
+                          f"mean held-out PSNR ({', '.join(pairs)}) within {margin} dB of the "
+                          f"full {bits}-bit fixed-point model", "held-out", log)
+
+
+def search_profile(model, bits: int, margin: float, criterion: str, what: str,
+                   log=None) -> dict:
+    """The two-pass profile search on ``model`` (activations first, weights at ``bits``;
+    then weights with the activations at their profile, both against the floor ``margin``
+    dB under the full ``bits``-bit model's PSNR) and its record; ``criterion`` describes
+    what the PSNR is measured on, ``what`` names it in the log."""
     full = [bits] * model.n
     ref = model.psnr(full, full)
     floor = ref - margin
     if log:
-        log(f"  full {bits}-bit model: held-out PSNR {ref:.3f} dB")
+        log(f"  full {bits}-bit model: {what} PSNR {ref:.3f} dB")
     act = profile_search(model, "act", None, floor, log)
     wgt = profile_search(model, "wgt", act["profile"], floor, log)
-    return {"bits": bits, "margin_db": margin,
-            "criterion": f"mean held-out PSNR ({', '.join(pairs)}) within {margin} dB of the "
-                         f"full {bits}-bit fixed-point model",
+    return {"bits": bits, "margin_db": margin, "criterion": criterion,
             "reference_psnr": ref, "floor": floor, "act": act, "wgt": wgt,
             "act_profile": act["profile"], "wgt_profile": wgt["profile"],
             "psnr": wgt["psnr"], "evaluations": model.evaluations}

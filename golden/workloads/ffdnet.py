@@ -92,7 +92,7 @@ import numpy as np
 
 from .base import Layer, Workload, cache_dir, save_trace
 from .dncnn import (PSNR_MARGIN_DB, conv_gemm, delta_table, float_forward,
-                    profile_and_delta_notes, profile_search, psnr)
+                    profile_and_delta_notes, psnr, search_profile)
 from .efficientnet import channel_scales, quantise_scaled
 from .fixedpoint import frac_bits_for
 
@@ -430,21 +430,11 @@ def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_
     mean PSNR over ``pairs`` stays within ``margin`` dB of the full ``bits``-bit model
     (:func:`.dncnn.precision_profile`'s search, on FFDNet)."""
     model = _CropModel(params, amax, pairs, bits, sigma, scales)
-    full = [bits] * model.n
-    ref = model.psnr(full, full)
-    floor = ref - margin
-    if log:
-        log(f"  full {bits}-bit model: profile-crop PSNR {ref:.3f} dB")
-    act = profile_search(model, "act", None, floor, log)
-    wgt = profile_search(model, "wgt", act["profile"], floor, log)
     crop = model.clean.shape[-2:]
-    return {"bits": bits, "margin_db": margin,
-            "criterion": f"mean PSNR of {crop[0]}x{crop[1]} centre crops of the noisy frames "
-                         f"({', '.join(pairs)}) within {margin} dB of the full {bits}-bit "
-                         f"fixed-point model",
-            "reference_psnr": ref, "floor": floor, "act": act, "wgt": wgt,
-            "act_profile": act["profile"], "wgt_profile": wgt["profile"],
-            "psnr": wgt["psnr"], "evaluations": model.evaluations}
+    return search_profile(model, bits, margin,
+                          f"mean PSNR of {crop[0]}x{crop[1]} centre crops of the noisy frames "
+                          f"({', '.join(pairs)}) within {margin} dB of the full {bits}-bit "
+                          f"fixed-point model", "profile-crop", log)
 
 
 # ----------------------------------------------------------------------------- trace
