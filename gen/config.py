@@ -31,8 +31,7 @@ __all__ = [
 
 #: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
 #: on top, each accepted only by the designs that declare it.
-CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "act_signed",
-               "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits")
+CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits")
 
 
 def with_dtype_fields(fields: dict[str, Any]) -> dict[str, Any]:
@@ -81,9 +80,9 @@ class TileConfig:
     filters, windows, lanes : int
         Tile geometry: ``filters`` x ``windows`` processing elements, each ``lanes`` wide.
     act_bits, wgt_bits : int
-        Storage width of activations and weights. Weights are two's complement.
-    act_signed : bool
-        Activations in two's complement (True) or unsigned (False).
+        Storage width of activations and weights. Weights are two's complement; whether
+        activations are two's complement or unsigned is a runtime register of each run
+        (``act_signed``, see :meth:`runtime_values`), so one tile runs both kinds of layer.
     acc_bits : int or None
         Accumulator width; ``None`` derives the smallest width that cannot overflow for
         ``depth`` bricks (see :attr:`acc_bits_min`). Wider sums wrap modulo ``2**acc_bits``.
@@ -108,7 +107,6 @@ class TileConfig:
     lanes: int
     act_bits: int
     wgt_bits: int
-    act_signed: bool = True
     acc_bits: int | None = None
     depth: int = 64
     dtype: str = "int"
@@ -120,11 +118,11 @@ class TileConfig:
     options: tuple = ()
     name: str | None = field(default=None, compare=False)
 
-    def __init__(self, arch, filters, windows, lanes, act_bits, wgt_bits, act_signed=True,
+    def __init__(self, arch, filters, windows, lanes, act_bits, wgt_bits,
                  acc_bits=None, depth=64, dtype="int", bias=False, residual=False,
                  activation="none", out_bits=None, name=None, **options):
         core = dict(arch=arch, filters=filters, windows=windows, lanes=lanes,
-                    act_bits=act_bits, wgt_bits=wgt_bits, act_signed=act_signed,
+                    act_bits=act_bits, wgt_bits=wgt_bits,
                     acc_bits=acc_bits, depth=depth, dtype=dtype, bias=bias, residual=residual,
                     activation=activation, out_bits=out_bits, name=name)
         for key, value in core.items():
@@ -162,6 +160,8 @@ class TileConfig:
                               f"{', '.join(users)}, not {self.arch}")
         known = designs.options()
         for option, value in given.items():
+            if option in MOVED_TO_RUNTIME:
+                raise ConfigError(option, MOVED_TO_RUNTIME[option])
             if option not in known:
                 raise TypeError(f"TileConfig() got an unexpected keyword argument {option!r}")
             if value is not None and spec.option(option) is None:
@@ -193,10 +193,9 @@ class TileConfig:
                               "out_bits) needs dtype = int")
         for name in ("filters", "windows", "lanes", "act_bits", "wgt_bits", "depth"):
             _check_int(name, getattr(self, name))
-        if not isinstance(self.act_signed, bool):
-            raise ConfigError("act_signed", f"must be true or false, got {self.act_signed!r}")
-        if self.act_signed and self.act_bits < 2:
-            raise ConfigError("act_bits", "must be in 2..32 for signed activations, got 1")
+        if self.dtype == "int" and self.act_bits < 2:
+            raise ConfigError("act_bits", "must be in 2..32 (runs may hold signed activations), "
+                              "got 1")
         # Remember whether acc_bits was derived, so replace() derives it again.
         object.__setattr__(self, "_acc_derived", self.acc_bits is None)
         if self.acc_bits is None:
@@ -230,7 +229,6 @@ class TileConfig:
     @property
     def top_name(self) -> str:
         """Verilog name of the tile: the configuration spelled out, so files never collide."""
-        sign = "s" if self.act_signed else "u"
         options = "".join(f"_{self.spec.option(k).short}{v}" for k, v in self.options)
         if self.dtype != "int":
             options += f"_{self.dtype}"
@@ -239,7 +237,7 @@ class TileConfig:
                         + {"none": "", "relu": "relu", "relu6": "relu6"}[self.activation]
                         + (f"q{self.out_bits}" if self.out_bits else ""))
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
-                f"_a{self.act_bits}{sign}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
+                f"_a{self.act_bits}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
                 f"{options}")
 
     @property
@@ -249,8 +247,8 @@ class TileConfig:
     @property
     def runtime(self) -> tuple:
         """Runtime registers the command carries for this design (``precision``,
-        ``wgt_precision``, ...)."""
-        return self.spec.runtime
+        ``wgt_precision``, ...; ``act_signed`` on every integer tile)."""
+        return (("act_signed",) if self.dtype == "int" else ()) + self.spec.runtime
 
     def worst_brick_cycles(self, precision: int) -> int:
         """Cycles a brick takes in the worst case with ``precision``-bit operands (the
@@ -293,12 +291,26 @@ class TileConfig:
         return _check_int("precision", precision, 1, self.act_bits)
 
     def runtime_values(self, precision: int | None = None, wgt_precision: int | None = None,
-                       *, restart: int | None = None, multiplier: int | None = None,
-                       shift: int | None = None, cap: int | None = None) -> dict:
-        """The runtime registers of one run, validated. Defaults: full precisions; a design
-        with per-window ``restart`` bits (Diffy) restarts window 0 only (1); for the output
-        stage a scale of 1 (multiplier 1, shift 0) and the largest cap."""
+                       *, act_signed: bool | None = None, restart: int | None = None,
+                       multiplier: int | None = None, shift: int | None = None,
+                       cap: int | None = None) -> dict:
+        """The runtime registers of one run, validated. Defaults: full precisions, signed
+        (two's complement) activations; a design with per-window ``restart`` bits (Diffy)
+        restarts window 0 only (1); for the output stage a scale of 1 (multiplier 1,
+        shift 0) and the largest cap.
+
+        ``act_signed`` says how the run's ``act_bits``-bit activations are read: two's
+        complement, or unsigned (``0 .. 2**act_bits - 1``, e.g. after a ReLU), so that
+        precision detectors and serial PEs spend no bit on a sign that is always 0. Every
+        integer design has it; a bf16 tile has no such register."""
         rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
+        if "act_signed" in self.runtime:
+            value = True if act_signed is None else act_signed
+            if not isinstance(value, bool):
+                raise ConfigError("act_signed", f"must be true or false, got {value!r}")
+            rt["act_signed"] = bool(value)
+        elif act_signed is not None:
+            raise ConfigError("act_signed", f"is not a runtime register of a {self.dtype} tile")
         if "restart" in self.runtime:
             rt["restart"] = _check_int("restart", 1 if restart is None else restart, 0,
                                        (1 << self.windows) - 1)
@@ -369,6 +381,13 @@ class TileConfig:
         return TileConfig(**fields)
 
 
+#: Fields that were configuration fields and are now runtime registers: why, in one line.
+MOVED_TO_RUNTIME = {
+    "act_signed": "is a runtime register now (each run's command says whether its "
+                  "activations are signed, so one tile runs both): remove the field",
+}
+
+
 def _fields(arch) -> set:
     """The fields a configuration of ``arch`` may have (every option when ``arch`` is not
     known, so the error names the arch, not the option)."""
@@ -381,6 +400,8 @@ def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileCon
     known = _fields(mapping.get("arch"))
     everything = _fields(None)
     for key in mapping:
+        if key in MOVED_TO_RUNTIME:
+            raise ConfigError(key, MOVED_TO_RUNTIME[key])
         if key not in everything:
             raise ConfigError(key, f"unknown field (valid fields: {', '.join(sorted(known))})")
     mapping = with_dtype_fields(mapping)

@@ -24,12 +24,18 @@ def effective_operands(cfg, act, wgt, rt=None):
     return fn(cfg, act, wgt, rt) if fn else (act, wgt)
 
 
-def check_operands(cfg, act, wgt) -> None:
-    """Refuse operands the configuration cannot hold (one-line ValueError naming the field)."""
+def check_operands(cfg, act, wgt, rt=None) -> None:
+    """Refuse operands the configuration cannot hold with runtime registers ``rt`` (one-line
+    ValueError naming the field): activations in the ``act_bits`` range of the run's
+    signedness (``rt["act_signed"]``; bf16 patterns are unsigned)."""
     act, wgt = np.asarray(act), np.asarray(wgt)
-    lo, hi = value_range(cfg.act_bits, cfg.act_signed)
+    rt = rt or cfg.runtime_values()
+    signed = rt.get("act_signed", False)
+    lo, hi = value_range(cfg.act_bits, signed)
     if act.size and (act.min() < lo or act.max() > hi):
-        raise ValueError(f"act: values must be in {lo}..{hi} for act_bits={cfg.act_bits}")
+        kind = "signed" if signed else "unsigned"
+        raise ValueError(f"act: values must be in {lo}..{hi} for act_bits={cfg.act_bits} "
+                         f"({kind} run)")
     lo, hi = value_range(cfg.wgt_bits, True)
     if wgt.size and (wgt.min() < lo or wgt.max() > hi):
         raise ValueError(f"wgt: values must be in {lo}..{hi} for wgt_bits={cfg.wgt_bits}")
@@ -47,8 +53,8 @@ def tile_outputs(cfg, act, wgt, rt=None, *, bias=None, residual=None) -> np.ndar
     seen as a 1x1 convolution, with ``bias`` (filters,) and ``residual`` (windows, filters)
     in accumulator units and the requantisation and cap from ``rt``.
     """
-    check_operands(cfg, act, wgt)
     rt = rt or cfg.runtime_values()
+    check_operands(cfg, act, wgt, rt)
     a, w = effective_operands(cfg, act, wgt, rt)
     if not cfg.output_stage:
         return wrap(np.einsum("wk,fk->wf", a, w), cfg.acc_bits, True)

@@ -78,16 +78,18 @@ def _memo(cache, key, fn):
     return cache[key]
 
 
-def group_precision_of(cfg, a, cache=None) -> np.ndarray:
-    """Activations' group precision (groups of ``cfg.lanes``: one brick's lanes)."""
-    return _memo(cache, ("gp", cfg.act_bits, cfg.lanes),
-                 lambda: grouped_precision(a, cfg.act_bits, cfg.act_signed, cfg.lanes))
+def group_precision_of(cfg, a, signed: bool, cache=None) -> np.ndarray:
+    """Activations' group precision (groups of ``cfg.lanes``: one brick's lanes);
+    ``signed``: the layer's activations are two's complement (``act_signed``)."""
+    return _memo(cache, ("gp", cfg.act_bits, cfg.lanes, signed),
+                 lambda: grouped_precision(a, cfg.act_bits, signed, cfg.lanes))
 
 
-def act_terms(cfg, a, encoding: str, cache=None) -> np.ndarray:
-    """Terms of every activation in ``encoding``."""
-    return _memo(cache, ("ta", cfg.act_bits, encoding),
-                 lambda: term_count(a, cfg.act_bits, encoding, signed=cfg.act_signed))
+def act_terms(cfg, a, encoding: str, signed: bool, cache=None) -> np.ndarray:
+    """Terms of every activation in ``encoding``; ``signed`` as for
+    :func:`group_precision_of`."""
+    return _memo(cache, ("ta", cfg.act_bits, encoding, signed),
+                 lambda: term_count(a, cfg.act_bits, encoding, signed=signed))
 
 
 def wgt_terms(cfg, w, encoding: str, cache=None) -> np.ndarray:

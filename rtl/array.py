@@ -5,8 +5,10 @@ owns the PEs and decides how many cycles each brick takes. Each cycle the contro
 presents one activation row (a brick per window) and one weight row (a brick per filter);
 the array raises ``advance`` on the cycle it has finished with them (it may also take them
 into registers of its own and advance at once, working on them while the next rows wait).
-``start`` pulses on the command cycle (clear the accumulators); ``precision`` and
-``wgt_precision`` are the run's runtime registers, valid from the start cycle on; ``busy``
+``start`` pulses on the command cycle (clear the accumulators); ``precision``,
+``wgt_precision`` and ``act_signed`` (the run's activations are two's complement, else
+unsigned; integer tiles only) are the run's runtime registers, valid from the start cycle
+on; ``busy``
 says that work is still in flight after the last row was taken; ``acc`` holds the results
 once ``busy`` falls.
 
@@ -24,6 +26,11 @@ from .rows import acc_layout
 __all__ = ["array_signature", "owning_array_signature"]
 
 
+def _act_signed(cfg) -> dict:
+    """The ``act_signed`` runtime register, on integer tiles."""
+    return {"act_signed": In(1)} if "act_signed" in cfg.runtime else {}
+
+
 def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
     """``restart=True`` adds ``restart`` (``windows`` bits, valid on the ``start`` cycle:
     the command's per-window restart register, e.g. Diffy's)."""
@@ -34,6 +41,7 @@ def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
         "start": In(1),
         "precision": In(range(cfg.act_bits + 1)),
         "wgt_precision": In(range(cfg.wgt_bits + 1)),
+        **_act_signed(cfg),
         "advance": Out(1),
         "busy": Out(1),
         "acc": Out(acc_layout(cfg)),
@@ -62,6 +70,7 @@ def owning_array_signature(cfg) -> wiring.Signature:
         "start": In(1),
         "precision": In(range(cfg.act_bits + 1)),
         "wgt_precision": In(range(cfg.wgt_bits + 1)),
+        **_act_signed(cfg),
         "busy": Out(1),
         "acc": Out(acc_layout(cfg)),
     })

@@ -19,7 +19,7 @@ class BaselineArray(PEGrid):
     def elaborate(self, platform):
         m = Module()
         m.d.comb += [self.advance.eq(1), self.busy.eq(0)]
-        act, wgt = self.act_bricks, self.wgt_bricks
+        act, wgt = self.act_values(m), self.wgt_bricks
         for w, f, pe in self.pes(m):
             m.d.comb += [pe.act.eq(act[w]), pe.wgt.eq(wgt[f]), pe.en.eq(self.valid)]
         return m

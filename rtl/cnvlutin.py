@@ -43,7 +43,8 @@ from .adder_tree import tree_reduce
 from .buffer import write_pointer
 from .grid import PEGrid
 from .pe import BitParallelPE
-from .rows import act_bricks, act_brick_layout, act_shape, wgt_bricks
+from .rows import (act_bricks, act_brick_layout, act_shape, act_value, act_value_brick_layout,
+                   wgt_bricks)
 
 __all__ = ["CnvlutinArray", "ZeroFreeEncoder", "ZeroFreeStore", "WeightStore", "entry_layout",
            "ARRAY"]
@@ -225,7 +226,7 @@ class CnvlutinArray(PEGrid):
         for w in range(cfg.windows):
             store = ZeroFreeStore(cfg)
             m.submodules[f"act_store_w{w}"] = store
-            values = Signal(act_brick_layout(cfg), name=f"values_w{w}")
+            values = Signal(act_value_brick_layout(cfg), name=f"values_w{w}")
             m.d.comb += [
                 store.brick.eq(act[w]),
                 store.index.eq(act_pointer),
@@ -239,7 +240,8 @@ class CnvlutinArray(PEGrid):
                 live = stepping & store.has[lane]
                 has_bits.append(store.has[lane])
                 m.d.comb += wgt_store.read_addr[w][lane].eq(store.offset[lane])
-                m.d.sync += values[lane].eq(Mux(live, store.value[lane], 0))
+                m.d.sync += values[lane].eq(
+                    Mux(live, act_value(store.value[lane], self.act_signed), 0))
             for f, pe in self.pe_column(m, w):
                 m.d.comb += [pe.act.eq(values), pe.en.eq(pe_en)]
                 m.d.comb += [pe.wgt[lane].eq(wgt_store.data[w][lane][f])

@@ -49,7 +49,7 @@ from .array import array_signature
 from .buffer import RowStore
 from .library import ModuleLibrary
 from .pragmatic import PragmaticArray
-from .rows import acc_layout, act_brick_layout, act_bricks
+from .rows import acc_layout, act_brick_layout, act_bricks, act_value
 
 __all__ = ["DiffyArray", "DeltaFrontEnd", "ReconstructionUnit", "delta_config"]
 
@@ -59,7 +59,7 @@ def delta_config(cfg) -> TileConfig:
     accumulators and first stage, Booth encoding, pallet synchronisation, on
     ``act_bits + 1`` bit signed deltas (the spec has already checked that the accumulators
     hold a brick of deltas)."""
-    return cfg.twin("pragmatic", act_bits=cfg.act_bits + 1, act_signed=True,
+    return cfg.twin("pragmatic", act_bits=cfg.act_bits + 1,
                     acc_bits=cfg.acc_bits, encoding="booth", sync="pallet",
                     column_registers=0)
 
@@ -73,6 +73,8 @@ class DeltaFrontEnd(wiring.Component):
         The row on the buffer output (brick ``index`` of every window).
     restart : In(windows)
         The run's restart bits (already latched / muxed by the array).
+    is_signed : In(1)
+        The run's ``act_signed``: the activations are two's complement (else unsigned).
     start : In(1)
         A run starts: the brick index returns to 0, and the length of the run that just
         ended becomes the predecessor store's valid length.
@@ -88,6 +90,7 @@ class DeltaFrontEnd(wiring.Component):
         super().__init__({
             "act_row": In(unsigned(cfg.act_row_bits)),
             "restart": In(cfg.windows),
+            "is_signed": In(1),
             "start": In(1),
             "load": In(1),
             "delta_row": Out(unsigned(delta_config(cfg).act_row_bits)),
@@ -128,8 +131,12 @@ class DeltaFrontEnd(wiring.Component):
             else:
                 prev = pred0
             for lane in range(cfg.lanes):
+                # Values of either signedness differ by less than 2**act_bits: the delta
+                # of two act_bits-bit values fits in act_bits + 1 signed bits.
+                now = act_value(cur[lane], self.is_signed)
                 d = Signal(signed(cfg.act_bits + 1), name=f"delta_w{w}_l{lane}")
-                m.d.comb += d.eq(Mux(self.restart[w], cur[lane], cur[lane] - prev[lane]))
+                m.d.comb += d.eq(Mux(self.restart[w], now,
+                                     now - act_value(prev[lane], self.is_signed)))
                 deltas.append(d)
         m.d.comb += self.delta_row.eq(Cat(*deltas))
         return m
@@ -201,12 +208,14 @@ class DiffyArray(wiring.Component):
             load.eq(self.valid & dp.advance),
             front.act_row.eq(self.act_row),
             front.restart.eq(Mux(self.start, self.restart, restart)),
+            front.is_signed.eq(self.act_signed),
             front.start.eq(self.start),
             front.load.eq(load),
             dp.act_row.eq(front.delta_row),
             dp.wgt_row.eq(self.wgt_row),
             dp.valid.eq(self.valid),
             dp.start.eq(self.start),
+            dp.act_signed.eq(1),          # deltas are two's complement in every run
             dp.precision.eq(self.inner_cfg.act_bits),
             dp.wgt_precision.eq(self.wgt_precision),
             self.advance.eq(dp.advance),

@@ -20,9 +20,10 @@ class DynamicStripesArray(StripesArray):
     def step_precision(self, m):
         cfg = self.cfg
         m.submodules.precision_detector = det = PrecisionDetector(
-            cfg.windows * cfg.lanes, cfg.act_bits, is_signed=cfg.act_signed)
+            cfg.windows * cfg.lanes, cfg.act_bits)
         # The activation row is windows x lanes values, lane-minor: the detector's layout.
-        m.d.comb += det.values.as_value().eq(self.act_row)
+        m.d.comb += [det.values.as_value().eq(self.act_row),
+                     det.is_signed.eq(self.act_signed)]
         return det.precision
 
 

@@ -34,7 +34,7 @@ terms outside the current window.
 
 import operator
 
-from amaranth import Cat, Const, Module, Signal, signed, unsigned
+from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -161,10 +161,12 @@ class PrecisionDetector(wiring.Component):
     """Bits needed by the widest of a group of ``n`` values, at least 1. Combinational.
 
     The dynamic precision detector of Dynamic Stripes (arXiv 1706.00504), also used by Loom
-    (DAC 2018) for activations. Unsigned: position of the top one of the OR of the values,
-    + 1. Signed: each value is sign-folded, ``v ^ (v >> (bits - 1))`` (``~v`` for negative
-    values), the top one of the OR of the folded values + 1, plus one sign bit; so ``0`` and
-    ``-1`` need 1 bit, ``1`` and ``-2`` need 2, ``-128`` needs 8. Matches
+    (DAC 2018) for activations. Whether the values are two's complement is a runtime input
+    (the run's ``act_signed`` register), so one detector serves signed and unsigned layers.
+    Unsigned: position of the top one of the OR of the values, + 1 (the papers' detector on
+    post-ReLU activations). Signed: each value is sign-folded (``~v`` for negative values),
+    the top one of the OR of the folded values + 1, plus one sign bit; so ``0`` and ``-1``
+    need 1 bit, ``1`` and ``-2`` need 2, ``-128`` needs 8. Matches
     :func:`termwise.golden.terms.group_precision`.
 
     Parameters
@@ -173,42 +175,38 @@ class PrecisionDetector(wiring.Component):
         Values per group.
     bits : int
         Width of each value.
-    is_signed : bool
 
     Attributes
     ----------
-    values : In(ArrayLayout(shape(bits), n))
+    values : In(ArrayLayout(unsigned(bits), n))
+        The values' bit patterns.
+    is_signed : In(1)
+        The patterns are two's complement (else unsigned).
     precision : Out(range(bits + 1))
     """
 
-    def __init__(self, n: int, bits: int, *, is_signed: bool = False):
-        self.n = n
-        self.bits = bits
-        self.is_signed = is_signed
+    def __init__(self, n: int, bits: int):
+        self.n = operator.index(n)
+        self.bits = operator.index(bits)
         super().__init__({
-            "values": In(data.ArrayLayout(_shape(bits, is_signed), n)),
+            "values": In(data.ArrayLayout(unsigned(bits), n)),
+            "is_signed": In(1),
             "precision": Out(range(bits + 1)),
         })
 
     def elaborate(self, platform):
         m = Module()
         bits = self.bits
-        if self.is_signed:
-            folded = [(v ^ (v >> (bits - 1)))[:bits - 1] for v in
-                      (self.values[i] for i in range(self.n))]
-            width, extra = bits - 1, 1
-        else:
-            folded = [self.values[i] for i in range(self.n)]
-            width, extra = bits, 0
-        if width == 0:                        # 1-bit signed values always need 1 bit
-            m.d.comb += self.precision.eq(1)
-            return m
-        m.submodules.lod = lod = LeadingOneDetector(width)
+        # Sign-fold negative values of a signed group (their top bit becomes 0); an
+        # unsigned group's values are taken as they are.
+        folded = [Mux(self.is_signed & v[bits - 1], ~v, v)
+                  for v in (self.values[i] for i in range(self.n))]
+        m.submodules.lod = lod = LeadingOneDetector(bits)
         m.d.comb += lod.value.eq(tree_reduce(folded, lambda a, b, *_: a | b))
         with m.If(lod.length == 0):
             m.d.comb += self.precision.eq(1)
         with m.Else():
-            m.d.comb += self.precision.eq(lod.length + extra)
+            m.d.comb += self.precision.eq(lod.length + self.is_signed)
         return m
 
 

@@ -15,7 +15,7 @@ from amaranth.lib.wiring import In, Out
 
 from .array import array_signature, owning_array_signature
 from .library import ModuleLibrary
-from .rows import act_bricks, wgt_bricks
+from .rows import act_bricks, act_value_bricks, wgt_bricks
 
 __all__ = ["PEGrid", "pe_signature"]
 
@@ -80,6 +80,15 @@ class PEGrid(wiring.Component):
         """The activation row on the tile's buffer output, ``act_bricks[window][lane]``
         (:func:`.rows.act_row_layout`)."""
         return act_bricks(self.cfg, self.act_row)
+
+    def act_values(self, m):
+        """The activation row's values (:func:`.rows.act_value_bricks`: each pattern
+        extended by the run's ``act_signed``), ``act_values[window][lane]``, built once per
+        call for all the PEs that read it. A tile without the register (a floating-point
+        one) reads its patterns as they are."""
+        if "act_signed" not in self.cfg.runtime:
+            return self.act_bricks
+        return act_value_bricks(m, self.cfg, self.act_bricks, self.act_signed)
 
     @property
     def wgt_bricks(self) -> data.View:

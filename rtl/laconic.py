@@ -67,6 +67,7 @@ from .adder_tree import sum_lanes, tree_reduce
 from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
 from .grid import PEGrid, pe_signature
 from .library import ModuleLibrary
+from .rows import act_value
 
 __all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
            "digit_counts", "pair_positions", "term_lane"]
@@ -124,9 +125,9 @@ def term_lane(m, kind: str, where: str, value, bits: int, *, is_signed: bool, co
 
 
 def digit_counts(cfg) -> tuple[int, int]:
-    """``(nd_a, nd_w)``: radix-4 Booth digits of an activation and of a weight (weights are
-    two's complement)."""
-    return booth_digit_count(cfg.act_bits, cfg.act_signed), booth_digit_count(cfg.wgt_bits)
+    """``(nd_a, nd_w)``: radix-4 Booth digits of an activation (its ``act_bits + 1``-bit
+    value, which holds a signed or an unsigned one) and of a weight (two's complement)."""
+    return booth_digit_count(cfg.act_bits + 1), booth_digit_count(cfg.wgt_bits)
 
 
 def pair_positions(cfg) -> int:
@@ -334,8 +335,10 @@ class LaconicArray(PEGrid):
                         m.d.sync += reg.eq(digits)
                     return Mux(take, digits, reg)
 
-                term_lane(m, "act", f"w{w}_l{lane}", brick[lane], cfg.act_bits,
-                          is_signed=cfg.act_signed, count=det.act_count[w * lanes + lane],
+                value = act_value(brick[lane], self.act_signed)
+                term_lane(m, "act", f"w{w}_l{lane}", value,
+                          cfg.act_bits + 1, is_signed=True,
+                          count=det.act_count[w * lanes + lane],
                           load=take | (active & wrap[lane]), advance=active, term=terms[lane],
                           reload=kept)
             act_terms.append(terms)

@@ -38,7 +38,7 @@ Fixed cost of a run: the two commit stages after the last step's final cycle, pl
 controller's cycle to raise ``out.valid`` (``golden/arch/loom.py:RUN_OVERHEAD = 3``).
 """
 
-from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
@@ -59,10 +59,9 @@ def act_chunks(cfg) -> int:
 
 def chunk_shape(cfg):
     """Shape of one lane's activation chunk as the PE sees it: ``signed(serial_bits + 1)``
-    for signed activations (the top chunk is sign-extended by one bit, lower chunks are
-    zero-extended), ``unsigned(serial_bits)`` for unsigned ones."""
-    sb = cfg.serial_bits
-    return signed(sb + 1) if cfg.act_signed else unsigned(sb)
+    (in a run of signed activations the top chunk is sign-extended by one bit; every other
+    chunk, and every chunk of an unsigned run, is zero-extended)."""
+    return signed(cfg.serial_bits + 1)
 
 
 class LoomPE(wiring.Component):
@@ -74,7 +73,7 @@ class LoomPE(wiring.Component):
     ----------
     act_chunk : In(ArrayLayout(chunk_shape(cfg), lanes))
         This cycle's activation chunk of each lane (already sign-extended if it is the top
-        chunk of signed activations).
+        chunk of a signed run's activations).
     wgt_bit : In(lanes)
         This cycle's bit of each lane's weight.
     en, first : In(1)
@@ -104,17 +103,17 @@ class LoomPE(wiring.Component):
 
     @staticmethod
     def inner_width(cfg) -> int:
-        """Signed width of ``sum_lanes act * wgt_bit`` (one more bit for unsigned act)."""
-        return cfg.act_bits + clog2(cfg.lanes) + (0 if cfg.act_signed else 1)
+        """Signed width of ``sum_lanes act * wgt_bit`` (``act_bits + 1``-bit values hold
+        signed and unsigned activations)."""
+        return cfg.act_bits + 1 + clog2(cfg.lanes)
 
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
         shape = chunk_shape(cfg)
         tree = sum_lanes(m, cfg.lanes, shape.width,
-                         lambda lane: Mux(self.wgt_bit[lane], self.act_chunk[lane], 0),
-                         is_signed=cfg.act_signed)
-        term_width = tree.sum_width + (0 if cfg.act_signed else 1)
+                         lambda lane: Mux(self.wgt_bit[lane], self.act_chunk[lane], 0))
+        term_width = tree.sum_width
         inner_width = max(self.inner_width(cfg), term_width)
         m.submodules.serial = inner = ShiftAccumulator(term_width, inner_width,
                                                        shift=cfg.serial_bits)
@@ -145,8 +144,9 @@ class LoomArray(PEGrid):
         # Per-step activation precision Pa (Dynamic Stripes' detector over the whole row),
         # in chunks: ceil(Pa / serial_bits).
         m.submodules.precision_detector = det = PrecisionDetector(
-            cfg.windows * cfg.lanes, cfg.act_bits, is_signed=cfg.act_signed)
-        m.d.comb += det.values.as_value().eq(self.act_row)
+            cfg.windows * cfg.lanes, cfg.act_bits)
+        m.d.comb += [det.values.as_value().eq(self.act_row),
+                     det.is_signed.eq(self.act_signed)]
         step_chunks = Signal(range(nch + 1))
         m.d.comb += step_chunks.eq((det.precision + (sb - 1)) >> clog2(sb))
 
@@ -180,22 +180,15 @@ class LoomArray(PEGrid):
         for w in range(cfg.windows):
             # The window's chunk serialiser, shared by all filters: chunk `bitpos` of every
             # lane (activations sign- or zero-extended to a whole number of chunks); the top
-            # chunk of a signed activation carries the sign into the PE's extra bit.
+            # chunk of a signed run's activation carries the sign into the PE's extra bit.
             lanes = []
             for lane in range(cfg.lanes):
                 value = act[w][lane].as_unsigned()
                 pad = ext_bits - cfg.act_bits
-                if pad and cfg.act_signed:
-                    extended = Cat(value, value[-1].replicate(pad))
-                elif pad:
-                    extended = Cat(value, Const(0, pad))
-                else:
-                    extended = value
+                sign = value[-1] & self.act_signed
+                extended = Cat(value, sign.replicate(pad)) if pad else value
                 chunk = extended.word_select(seq.bitpos, sb)
-                if cfg.act_signed:
-                    lanes.append(Cat(chunk, chunk[-1] & seq.first))
-                else:
-                    lanes.append(chunk)
+                lanes.append(Cat(chunk, chunk[-1] & seq.first & self.act_signed))
             sig = Signal(shape.width * cfg.lanes, name=f"act_chunks_w{w}")
             m.d.comb += sig.eq(Cat(lanes))
             chunks.append(sig)

@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In
 from .accumulator import Accumulator, ShiftAccumulator, accumulate, shift_in
 from .adder_tree import sum_lanes
 from .grid import pe_signature
-from .rows import act_brick_layout, wgt_brick_layout
+from .rows import act_value_brick_layout, wgt_brick_layout
 
 __all__ = ["BitParallelPE", "BitSerialPE"]
 
@@ -23,7 +23,8 @@ class BitParallelPE(wiring.Component):
 
     Attributes
     ----------
-    act : In(ArrayLayout(act_shape, lanes))
+    act : In(ArrayLayout(signed(act_bits + 1), lanes))
+        The activation values (:func:`.rows.act_value_shape`: signed and unsigned runs).
     wgt : In(ArrayLayout(signed(wgt_bits), lanes))
     en, clear : In(1)
         Accumulate this cycle's brick; reset the accumulator (``clear`` wins).
@@ -33,7 +34,7 @@ class BitParallelPE(wiring.Component):
     def __init__(self, cfg):
         self.cfg = cfg
         super().__init__(pe_signature(cfg, {
-            "act": In(act_brick_layout(cfg)),
+            "act": In(act_value_brick_layout(cfg)),
             "wgt": In(wgt_brick_layout(cfg)),
             "en": In(1),
         }))

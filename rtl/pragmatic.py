@@ -47,7 +47,8 @@ from .accumulator import Accumulator, accumulate
 from .adder_tree import sum_lanes
 from .encoders import BoothTermSerializer, OneffsetEncoder, PriorityEncoder, booth_digit_count
 from .grid import PEGrid, pe_signature
-from .rows import act_brick_layout, act_bricks, wgt_brick_layout, wgt_bricks
+from .rows import (act_brick_layout, act_bricks, act_value, act_value_shape, wgt_brick_layout,
+                   wgt_bricks)
 
 __all__ = ["PragmaticArray", "PragmaticPE", "PragmaticWindowEncoder", "term_positions",
            "offset_bits", "window_encoders", "pallet_control", "hold_weights", "feed_pe"]
@@ -55,9 +56,10 @@ __all__ = ["PragmaticArray", "PragmaticPE", "PragmaticWindowEncoder", "term_posi
 
 def term_positions(cfg) -> int:
     """Number of term positions (exponents ``0 .. positions - 1``) of one activation:
-    ``act_bits`` for oneffsets, ``2 * booth_digit_count`` for Booth terms."""
+    ``act_bits`` for oneffsets (of ``|a|``), ``2 * booth_digit_count`` for Booth terms of
+    the ``act_bits + 1``-bit value that holds a signed or an unsigned activation."""
     if cfg.encoding == "booth":
-        return 2 * booth_digit_count(cfg.act_bits, cfg.act_signed)
+        return 2 * booth_digit_count(cfg.act_bits + 1)
     return cfg.act_bits
 
 
@@ -153,7 +155,10 @@ class PragmaticWindowEncoder(wiring.Component):
 
     Attributes
     ----------
-    values : In(ArrayLayout(act_shape, lanes))
+    values : In(ArrayLayout(unsigned(act_bits), lanes))
+        The activations' bit patterns.
+    is_signed : In(1)
+        The patterns are two's complement (else unsigned): the run's ``act_signed``.
     load : In(1)
         Capture ``values`` at the clock edge (wins over consuming terms).
     take, neg : Out(lanes)
@@ -170,6 +175,7 @@ class PragmaticWindowEncoder(wiring.Component):
         self.positions = term_positions(cfg)
         super().__init__({
             "values": In(act_brick_layout(cfg, lanes=self.lanes)),
+            "is_signed": In(1),
             "load": In(1),
             "take": Out(self.lanes),
             "neg": Out(self.lanes),
@@ -181,21 +187,22 @@ class PragmaticWindowEncoder(wiring.Component):
     def _serializer(self, m, lane):
         """The lane's term serialiser; returns (serializer, neg signal of its term)."""
         cfg = self.cfg
-        value = self.values[lane]
+        value = Signal(act_value_shape(cfg), name=f"value_l{lane}")
+        m.d.comb += value.eq(act_value(self.values[lane], self.is_signed))
         if cfg.encoding == "booth":
-            ser = BoothTermSerializer(cfg.act_bits, is_signed=cfg.act_signed)
+            # Radix-4 Booth of the (act_bits + 1)-bit value: an unsigned activation is
+            # zero-extended first, so its top bit is not read as a sign.
+            ser = BoothTermSerializer(cfg.act_bits + 1, is_signed=True)
             m.submodules[f"serializer_l{lane}"] = ser
             m.d.comb += ser.value.eq(value)
             return ser, ser.term.neg
         ser = OneffsetEncoder(cfg.act_bits)
         m.submodules[f"serializer_l{lane}"] = ser
-        if not cfg.act_signed:
-            m.d.comb += ser.value.eq(value)
-            return ser, Const(0, 1)
-        # Sign-magnitude: oneffsets of |a| (|-2**(n-1)| = 2**(n-1) fits in n unsigned
-        # bits), every term carrying the sign of a, kept in a register beside the encoder.
+        # Sign-magnitude: oneffsets of |a| (|-2**(n-1)| = 2**(n-1) and the largest unsigned
+        # value fit in n unsigned bits), every term carrying the sign of a, kept in a
+        # register beside the encoder.
         sign = Signal(name=f"sign_l{lane}")
-        m.d.comb += ser.value.eq(Mux(value < 0, -value, value))
+        m.d.comb += ser.value.eq(Mux(value < 0, -value, value)[:cfg.act_bits])
         with m.If(self.load):
             m.d.sync += sign.eq(value < 0)
         return ser, sign
@@ -232,13 +239,16 @@ class PragmaticWindowEncoder(wiring.Component):
         return m
 
 
-def window_encoders(m, cfg, *, values=None, load=None, lanes: int | None = None) -> list:
+def window_encoders(m, cfg, is_signed, *, values=None, load=None,
+                    lanes: int | None = None) -> list:
     """A :class:`PragmaticWindowEncoder` per window, submodule ``encoder_w<w>``.
 
     Parameters
     ----------
     m : Module
     cfg : TileConfig
+    is_signed : Value
+        The run's ``act_signed`` register (every encoder's ``is_signed``).
     values : indexable by window, optional
         Window ``w``'s brick (e.g. :attr:`.grid.PEGrid.act_bricks`); with ``load``, the
         encoders' inputs. Without them the caller wires the inputs.
@@ -250,6 +260,7 @@ def window_encoders(m, cfg, *, values=None, load=None, lanes: int | None = None)
     for w in range(cfg.windows):
         enc = PragmaticWindowEncoder(cfg, lanes=lanes)
         m.submodules[f"encoder_w{w}"] = enc
+        m.d.comb += enc.is_signed.eq(is_signed)
         if values is not None:
             m.d.comb += [enc.values.eq(values[w]), enc.load.eq(load)]
         encoders.append(enc)
@@ -334,7 +345,7 @@ class PragmaticArray(PEGrid):
         cfg = self.cfg
         m = Module()
         load = Signal()
-        encoders = window_encoders(m, cfg, values=self.act_bricks, load=load)
+        encoders = window_encoders(m, cfg, self.act_signed, values=self.act_bricks, load=load)
         active, step_done = pallet_control(m, encoders, load=load, start=self.start,
                                            valid=self.valid, ready=self.advance)
         m.d.comb += self.busy.eq(active & ~step_done)
@@ -366,7 +377,7 @@ class PragmaticArray(PEGrid):
             total = head + offset
             return Mux(total >= q, total - q, total)[:len(head)]
 
-        encoders = window_encoders(m, cfg)
+        encoders = window_encoders(m, cfg, self.act_signed)
         actives, dones, loads, poss, fins = [], [], [], [], []
         for w, enc in enumerate(encoders):
             pos = Signal(range(q + 1), name=f"pos_w{w}")     # next slot to start (rel.)

@@ -3,7 +3,8 @@ MICRO 2016).
 
 Activations are processed one bit per cycle, most significant first, at a runtime precision
 P (1..act_bits): a brick takes P cycles. Only the P least significant bits of each
-activation are used; with signed activations bit P-1 is the sign. Lowering P trades
+activation are used; in a run of signed activations (the ``act_signed`` runtime register)
+bit P-1 is the sign, in an unsigned run it is the top magnitude bit. Lowering P trades
 accuracy for speed without regenerating the hardware. The serialiser (one bit-select per
 lane per window) is shared by the window's filters.
 """
@@ -57,16 +58,17 @@ class SerialSequencer(wiring.Component):
         return m
 
 
-def feed_serial_pe(pe, seq, cfg, *, act_bit, wgt, en) -> list:
+def feed_serial_pe(pe, seq, *, act_bit, wgt, en, is_signed) -> list:
     """The statements feeding a :class:`~.pe.BitSerialPE` this cycle's activation bits
     ``act_bit`` and its weight brick ``wgt``, walked by the :class:`SerialSequencer`
-    ``seq`` (the top bit of a signed activation carries negative weight)."""
+    ``seq`` (the top bit of a run's activations carries negative weight when the run's
+    ``is_signed``, its ``act_signed`` register, says they are two's complement)."""
     return [
         pe.act_bit.eq(act_bit),
         pe.wgt.eq(wgt),
         pe.en.eq(en),
         pe.first.eq(seq.first),
-        pe.negate.eq(seq.first & cfg.act_signed),
+        pe.negate.eq(seq.first & is_signed),
         pe.commit.eq(seq.commit),
     ]
 
@@ -102,8 +104,8 @@ class StripesArray(PEGrid):
             m.d.comb += bits.eq(Cat(act[w][lane].as_unsigned().bit_select(seq.bitpos, 1)
                                     for lane in range(cfg.lanes)))
             for f, pe in self.pe_column(m, w):
-                m.d.comb += feed_serial_pe(pe, seq, cfg, act_bit=bits, wgt=wgt[f],
-                                           en=self.valid)
+                m.d.comb += feed_serial_pe(pe, seq, act_bit=bits, wgt=wgt[f],
+                                           en=self.valid, is_signed=self.act_signed)
         return m
 
 

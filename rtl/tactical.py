@@ -345,8 +345,9 @@ class TacticalArray(PEGrid):
     def _tclp(self, m, step, valid, start_d, weights, mux, cands):
         cfg = self.cfg
         m.submodules.precision_detector = det = PrecisionDetector(
-            cfg.windows * self.cands, cfg.act_bits, is_signed=cfg.act_signed)
-        m.d.comb += det.values.as_value().eq(Cat(c.as_value() for c in cands))
+            cfg.windows * self.cands, cfg.act_bits)
+        m.d.comb += [det.values.as_value().eq(Cat(c.as_value() for c in cands)),
+                     det.is_signed.eq(self.act_signed)]
         m.submodules.sequencer = seq = SerialSequencer(cfg.act_bits)
         m.d.comb += [
             seq.precision.eq(det.precision),
@@ -363,15 +364,17 @@ class TacticalArray(PEGrid):
             m.d.comb += mux.bits[w].eq(Cat(cands[w][c].as_unsigned().bit_select(seq.bitpos, 1)
                                            for c in range(self.cands)))
             for f, pe in self.pe_column(m, w):
-                m.d.comb += feed_serial_pe(pe, seq, cfg, act_bit=mux.act_bit[f][w],
-                                           wgt=weights[f], en=valid)
+                m.d.comb += feed_serial_pe(pe, seq, act_bit=mux.act_bit[f][w],
+                                           wgt=weights[f], en=valid,
+                                           is_signed=self.act_signed)
 
     def _tcle(self, m, step, valid, start_d, weights, mux, cands):
         cfg = self.cfg
         # The window encoder over (h+1)*lanes candidates: Pragmatic's, with more lanes,
         # pallet synchronised.
         load = Signal()
-        encoders = window_encoders(m, cfg, values=cands, load=load, lanes=self.cands)
+        encoders = window_encoders(m, cfg, self.act_signed, values=cands, load=load,
+                                   lanes=self.cands)
         active, _ = pallet_control(m, encoders, load=load, start=self.start, valid=valid,
                                    ready=Signal(name="ready"))
         m.d.comb += [

@@ -48,6 +48,8 @@ def command_layout(cfg) -> data.StructLayout:
         "precision": unsigned(clog2(cfg.act_bits + 1)),
         "wgt_precision": unsigned(clog2(cfg.wgt_bits + 1)),
     }
+    if "act_signed" in cfg.runtime:   # the run's activations: two's complement or unsigned
+        fields["act_signed"] = unsigned(1)
     if "restart" in cfg.runtime:      # Diffy: one restart bit per window
         fields["restart"] = unsigned(cfg.windows)
     if cfg.out_bits:
@@ -123,6 +125,11 @@ class Tile(wiring.Component):
         consume = Signal()
 
         m.d.comb += array.start.eq(start)
+        if "act_signed" in cfg.runtime:   # like the precisions: seen from the start cycle on
+            act_signed = Signal(init=1)
+            m.d.comb += array.act_signed.eq(Mux(start, self.cmd.payload.act_signed, act_signed))
+            with m.If(start):
+                m.d.sync += act_signed.eq(self.cmd.payload.act_signed)
         if "restart" in cfg.runtime:      # valid on the start cycle; the array latches it
             m.d.comb += array.restart.eq(self.cmd.payload.restart)
         if owning:

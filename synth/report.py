@@ -87,7 +87,7 @@ def to_markdown(r: dict) -> str:
     lines = [f"# Synthesis report: {r['top']}", "",
              f"- configuration: {r.get('preset') or 'custom'}: {c['arch']}, {c['filters']} "
              f"filters x {c['windows']} windows x {c['lanes']} lanes, {c['act_bits']}-bit "
-             f"activations ({'signed' if c['act_signed'] else 'unsigned'}), {c['wgt_bits']}-bit "
+             f"activations (signed or unsigned per run), {c['wgt_bits']}-bit "
              f"weights, {c['acc_bits']}-bit accumulators, depth {c['depth']}",
              f"- Verilog sha256 {r['verilog_sha256'][:16]}, git {str(r['git']['commit'])[:12]}"
              f"{' (dirty)' if r['git']['dirty'] else ''}",

@@ -27,17 +27,24 @@ class Case:
     stage: dict | None = None           # output-stage registers: multiplier, shift, cap
     bias: np.ndarray | None = None      # (filters,) with cfg.bias
     residual: np.ndarray | None = None  # (windows, filters) with cfg.residual
+    act_signed: bool = True             # the run's act_signed register
 
     def runtime(self, cfg) -> dict:
+        sign = {"act_signed": self.act_signed} if "act_signed" in cfg.runtime else {}
         return cfg.runtime_values(
             self.precision if "precision" in cfg.runtime else None,
             self.wgt_precision if "wgt_precision" in cfg.runtime else None,
-            **(self.stage or {}))
+            **sign, **(self.stage or {}))
 
 
-def _precision_values(rng, cfg, shape, precision):
-    """Random activations that fit in ``precision`` bits (the host's quantisation)."""
-    lo, hi = value_range(precision, cfg.act_signed)
+#: Both kinds of run every integer tile executes (its ``act_signed`` register).
+SIGNEDNESS = (True, False)
+
+
+def _precision_values(rng, cfg, shape, precision, signed: bool = True):
+    """Random activations that fit in ``precision`` bits of the run's signedness (the
+    host's quantisation)."""
+    lo, hi = value_range(precision, signed)
     return rng.integers(lo, hi + 1, size=shape, dtype=np.int64)
 
 
@@ -56,27 +63,46 @@ def _wgt_precision_runtime(cfg) -> bool:
 
 def random_cases(cfg, rng, count: int = 8) -> list[Case]:
     """Random operands; with runtime precisions, random precisions too. Activations are
-    drawn at a random width so data-dependent designs see varied step lengths."""
+    drawn at a random width so data-dependent designs see varied step lengths; signed and
+    unsigned runs alternate (unsigned ones have odd indexes)."""
     cases = []
-    lowest = 2 if cfg.act_signed else 1
     for i in range(count):
+        signed = SIGNEDNESS[i % 2]
         k = int(rng.integers(1, cfg.depth * cfg.lanes + 1)) if i % 2 else \
             int(rng.integers(1, min(4, cfg.depth) * cfg.lanes + 1))
-        width = int(rng.integers(lowest, cfg.act_bits + 1))
+        width = int(rng.integers(1, cfg.act_bits + 1))
         p = width if _act_precision_runtime(cfg) else None
         pw = int(rng.integers(2, cfg.wgt_bits + 1)) if _wgt_precision_runtime(cfg) else None
-        act = _precision_values(rng, cfg, (cfg.windows, k), width)
+        act = _precision_values(rng, cfg, (cfg.windows, k), width, signed)
         wgt = _weights(rng, cfg, (cfg.filters, k), pw or cfg.wgt_bits)
         if i == count - 1:      # sparse values: many zero terms and zero bricks
             act[rng.random(act.shape) < 0.7] = 0
-        cases.append(Case(f"random{i}_k{k}_a{width}b" + (f"_pw{pw}" if pw else ""), act, wgt,
-                          p, wgt_precision=pw))
+        cases.append(Case(f"random{i}_k{k}_a{width}{'s' if signed else 'u'}"
+                          + (f"_pw{pw}" if pw else ""), act, wgt, p, wgt_precision=pw,
+                          act_signed=signed))
     return cases
 
 
 def corner_cases(cfg, rng) -> list[Case]:
+    """The corners of :func:`signed_corner_cases` in a signed run and in an unsigned run
+    (names suffixed ``_u``)."""
+    cases = []
+    for signed in SIGNEDNESS:
+        for case in signed_corner_cases(cfg, rng, signed):
+            case.act_signed = signed
+            case.name += "" if signed else "_u"
+            cases.append(case)
+    return cases
+
+
+def signed_corner_cases(cfg, rng, signed: bool) -> list[Case]:
+    """Corner runs with activations of one signedness (``signed``, the run's
+    ``act_signed``)."""
+    def values(shape, precision):
+        return _precision_values(rng, cfg, shape, precision, signed)
+
     w, f, lanes, a_bits = cfg.windows, cfg.filters, cfg.lanes, cfg.act_bits
-    a_lo, a_hi = value_range(a_bits, cfg.act_signed)
+    a_lo, a_hi = value_range(a_bits, signed)
     w_lo, w_hi = value_range(cfg.wgt_bits, True)
     full_k = cfg.depth * lanes
     full = cfg.act_bits if _act_precision_runtime(cfg) else None
@@ -88,18 +114,18 @@ def corner_cases(cfg, rng) -> list[Case]:
         Case("most_negative", np.full((w, full_k), a_lo), np.full((f, full_k), w_lo), full),
         Case("max_times_most_negative", np.full((w, lanes), a_hi), np.full((f, lanes), w_lo),
              full),
-        Case("single_brick", _precision_values(rng, cfg, (w, lanes), a_bits),
+        Case("single_brick", values((w, lanes), a_bits),
              _weights(rng, cfg, (f, lanes)), full),
-        Case("single_value", _precision_values(rng, cfg, (w, 1), a_bits),
+        Case("single_value", values((w, 1), a_bits),
              _weights(rng, cfg, (f, 1)), full),
-        Case("k_not_multiple_of_lanes", _precision_values(rng, cfg, (w, 3 * lanes + 1), a_bits),
+        Case("k_not_multiple_of_lanes", values((w, 3 * lanes + 1), a_bits),
              _weights(rng, cfg, (f, 3 * lanes + 1)), full),
     ]
     # Term patterns: every other bit set (most terms for plain encodings), and alternating
     # runs (Booth's worst and best cases), both signs.
     for pattern in (0x55555555, 0xAAAAAAAA, 0x33333333):
         v = pattern & ((1 << a_bits) - 1)
-        if cfg.act_signed and v >= 1 << (a_bits - 1):
+        if signed and v >= 1 << (a_bits - 1):
             v -= 1 << a_bits
         wv = pattern & ((1 << cfg.wgt_bits) - 1)
         if wv >= 1 << (cfg.wgt_bits - 1):
@@ -108,46 +134,48 @@ def corner_cases(cfg, rng) -> list[Case]:
                           np.full((f, 2 * lanes), wv), full))
     # One non-zero value in an otherwise zero tile: steps driven by a single lane.
     one = np.zeros((w, 3 * lanes), np.int64)
-    one[w - 1, 2 * lanes - 1] = a_lo
-    cases.append(Case("single_nonzero_most_negative", one, _weights(rng, cfg, (f, 3 * lanes)),
+    one[w - 1, 2 * lanes - 1] = a_lo if signed else a_hi
+    cases.append(Case("single_nonzero_extreme", one, _weights(rng, cfg, (f, 3 * lanes)),
                       full))
     if _wgt_precision_runtime(cfg):
         for pw in (1, cfg.wgt_bits):
-            cases.append(Case(f"wgt_precision_{pw}", _precision_values(rng, cfg, (w, lanes), a_bits),
+            cases.append(Case(f"wgt_precision_{pw}", values((w, lanes), a_bits),
                               _weights(rng, cfg, (f, lanes), pw), full, wgt_precision=pw))
     if _act_precision_runtime(cfg):
-        lowest = 2 if cfg.act_signed else 1
+        lowest = 1
         cases += [
-            Case(f"precision_{lowest}", _precision_values(rng, cfg, (w, 2 * lanes), lowest),
+            Case(f"precision_{lowest}", values((w, 2 * lanes), lowest),
                  _weights(rng, cfg, (f, 2 * lanes)), lowest),
-            Case("precision_full", _precision_values(rng, cfg, (w, 2 * lanes), a_bits),
+            Case("precision_full", values((w, 2 * lanes), a_bits),
                  _weights(rng, cfg, (f, 2 * lanes)), a_bits),
             # Values wider than P: the tile uses their P low bits, as the model says.
-            Case("precision_truncates", _precision_values(rng, cfg, (w, lanes), a_bits),
+            Case("precision_truncates", values((w, lanes), a_bits),
                  _weights(rng, cfg, (f, lanes)), max(lowest, a_bits // 2)),
         ]
         # Reuse the weights already in the tile: only activations are reloaded.
         last = cases[-1]
-        reuse = Case("weights_kept", _precision_values(rng, cfg, last.act.shape, a_bits),
+        reuse = Case("weights_kept", values(last.act.shape, a_bits),
                      last.wgt, a_bits, reload_weights=False, wgt_precision=last.wgt_precision)
         cases.append(reuse)
     return cases
 
 
 def conv_layer(cfg, rng, *, channels=16, filters=16, size=8, kernel=3, padding=1,
-               precision: int | None = None):
-    """A real convolution layer's operands, activations quantised to ``precision`` bits and
-    weights to 8 (or fewer) bits; returns (x, w, geometry, runtime registers)."""
+               precision: int | None = None, signed: bool = False):
+    """A real convolution layer's operands, activations quantised to ``precision`` bits
+    (unsigned, as after a ReLU, unless ``signed``) and weights to 8 (or fewer) bits;
+    returns (x, w, geometry, runtime registers)."""
     p = precision or min(cfg.act_bits, 8)
-    lo, hi = value_range(p, cfg.act_signed)
+    lo, hi = value_range(p, signed)
     x = rng.integers(lo, hi + 1, size=(1, channels, size, size), dtype=np.int64)
     # Post-ReLU-like sparsity: a third of the activations are zero.
     x[rng.random(x.shape) < 1 / 3] = 0
     pw = min(cfg.wgt_bits, 8)
     lo, hi = value_range(pw, True)
     w = rng.integers(lo, hi + 1, size=(filters, channels, kernel, kernel), dtype=np.int64)
+    sign = {"act_signed": signed} if "act_signed" in cfg.runtime else {}
     rt = cfg.runtime_values(p if _act_precision_runtime(cfg) else None,
-                            pw if _wgt_precision_runtime(cfg) else None)
+                            pw if _wgt_precision_runtime(cfg) else None, **sign)
     return x, w, dict(stride=1, padding=padding, dilation=1, groups=1), rt
 
 

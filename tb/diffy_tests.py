@@ -69,17 +69,18 @@ def smooth_image(rng, shape, bits: int, signed: bool, step: int = 3) -> np.ndarr
     return np.clip(x, lo, hi).astype(np.int64)
 
 
-def chain_runs(cfg, rng, *, runs: int, k: int, kind: str):
-    """Consecutive window groups of one (runs * windows, k) matrix and its weights."""
+def chain_runs(cfg, rng, *, runs: int, k: int, kind: str, signed: bool = True):
+    """Consecutive window groups of one (runs * windows, k) matrix and its weights;
+    ``signed``: the runs' ``act_signed``."""
     rows = runs * cfg.windows
-    lo, hi = value_range(cfg.act_bits, cfg.act_signed)
+    lo, hi = value_range(cfg.act_bits, signed)
     if kind == "smooth":
-        act = smooth_image(rng, (k, rows), cfg.act_bits, cfg.act_signed).T
+        act = smooth_image(rng, (k, rows), cfg.act_bits, signed).T
     elif kind == "extreme":
         act = np.where((np.arange(rows) % 2)[:, None] == 1, hi, lo) * np.ones((1, k), int)
     else:
-        width = int(rng.integers(2 if cfg.act_signed else 1, cfg.act_bits + 1))
-        wlo, whi = value_range(width, cfg.act_signed)
+        width = int(rng.integers(1, cfg.act_bits + 1))
+        wlo, whi = value_range(width, signed)
         act = rng.integers(wlo, whi + 1, (rows, k))
         if kind == "sparse":
             act[rng.random(act.shape) < 0.7] = 0
@@ -116,11 +117,11 @@ class DiffyTB(TB):
         return {"restart": int(rt["restart"]), "k": int(np.asarray(act).shape[1])}
 
 
-async def _chain(tb, suite, name, runs, k, kind, rng):
+async def _chain(tb, suite, name, runs, k, kind, rng, signed=True):
     """Consecutive runs over one activation matrix (:func:`chain_runs`), weights loaded
     once: random restart masks (window 0 of the first run restarting), the predecessor
-    carried from the previous run."""
-    acts, wgt = chain_runs(tb.cfg, rng, runs=runs, k=k, kind=kind)
+    carried from the previous run; ``signed``: the runs' ``act_signed``."""
+    acts, wgt = chain_runs(tb.cfg, rng, runs=runs, k=k, kind=kind, signed=signed)
     full = (1 << tb.cfg.windows) - 1
     for i, act in enumerate(acts):
         restart = int(rng.integers(0, full + 1))
@@ -128,7 +129,7 @@ async def _chain(tb, suite, name, runs, k, kind, rng):
             restart = 0
         if i == 0:
             restart |= 1
-        rt = dict(tb.cfg.runtime_values(), restart=restart,
+        rt = dict(tb.cfg.runtime_values(act_signed=signed), restart=restart,
                   predecessor=None if restart & 1 else acts[i - 1][-1])
         await tb.run_case(suite, f"{name}_run{i}", act, wgt, rt, load_weights=(i == 0))
 
@@ -141,7 +142,9 @@ async def random_suite(tb, suite):
         k = int(rng.integers(1, cfg.depth * cfg.lanes + 1)) if c % 3 == 2 else \
             int(rng.integers(1, min(6, cfg.depth) * cfg.lanes + 1))
         runs = int(rng.integers(2, 5))
-        await _chain(tb, suite, f"chain{c}_{kinds[c % 3]}_k{k}", runs, k, kinds[c % 3], rng)
+        signed = c % 2 == 0                # signed and unsigned runs alternate
+        await _chain(tb, suite, f"chain{c}_{kinds[c % 3]}_k{k}{'' if signed else '_u'}", runs,
+                     k, kinds[c % 3], rng, signed)
 
 
 @DiffyTB.suite("corners")
@@ -149,13 +152,14 @@ async def corners_suite(tb, suite):
     cfg, rng = tb.cfg, tb.rng()
     for case in corner_cases(cfg, rng):
         restart = int(rng.integers(0, 1 << cfg.windows)) | 1
-        rt = dict(cfg.runtime_values(), restart=restart, predecessor=None)
+        rt = dict(case.runtime(cfg), restart=restart, predecessor=None)
         await tb.run_case(suite, case.name, case.act, case.wgt, rt,
                           load_weights=case.reload_weights)
     # Delta extremes: most negative next to maximum, no restarts after the first window.
     await _chain(tb, suite, "delta_extremes", 3, 2 * cfg.lanes, "extreme", rng)
+    await _chain(tb, suite, "delta_extremes_u", 3, 2 * cfg.lanes, "extreme", rng, False)
     # A chain at full depth, then a short one (K just over a brick).
-    await _chain(tb, suite, "full_depth", 2, cfg.depth * cfg.lanes, "smooth", rng)
+    await _chain(tb, suite, "full_depth", 2, cfg.depth * cfg.lanes, "smooth", rng, False)
     await _chain(tb, suite, "short_chain", 3, cfg.lanes + 1, "dense", rng)
 
 
@@ -164,7 +168,7 @@ def pragmatic_twin(cfg):
     from ..gen.config import TileConfig
     return TileConfig(arch="pragmatic", filters=cfg.filters, windows=cfg.windows,
                       lanes=cfg.lanes, act_bits=cfg.act_bits, wgt_bits=cfg.wgt_bits,
-                      act_signed=cfg.act_signed, depth=cfg.depth,
+                      depth=cfg.depth,
                       first_stage_bits=cfg.first_stage_bits, encoding="booth")
 
 
@@ -177,7 +181,8 @@ async def _conv_case(tb, name, x, w, geometry, rt, suite="conv", order=DEFAULT_O
     lowering = lower_conv2d(cfg, x, w, order=order, **geometry)
     rts = diffy.run_runtimes(cfg, lowering, rt)
     twin = pragmatic_twin(cfg)
-    prag = sum(cycle_model.run_cycles(twin, r.act, r.wgt) for r in lower_conv2d(
+    twin_rt = twin.runtime_values(act_signed=rt["act_signed"])
+    prag = sum(cycle_model.run_cycles(twin, r.act, r.wgt, twin_rt) for r in lower_conv2d(
         twin, x, w, order=order, **geometry).runs)
     a = im2col(x, w.shape[2:], geometry["stride"], geometry["padding"], geometry["dilation"])
     await tb.run_conv(suite, name, x, w, geometry, rts, lowering=lowering,
@@ -196,7 +201,7 @@ async def conv_suite(tb, suite):
     order = CONV_ORDERS[suite]
     x, w, geometry, rt = conv_layer(cfg, rng)
     await _conv_case(tb, "conv3x3_c16_k16_8x8_random", x, w, geometry, rt, suite, order)
-    xs = np.maximum(smooth_image(rng, x.shape, min(cfg.act_bits, 8), cfg.act_signed), 0)
+    xs = smooth_image(rng, x.shape, min(cfg.act_bits, 8), rt["act_signed"])
     await _conv_case(tb, "conv3x3_c16_k16_8x8_smooth", xs, w, geometry, rt, suite, order)
 
 
@@ -223,7 +228,8 @@ def dncnn_crops(bits: int, seed: int, rows: int = ROWS, cols: int = COLS) -> lis
 async def dncnn_suite(tb, suite):
     geometry = dict(stride=1, padding=0, dilation=1, groups=1)
     for name, x, w in dncnn_crops(8 if tb.cfg.act_bits <= 8 else 16, tb.seed):
-        await _conv_case(tb, name, x, w, geometry, tb.cfg.runtime_values())
+        await _conv_case(tb, name, x, w, geometry,
+                         tb.cfg.runtime_values(act_signed=bool((x < 0).any())))
 
 
 diffy_regression = DiffyTB.cocotb_test("diffy_regression")

@@ -65,37 +65,44 @@ def _pruned(rng, cfg, shape, zero):
 def sparse_cases(cfg, rng) -> list[Case]:
     """Pruned-weight runs (the design's purpose) and weight corner cases."""
     w_, f_, lanes, depth = cfg.windows, cfg.filters, cfg.lanes, cfg.depth
-    lo, hi = value_range(cfg.act_bits, cfg.act_signed)
+    # Post-ReLU (unsigned) activations, as in the pruned networks the design is for, except
+    # in the pruned runs with odd indexes, which are signed.
+    lo, hi = value_range(cfg.act_bits, False)
     cases = []
 
-    def act(k, width=None):
-        a_lo, a_hi = value_range(width, cfg.act_signed) if width else (lo, hi)
+    def act(k, width=None, signed=False):
+        a_lo, a_hi = value_range(width or cfg.act_bits, signed)
         return rng.integers(a_lo, a_hi + 1, size=(w_, k))
 
     for zero in (0.5, 0.7, 0.9):
-        for k in (depth * lanes, int(rng.integers(1, depth * lanes))):
-            width = int(rng.integers(2, cfg.act_bits + 1))
-            cases.append(Case(f"pruned{int(zero * 100)}_k{k}_a{width}b", act(k, width),
-                              _pruned(rng, cfg, (f_, k), zero)))
+        for i, k in enumerate((depth * lanes, int(rng.integers(1, depth * lanes)))):
+            width = int(rng.integers(1, cfg.act_bits + 1))
+            signed = bool(i % 2)
+            cases.append(Case(f"pruned{int(zero * 100)}_k{k}_a{width}{'s' if signed else 'u'}",
+                              act(k, width, signed), _pruned(rng, cfg, (f_, k), zero),
+                              act_signed=signed))
     k = 12 * lanes
     wgt = _pruned(rng, cfg, (f_, k), 0.3)
     wgt[:, 2 * lanes:5 * lanes] = 0             # whole zero steps (skipped)
     wgt[:, 9 * lanes:] = 0
-    cases.append(Case("zero_steps", act(k), wgt))
+    cases.append(Case("zero_steps", act(k), wgt, act_signed=False))
     wgt = _pruned(rng, cfg, (f_, k), 0.6)
     wgt[0] = 0                                  # a filter with no weights
-    cases.append(Case("zero_filter", act(k), wgt))
-    cases.append(Case("all_zero_weights", act(k), np.zeros((f_, k), np.int64)))
-    cases.append(Case("dense_weights_max", np.full((w_, k), hi), np.full((f_, k), -(1 << (cfg.wgt_bits - 1)))))
+    cases.append(Case("zero_filter", act(k), wgt, act_signed=False))
+    cases.append(Case("all_zero_weights", act(k), np.zeros((f_, k), np.int64),
+                      act_signed=False))
+    cases.append(Case("dense_weights_max", np.full((w_, k), hi),
+                      np.full((f_, k), -(1 << (cfg.wgt_bits - 1))), act_signed=False))
     wgt = _pruned(rng, cfg, (f_, depth * lanes), 0.0)
     wgt[wgt == 0] = 1
-    cases.append(Case("dense_weights", act(depth * lanes), wgt))
+    cases.append(Case("dense_weights", act(depth * lanes), wgt, act_signed=False))
     one = np.zeros((f_, k), np.int64)
     one[-1, -1] = 3                             # one weight, at the very end
-    cases.append(Case("last_weight_only", act(k), one))
+    cases.append(Case("last_weight_only", act(k), one, act_signed=False))
     sparse_act = act(depth * lanes)
     sparse_act[rng.random(sparse_act.shape) < 0.7] = 0
-    cases.append(Case("sparse_both", sparse_act, _pruned(rng, cfg, (f_, depth * lanes), 0.7)))
+    cases.append(Case("sparse_both", sparse_act, _pruned(rng, cfg, (f_, depth * lanes), 0.7),
+                      act_signed=False))
     return cases
 
 

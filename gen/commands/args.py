@@ -32,7 +32,7 @@ class Parser(argparse.ArgumentParser):
 
 #: Core fields settable on the command line (design options are added from the registry).
 _CORE_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
-              "act_signed", "dtype", "bias", "residual", "activation", "out_bits")
+              "dtype", "bias", "residual", "activation", "out_bits")
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
@@ -62,11 +62,6 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
                    help="add a residual row per window (an input stream)")
     o.add_argument("--activation", help="none | relu | relu6")
     o.add_argument("--out-bits", type=int, help="requantise outputs to this many bits")
-    s = g.add_mutually_exclusive_group()
-    s.add_argument("--signed", dest="act_signed", action="store_true", default=None,
-                   help="two's complement activations (default)")
-    s.add_argument("--unsigned", dest="act_signed", action="store_false",
-                   help="unsigned activations")
 
 
 def config_from_args(args) -> TileConfig:

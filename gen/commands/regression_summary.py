@@ -18,7 +18,7 @@ def print_regression(cfg, result) -> dict:
     man = gen.manifest
     line("generated", f"{gen.verilog} ({man['verilog']['bytes']} bytes, sha256 "
          f"{man['verilog']['sha256'][:12]}); {cfg.pes} PEs of {cfg.lanes} lanes, "
-         f"{cfg.act_bits}b {'signed' if cfg.act_signed else 'unsigned'} activations x "
+         f"{cfg.act_bits}b activations (signed or unsigned per run) x "
          f"{cfg.wgt_bits}b weights, {cfg.acc_bits}b accumulators"
          + (f" ({cfg.dtype})" if cfg.dtype != "int" else ""))
     line("verilator", f"model in {b.directory} "

@@ -13,7 +13,6 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("baseline-4x4"),
-        Regression("baseline-4x4", {"act_signed": False}),
         Regression("baseline-4x4", {"bias": True, "residual": True, "activation": "relu",
                                     "out_bits": 8}, ("fused", "chain")),
         Regression("baseline-4x4", {"activation": "relu6", "out_bits": 8}, ("fused",)),

@@ -15,7 +15,6 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("cnvlutin-4x4"),
-        Regression("cnvlutin-4x4", {"act_signed": False}),
         Regression("cnvlutin-4x4", {"windows": 2}),
         Regression("cnvlutin-4x4", suites=("real",), slow=True),
         Regression("cnvlutin-16x16", slow=True),

@@ -40,7 +40,6 @@ SPEC = DesignSpec(
     regressions=(
         Regression("diffy-4x4"),
         Regression("diffy-4x4", suites=("conv_channel",)),
-        Regression("diffy-4x4", {"act_signed": False}),
         Regression("diffy-4x4", {"first_stage_bits": 0, "windows": 2}),
     ),
     area_kinds=(

@@ -16,7 +16,6 @@ SPEC = DesignSpec(
     regressions=(
         Regression("dstripes-4x4"),
         Regression("dstripes-4x4", suites=("conv_channel",)),   # the other brick order
-        Regression("dstripes-4x4", {"act_signed": False}),
         Regression("dstripes-4x4", suites=("real",), slow=True),
         Regression("dstripes-16x16", slow=True),
     ),

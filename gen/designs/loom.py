@@ -17,7 +17,6 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("loom-4x4"),
-        Regression("loom-4x4", {"act_signed": False}),
         Regression("loom-4x4", suites=("real",), slow=True),
     ),
     area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),

@@ -2,7 +2,7 @@
 two-stage shifting; pallet or column synchronisation."""
 
 from ..spec import ConfigError, DesignSpec, Option, Regression
-from .common import act_booth_digits, tile_testbench
+from .common import booth_digits, tile_testbench
 
 
 def _check(cfg):
@@ -26,7 +26,7 @@ SPEC = DesignSpec(
         Option("column_registers", 0, tuple(range(0, 9)), "r",
                "column sync: bricks a column may run ahead"),
     ),
-    worst_step_cycles=lambda cfg, p: act_booth_digits(cfg, p) if cfg.encoding == "booth" else p,
+    worst_step_cycles=lambda cfg, p: booth_digits(p) if cfg.encoding == "booth" else p,
     check=_check,
     rtl="pragmatic",
     golden="pragmatic",
@@ -34,7 +34,6 @@ SPEC = DesignSpec(
     regressions=(
         Regression("pragmatic-4x4"),
         Regression("pragmatic-4x4", suites=("conv_channel",)),  # the other brick order
-        Regression("pragmatic-4x4", {"act_signed": False}),
         Regression("pragmatic-4x4", {"encoding": "booth"}),
         Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2}),
         Regression("pragmatic-4x4", suites=("real",), slow=True),

@@ -14,7 +14,6 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("stripes-4x4"),
-        Regression("stripes-4x4", {"act_signed": False}),
         Regression("stripes-4x4", {"bias": True, "residual": True, "activation": "relu",
                                    "out_bits": 8}, ("fused", "chain")),
         Regression("stripes-4x4", suites=("real",), slow=True),

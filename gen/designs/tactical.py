@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ..spec import ConfigError, DesignSpec, Option, Regression
-from .common import act_booth_digits, own_testbench
+from .common import booth_digits, own_testbench
 
 __all__ = ["SPEC", "T_SOURCES", "sources", "cfg_sources", "metadata_bits",
            "window_candidates", "candidate_index", "meta_layout"]
@@ -84,7 +84,7 @@ def _worst(cfg, p):
     """Dense weights: the back end's dense cost per step."""
     if cfg.backend == "tclp":
         return p
-    return act_booth_digits(cfg, p) if cfg.encoding == "booth" else p
+    return booth_digits(p) if cfg.encoding == "booth" else p
 
 
 
@@ -110,10 +110,8 @@ SPEC = DesignSpec(
     regressions=(
         Regression("tactical-tclp-4x4"),
         Regression("tactical-tcle-4x4"),
-        Regression("tactical-tclp-4x4", {"shape": "L", "lookahead": 3, "lookaside": 2,
-                                         "act_signed": False}, ("sparse", "random")),
-        Regression("tactical-tcle-4x4", {"encoding": "plain", "act_signed": False,
-                                         "first_stage_bits": 1}, ("sparse", "random")),
+        Regression("tactical-tclp-4x4", {"shape": "L", "lookahead": 3, "lookaside": 2}, ("sparse", "random")),
+        Regression("tactical-tcle-4x4", {"encoding": "plain", "first_stage_bits": 1}, ("sparse", "random")),
     ),
     sim_designs={
         "tactical-tclp": {16: "tactical-tclp-16x16", 8: "tactical-tclp-16x16-8b"},

@@ -17,7 +17,6 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("zstripes-4x4"),
-        Regression("zstripes-4x4", {"act_signed": False}),
         Regression("zstripes-4x4", suites=("real",)),
     ),
     sim_designs={"zstripes": {16: "zstripes-16x16", 8: "zstripes-16x16-8b"}},

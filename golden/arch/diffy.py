@@ -181,12 +181,13 @@ def layer_step_cycles(cfg, a, wm, out_width: int) -> dict:
 
 
 def delta_term_stats(cfg, a, out_width: int) -> dict:
-    """Mean Booth terms per value of the activations (``act_bits``) and of their deltas
-    (``act_bits + 1``) over a lowered layer's matrices."""
+    """Mean Booth terms per value of the activations and of their deltas over a lowered
+    layer's matrices (both as ``act_bits + 1``-bit values, which hold activations of
+    either signedness and their deltas)."""
     from ..terms import booth_term_count
     a = np.asarray(a, dtype=np.int64)
     d = layer_deltas(a, out_width)
-    return {"act_terms": float(booth_term_count(a, cfg.act_bits, cfg.act_signed).mean()),
+    return {"act_terms": float(booth_term_count(a, delta_bits(cfg), True).mean()),
             "delta_terms": float(booth_term_count(d, delta_bits(cfg), True).mean()),
             "act_zero": float((a == 0).mean()), "delta_zero": float((d == 0).mean())}
 

@@ -12,13 +12,13 @@ RUN_OVERHEAD = 2
 
 
 def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
-    need = precision_needed(act, cfg.act_bits, cfg.act_signed)     # (W, steps, L)
+    need = precision_needed(act, cfg.act_bits, rt["act_signed"])   # (W, steps, L)
     return np.maximum(need.max(axis=(0, 2)), 1)
 
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: ``width_group(a) * Ww`` (the group is one brick's lanes)."""
-    return group_precision_of(cfg, a, cache), cfg.wgt_bits
+    return group_precision_of(cfg, a, rt["act_signed"], cache), cfg.wgt_bits
 
 
 def ideal_work(act, wgt, s):

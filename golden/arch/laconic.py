@@ -36,22 +36,23 @@ __all__ = ["RUN_OVERHEAD", "step_cycles", "pair_counts", "work_factors", "ideal_
 RUN_OVERHEAD = 2
 
 
-def pair_counts(cfg, act, wgt) -> np.ndarray:
-    """Term pairs of every lane of every PE: ``terms(a) * terms(w)``, both Booth.
+def pair_counts(cfg, act, wgt, signed: bool = True) -> np.ndarray:
+    """Term pairs of every lane of every PE: ``terms(a) * terms(w)``, both Booth;
+    ``signed``: the run's ``act_signed``.
 
     ``act`` is (windows, steps, lanes), ``wgt`` (filters, steps, lanes); the result is
     (windows, filters, steps, lanes).
     """
     if cfg.encoding not in (None, "booth"):
         raise ValueError(f"encoding: laconic supports booth only, got {cfg.encoding!r}")
-    ta = booth_term_count(act, cfg.act_bits, cfg.act_signed)      # (W, S, L)
+    ta = booth_term_count(act, cfg.act_bits, signed)              # (W, S, L)
     tw = booth_term_count(wgt, cfg.wgt_bits, True)                # (F, S, L)
     return ta[:, None, :, :] * tw[None, :, :, :]
 
 
 def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     """Cycles of every step: the most term pairs of any lane of any PE, at least 1."""
-    pairs = pair_counts(cfg, act, wgt)
+    pairs = pair_counts(cfg, act, wgt, rt["act_signed"])
     if pairs.shape[2] == 0:
         return np.zeros(0, dtype=np.int64)
     return np.maximum(pairs.max(axis=(0, 1, 3)), 1).astype(np.int64)
@@ -59,7 +60,8 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: ``terms(a) * terms(w)``, both Booth."""
-    return act_terms(cfg, a, cfg.encoding, cache), wgt_terms(cfg, w, cfg.encoding, cache)
+    return (act_terms(cfg, a, cfg.encoding, rt["act_signed"], cache),
+            wgt_terms(cfg, w, cfg.encoding, cache))
 
 
 def ideal_work(act, wgt, s):

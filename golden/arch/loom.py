@@ -48,7 +48,7 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
         Runtime registers; ``rt["wgt_precision"]`` is ``Pw``.
     """
     sb = cfg.serial_bits
-    pa = np.maximum(precision_needed(act, cfg.act_bits, cfg.act_signed).max(axis=(0, 2)), 1)
+    pa = np.maximum(precision_needed(act, cfg.act_bits, rt["act_signed"]).max(axis=(0, 2)), 1)
     chunks = -(-pa // sb)
     return (chunks * int(rt["wgt_precision"])).astype(np.int64)
 
@@ -60,7 +60,7 @@ def effective_operands(cfg, act, wgt, rt):
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: ``width_group(a) * Pw``, ``Pw`` the weight precision register."""
-    return group_precision_of(cfg, a, cache), rt["wgt_precision"]
+    return group_precision_of(cfg, a, rt["act_signed"], cache), rt["wgt_precision"]
 
 
 def ideal_work(act, wgt, s):

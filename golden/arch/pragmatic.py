@@ -102,10 +102,10 @@ def brick_cycles(masks, first_stage_bits: int) -> np.ndarray:
     return np.maximum(cycles, 1).reshape(shape)
 
 
-def window_cycles(cfg, act) -> np.ndarray:
+def window_cycles(cfg, act, signed: bool) -> np.ndarray:
     """Brick cycles of every window and step: ``act`` (windows, steps, lanes) ->
-    (windows, steps)."""
-    masks = term_masks(act, cfg.act_bits, cfg.act_signed, cfg.encoding)
+    (windows, steps); ``signed``: the run's ``act_signed``."""
+    masks = term_masks(act, cfg.act_bits, signed, cfg.encoding)
     return brick_cycles(masks, cfg.first_stage_bits)
 
 
@@ -150,7 +150,7 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     act = np.asarray(act, dtype=np.int64)
     if act.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
-    brick = window_cycles(cfg, act)
+    brick = window_cycles(cfg, act, rt["act_signed"])
     if cfg.sync == "pallet":
         return brick.max(axis=0)
     done = column_finish_times(brick, cfg.column_registers).max(axis=0)
@@ -164,7 +164,7 @@ def steps_independent(cfg) -> bool:
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: ``terms(a) * Ww`` in the configured encoding."""
-    return act_terms(cfg, a, cfg.encoding, cache), cfg.wgt_bits
+    return act_terms(cfg, a, cfg.encoding, rt["act_signed"], cache), cfg.wgt_bits
 
 
 def ideal_work(act, wgt, s):

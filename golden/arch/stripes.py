@@ -20,7 +20,7 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
 
 
 def effective_operands(cfg, act, wgt, rt):
-    return wrap(act, rt["precision"], cfg.act_signed), wgt
+    return wrap(act, rt["precision"], rt["act_signed"]), wgt
 
 
 def work_factors(cfg, a, w, rt, cache=None):

@@ -83,23 +83,24 @@ def _windows(cfg, act_bricks, sched):
     return out
 
 
-def kept_step_cycles(cfg, act_bricks, wgt_bricks) -> np.ndarray:
-    """Cycles of every kept step of one run (at least 1 each)."""
+def kept_step_cycles(cfg, act_bricks, wgt_bricks, signed: bool) -> np.ndarray:
+    """Cycles of every kept step of one run (at least 1 each); ``signed``: the run's
+    ``act_signed``."""
     sched = cfg_schedule(cfg, wgt_bricks)
     if sched.kept == 0:
         return np.zeros(0, dtype=np.int64)
     win = _windows(cfg, act_bricks, sched)                     # (K, W, C)
     if cfg.backend == "tclp":
-        need = precision_needed(win, cfg.act_bits, cfg.act_signed)
+        need = precision_needed(win, cfg.act_bits, signed)
         return np.maximum(need.max(axis=(1, 2)), 1)
-    masks = pragmatic.term_masks(win, cfg.act_bits, cfg.act_signed, cfg.encoding)
+    masks = pragmatic.term_masks(win, cfg.act_bits, signed, cfg.encoding)
     return pragmatic.brick_cycles(masks, cfg.first_stage_bits).max(axis=1)
 
 
 def run_cycles(cfg, act, wgt, rt) -> int:
     """Cycles from the command to ``out.valid``: ``act`` (windows, steps, lanes), ``wgt``
     (filters, steps, lanes)."""
-    return int(kept_step_cycles(cfg, act, wgt).sum()) + RUN_OVERHEAD
+    return int(kept_step_cycles(cfg, act, wgt, rt["act_signed"]).sum()) + RUN_OVERHEAD
 
 
 def host_weight_rows(cfg, wgt) -> tuple[list[int], int]:
@@ -226,7 +227,7 @@ def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 2
         The lowered layer (:func:`termwise.golden.netsim.lowered_operands`); runs are laid
         out exactly as :func:`termwise.golden.lowering.lower_matmul` does.
     rt : dict
-        Runtime registers (none are used).
+        Runtime registers (``act_signed``).
     window_groups : sequence of int
         The window groups simulated (all of them for an exact total).
     block_elems : int
@@ -268,7 +269,7 @@ def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 2
     act = ap.reshape(g, wgc, win, chunks, dpt, lanes)[:, sel]   # (G, S, W, chunks, D, L)
     del ap
     if cfg.backend == "tclp":
-        per = precision_needed(act, cfg.act_bits, cfg.act_signed).max(axis=2)
+        per = precision_needed(act, cfg.act_bits, rt["act_signed"]).max(axis=2)
         per = np.ascontiguousarray(per.transpose(0, 2, 3, 4, 1))   # (G, chunks, D, L, S)
         block = max(1, block_elems // (ns * rows * lanes))
         total = 0
@@ -279,7 +280,7 @@ def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 2
             v = np.where(mask[e][:, :, None], v, 0).max(axis=1)
             total += int(np.maximum(v, 1).sum())
         return total
-    tm = pragmatic.term_masks(act, cfg.act_bits, cfg.act_signed, cfg.encoding)
+    tm = pragmatic.term_masks(act, cfg.act_bits, rt["act_signed"], cfg.encoding)
     del act
     tm = np.ascontiguousarray(tm.transpose(0, 3, 4, 5, 1, 2))     # (G, chunks, D, L, S, W)
     block = max(1, block_elems // (ns * win * rows * lanes))
@@ -298,5 +299,5 @@ def work_factors(cfg, a, w, rt, cache=None):
     ``width_group(a)``; TCLe: Pragmatic's ``terms(a)`` in the configured encoding)."""
     fw = nonzero_weights(cfg, w, cache)
     if cfg.backend == "tclp":
-        return group_precision_of(cfg, a, cache), fw
-    return act_terms(cfg, a, cfg.encoding, cache), fw
+        return group_precision_of(cfg, a, rt["act_signed"], cache), fw
+    return act_terms(cfg, a, cfg.encoding, rt["act_signed"], cache), fw

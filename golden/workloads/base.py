@@ -22,9 +22,19 @@ class Layer:
     """One convolution or fully-connected layer with integer operands.
 
     ``act`` is (N, C, H, W) for a convolution, (N, C) for a fully-connected layer; ``wgt``
-    is (K, C // groups, R, S) or (K, C). Both are signed ``bits``-wide integers.
-    ``act_precision`` (Stripes' runtime ``p``) and ``wgt_precision`` (Loom's ``Pw``) are the
-    per-layer precisions; ``None`` means "lossless on this data" (the widest value).
+    is (K, C // groups, R, S) or (K, C). Both are ``bits``-wide integers on the quantiser's
+    two's complement grid. ``act_precision`` (Stripes' runtime ``p``) and ``wgt_precision``
+    (Loom's ``Pw``) are the per-layer precisions; ``None`` means "lossless on this data"
+    (the widest value).
+
+    ``act_signed`` is the layer's ``act_signed`` runtime register: whether its input
+    activations are two's complement or unsigned (a ReLU's outputs, a picture's pixels), so
+    precision detectors and serial PEs spend no bit on an always-0 sign. ``None`` (the
+    default) derives it from the data, as an offline profile would: unsigned when no input
+    activation is negative. Then a given ``act_precision`` is read as the quantiser's
+    two's complement width (the convention of every profile here) and becomes the unsigned
+    width of the same values, one bit less; an explicit ``act_signed`` keeps
+    ``act_precision`` as given.
     """
 
     name: str
@@ -38,8 +48,16 @@ class Layer:
     groups: int = 1
     act_precision: int | None = None
     wgt_precision: int | None = None
-    act_signed: bool = True
+    act_signed: bool | None = None
     synthetic: bool = False
+
+    def __post_init__(self):
+        if self.act_signed is None:
+            self.act_signed = bool(np.asarray(self.act).size and np.asarray(self.act).min() < 0)
+            if not self.act_signed and self.act_precision is not None:
+                self.act_precision = max(1, self.act_precision - 1)
+        else:
+            self.act_signed = bool(self.act_signed)
 
     @property
     def depthwise(self) -> bool:
