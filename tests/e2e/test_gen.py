@@ -13,7 +13,10 @@ def test_gen_writes_verilog_and_manifest(termwise, tmp_path):
     man = load_json(tmp_path / "out" / "manifest.json")
     for key, value in FIELDS.items():
         assert man["config"][key] == value, (key, man["config"])
-    assert man["config"]["act_signed"] is True           # the documented default
+    # Activation signedness is each run's one-bit act_signed command field, not a field
+    # of the configuration.
+    assert "act_signed" not in man["config"]
+    assert man["command_layout"]["act_signed"]["width"] == 1
     assert man["derived"]["pes"] == 1                     # filters x windows
     verilog = tmp_path / "out" / man["verilog"]["file"]
     assert verilog.name == f"{man['top']}.v"
@@ -37,3 +40,13 @@ def test_gen_writes_verilog_and_manifest(termwise, tmp_path):
 def test_gen_bad_input(termwise, tmp_path):
     r = termwise("gen", *SMALLEST_TILE[:-2], "--lanes", "0", "-o", "out")
     assert_usage_error(r, tmp_path / "out", "lanes: must be in 1..64, got 0")
+
+
+def test_gen_refuses_act_signed_in_a_config_file(termwise, tmp_path):
+    """``act_signed`` is a runtime register now: a config file that still sets it is refused
+    with a one-line error naming the field."""
+    (tmp_path / "tile.toml").write_text(
+        "".join(f'{k} = "{v}"\n' if isinstance(v, str) else f"{k} = {v}\n"
+                for k, v in FIELDS.items()) + "act_signed = false\n")
+    r = termwise("gen", "--config", "tile.toml", "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "act_signed: is a runtime register")

@@ -60,16 +60,19 @@ def test_verify_odd_shapes(design, tmp_path):
 
 
 def test_verify_catches_a_broken_tile_and_prints_the_rerun(tmp_path):
-    """A tile whose golden side believes in unsigned activations while the Verilog treats
-    them as signed (the generator's cached manifest is edited, the hardware is not): the
-    regression must fail, exit 1 and print a rerun command that works."""
+    """A tile whose golden side believes in signed activations while the Verilog treats
+    them as unsigned (the generator's cached manifest is edited so the testbench no longer
+    sends the command's act_signed bit, and the hardware reads every run as unsigned; the
+    hardware is not touched): the regression must fail, exit 1 and print a rerun command
+    that works."""
     build = tmp_path / "build"
     args = ["--preset", "baseline-4x4", "--suites", "random"]
     first = _termwise("verify", *args, "-o", str(tmp_path / "ok"), build=build, cwd=tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     (manifest,) = (build / "gen").glob("*/manifest.json")
     data = json.loads(manifest.read_text())
-    data["config"]["act_signed"] = False
+    assert "act_signed" not in data["config"]       # a runtime register, not configuration
+    assert data["command_layout"].pop("act_signed")["width"] == 1
     manifest.write_text(json.dumps(data))
     bad = _termwise("verify", *args, "-o", str(tmp_path / "bad"), build=build, cwd=tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
@@ -93,4 +96,18 @@ def test_verify_bad_input(args, fragment, tmp_path):
     assert r.returncode == 2, r.stdout + r.stderr
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     assert fragment in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+def test_verify_refuses_act_signed_in_a_config_file(tmp_path):
+    """``act_signed`` is each run's runtime register, no configuration field: a config file
+    that still sets it is refused before anything is built."""
+    (tmp_path / "tile.toml").write_text(
+        'arch = "baseline"\nfilters = 2\nwindows = 1\nlanes = 2\nact_bits = 4\n'
+        'wgt_bits = 4\ndepth = 4\nact_signed = true\n')
+    out = tmp_path / "out"
+    r = _termwise("verify", "--config", "tile.toml", "-o", str(out), cwd=tmp_path)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "act_signed: is a runtime register" in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()

@@ -39,11 +39,28 @@ def test_gen_writes_verilog_and_manifest_deterministically(tmp_path):
 def test_gen_from_config_file(tmp_path):
     cfgfile = tmp_path / "tile.toml"
     cfgfile.write_text('arch = "baseline"\nfilters = 2\nwindows = 1\nlanes = 2\n'
-                       'act_bits = 4\nwgt_bits = 4\nact_signed = false\ndepth = 4\n')
+                       'act_bits = 4\nwgt_bits = 4\ndepth = 4\n')
     r = _run("gen", "--config", str(cfgfile), "-o", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     man = json.loads((tmp_path / "out" / "manifest.json").read_text())
-    assert man["config"]["act_signed"] is False
+    assert man["config"]["filters"] == 2 and man["config"]["depth"] == 4
+    # Activation signedness is no configuration field: it is a one-bit runtime register of
+    # every integer tile, a field of the command.
+    assert "act_signed" not in man["config"]
+    assert man["command_layout"]["act_signed"]["width"] == 1
+
+
+def test_config_file_with_act_signed_is_refused(tmp_path):
+    """``act_signed`` became a runtime register: a configuration that still sets it is
+    refused (exit 2, one line naming the field), nothing written."""
+    cfgfile = tmp_path / "tile.toml"
+    cfgfile.write_text('arch = "baseline"\nfilters = 2\nwindows = 1\nlanes = 2\n'
+                       'act_bits = 4\nwgt_bits = 4\nact_signed = false\ndepth = 4\n')
+    r = _run("gen", "--config", str(cfgfile), "-o", str(tmp_path / "out"))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "act_signed: is a runtime register" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("args,fragment", [

@@ -96,15 +96,51 @@ def test_arch_options_validated():
 
 def test_top_name_spells_out_configuration():
     a = preset("stripes-4x4")
-    assert a.top_name != a.replace(act_signed=False).top_name
+    assert a.top_name != a.replace(wgt_bits=4).top_name
+    assert a.top_name != a.replace(act_bits=4).top_name
     assert a.top_name != a.replace(depth=32).top_name
+    # No signedness letter any more: one tile runs signed and unsigned activations.
+    assert f"_a{a.act_bits}w{a.wgt_bits}_" in a.top_name
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_act_signed_is_no_configuration_field(value):
+    """``act_signed`` moved to the runtime registers: a configuration that still sets it is
+    refused with an error naming the field, both as a keyword and in a mapping."""
+    with pytest.raises(ConfigError, match="^act_signed: is a runtime register") as err:
+        TileConfig("stripes", 1, 1, 1, 8, 8, act_signed=value)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match="^act_signed: is a runtime register"):
+        from_mapping(dict(arch="baseline", filters=1, windows=1, lanes=1, act_bits=8,
+                          wgt_bits=8, act_signed=value))
+    with pytest.raises(ConfigError, match="^act_signed: is a runtime register"):
+        preset("stripes-4x4").replace(act_signed=value)
+    assert "act_signed" not in preset("stripes-4x4").to_dict()
+
+
+def test_act_signed_is_a_runtime_register_of_integer_tiles():
+    from termwise.rtl.tile import command_layout
+    for name in ("baseline-4x4", "stripes-4x4", "pragmatic-4x4", "diffy-4x4"):
+        cfg = preset(name)
+        assert "act_signed" in cfg.runtime, name
+        assert cfg.runtime_values()["act_signed"] is True, name          # the default
+        assert cfg.runtime_values(act_signed=False)["act_signed"] is False, name
+        assert cfg.runtime_values(act_signed=True)["act_signed"] is True, name
+        assert dict(command_layout(cfg))["act_signed"].shape.width == 1, name
+    with pytest.raises(ConfigError, match="act_signed: must be true or false, got 1"):
+        preset("stripes-4x4").runtime_values(act_signed=1)
+    bf16 = preset("baseline-bf16-4x4")
+    assert "act_signed" not in bf16.runtime and "act_signed" not in bf16.runtime_values()
+    assert "act_signed" not in dict(command_layout(bf16))
+    with pytest.raises(ConfigError, match="act_signed: is not a runtime register of a bf16"):
+        bf16.runtime_values(act_signed=False)
 
 
 @pytest.mark.parametrize("name", ["stripes-4x4", "pragmatic-4x4", "tactical-tcle-4x4",
                                   "baseline-bf16-4x4", "diffy-4x4"])
 def test_to_toml_round_trips(name, tmp_path):
     from termwise.gen.config import from_toml, to_toml
-    cfg = preset(name).replace(act_signed=False) if name != "baseline-bf16-4x4" else preset(name)
+    cfg = preset(name).replace(depth=32)
     path = tmp_path / "c.toml"
     path.write_text(to_toml(cfg))
     back = from_toml(str(path))
