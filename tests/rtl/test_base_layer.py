@@ -19,7 +19,8 @@ from termwise.rtl.buffer import write_pointer
 from termwise.rtl.grid import PEGrid
 from termwise.rtl.library import ModuleLibrary
 from termwise.rtl.pe import BitParallelPE
-from termwise.rtl.rows import act_bricks, act_row_layout, wgt_bricks, wgt_row_layout
+from termwise.rtl.rows import (act_bricks, act_row_layout, act_value_bricks, wgt_bricks,
+                               wgt_row_layout)
 from termwise.rtl.tactical import meta_row_layout, meta_width
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
@@ -35,22 +36,29 @@ def _pack(values, bits):
 
 @pytest.mark.parametrize("act_signed", [True, False])
 def test_rows_index_windows_filters_and_lanes(act_signed):
-    cfg = TileConfig(arch="baseline", filters=3, windows=2, lanes=4, act_bits=5, wgt_bits=6,
-                     act_signed=act_signed)
+    """Rows index windows, filters and lanes; the stored activations are bit patterns,
+    whose values the run's ``act_signed`` register gives (act_value_bricks)."""
+    cfg = TileConfig(arch="baseline", filters=3, windows=2, lanes=4, act_bits=5, wgt_bits=6)
     assert act_row_layout(cfg).size == cfg.act_row_bits
     assert wgt_row_layout(cfg).size == cfg.wgt_row_bits
     rng = np.random.default_rng(1)
     lo = -16 if act_signed else 0
     act = rng.integers(lo, lo + 32, (cfg.windows, cfg.lanes))
+    act[0, 0], act[-1, -1] = lo, lo + 31                 # both ends of the range
     wgt = rng.integers(-32, 32, (cfg.filters, cfg.lanes))
     a_row, w_row = Signal(cfg.act_row_bits), Signal(cfg.wgt_row_bits)
     a, w = act_bricks(cfg, a_row), wgt_bricks(cfg, w_row)
+    is_signed = Signal()
     m = Module()
+    values = act_value_bricks(m, cfg, a, is_signed)
     m.d.comb += [a_row.eq(_pack(act.ravel(), cfg.act_bits)),
-                 w_row.eq(_pack(wgt.ravel(), cfg.wgt_bits))]
+                 w_row.eq(_pack(wgt.ravel(), cfg.wgt_bits)),
+                 is_signed.eq(int(act_signed))]
 
     async def tb(ctx):
         assert [[ctx.get(a[i][lane]) for lane in range(cfg.lanes)]
+                for i in range(cfg.windows)] == (act & 0x1F).tolist()     # patterns
+        assert [[ctx.get(values[i][lane]) for lane in range(cfg.lanes)]
                 for i in range(cfg.windows)] == act.tolist()
         assert [[ctx.get(w[f][lane]) for lane in range(cfg.lanes)]
                 for f in range(cfg.filters)] == wgt.tolist()
@@ -90,8 +98,9 @@ class _Grid(PEGrid):
     def elaborate(self, platform):
         m = Module()
         m.d.comb += [self.advance.eq(1), self.busy.eq(0)]
+        act = self.act_values(m)
         for w, f, pe in self.pes(m):
-            m.d.comb += [pe.act.eq(self.act_bricks[w]), pe.wgt.eq(self.wgt_bricks[f]),
+            m.d.comb += [pe.act.eq(act[w]), pe.wgt.eq(self.wgt_bricks[f]),
                          pe.en.eq(self.valid)]
         return m
 

@@ -26,8 +26,9 @@ def _cfg(**kw):
     return TileConfig(**base)
 
 
-def _dense(cfg, rng, n, density):
-    lo, hi = value_range(cfg.act_bits, cfg.act_signed)
+def _dense(cfg, rng, n, density, signed=True):
+    """Bricks of values of the run's signedness (``signed``: its act_signed)."""
+    lo, hi = value_range(cfg.act_bits, signed)
     bricks = rng.integers(lo, hi + 1, (n, cfg.lanes))
     bricks[rng.random(bricks.shape) >= density] = 0
     return bricks
@@ -43,11 +44,12 @@ def test_pack_zero_free_by_hand():
 def test_encoder_against_packer(signed):
     """Dense bricks through the encoder: the writes it issues, replayed into per-lane lists,
     equal the pure-Python packer's streams; counts follow; rewind empties them."""
-    cfg = _cfg(act_signed=signed)
+    cfg = _cfg()
     dut = ZeroFreeEncoder(cfg)
     rng = np.random.default_rng(3 + signed)
-    runs = [_dense(cfg, rng, n, d) for n, d in
+    runs = [_dense(cfg, rng, n, d, signed) for n, d in
             ((8, .5), (3, 0.), (8, 1.), (1, 1.), (5, .2), (8, .7))]
+    mask = (1 << cfg.act_bits) - 1      # the encoder stores and packs bit patterns
 
     async def tb(ctx):
         for bricks in runs:
@@ -60,7 +62,7 @@ def test_encoder_against_packer(signed):
                     assert ctx.get(dut.write) == 0
                     await ctx.tick()
                 for lane in range(cfg.lanes):
-                    ctx.set(dut.brick[lane], int(brick[lane]))
+                    ctx.set(dut.brick[lane], int(brick[lane]) & mask)
                 ctx.set(dut.index, b)
                 ctx.set(dut.valid, 1)
                 for lane in range(cfg.lanes):
@@ -72,7 +74,7 @@ def test_encoder_against_packer(signed):
                 await ctx.tick()
             ctx.set(dut.valid, 0)
             want = pack_zero_free(bricks)
-            assert got == want
+            assert got == [([v & mask for v in values], offsets) for values, offsets in want]
             assert [ctx.get(dut.count[lane]) for lane in range(cfg.lanes)] == \
                 [len(v) for v, _ in want]
             ctx.set(dut.rewind, 1)
@@ -83,20 +85,22 @@ def test_encoder_against_packer(signed):
     _sim(dut, tb)
 
 
-def test_store_streams_against_packer():
+@pytest.mark.parametrize("signed", [True, False])
+def test_store_streams_against_packer(signed):
     """Write dense bricks, then walk the shared stream position: every lane presents its
     packed pairs in order, ``has`` drops at its count and at offsets >= ``bricks``."""
     cfg = _cfg(lanes=3)
     dut = ZeroFreeStore(cfg)
-    rng = np.random.default_rng(5)
-    runs = [(_dense(cfg, rng, 8, .5), 8), (_dense(cfg, rng, 6, .8), 4),
-            (np.zeros((2, 3), np.int64), 2), (_dense(cfg, rng, 8, 1.), 8)]
+    rng = np.random.default_rng(5 + signed)
+    runs = [(_dense(cfg, rng, 8, .5, signed), 8), (_dense(cfg, rng, 6, .8, signed), 4),
+            (np.zeros((2, 3), np.int64), 2), (_dense(cfg, rng, 8, 1., signed), 8)]
+    mask = (1 << cfg.act_bits) - 1      # the store holds bit patterns
 
     async def tb(ctx):
         for bricks, limit in runs:
             for b, brick in enumerate(bricks):
                 for lane in range(cfg.lanes):
-                    ctx.set(dut.brick[lane], int(brick[lane]))
+                    ctx.set(dut.brick[lane], int(brick[lane]) & mask)
                 ctx.set(dut.index, b)
                 ctx.set(dut.valid, 1)
                 await ctx.tick()
@@ -112,7 +116,7 @@ def test_store_streams_against_packer():
                     live = step < len(values) and offsets[step] < limit
                     assert ctx.get(dut.has[lane]) == live, (step, lane)
                     if live:
-                        assert ctx.get(dut.value[lane]) == values[step]
+                        assert ctx.get(dut.value[lane]) == values[step] & mask
                         assert ctx.get(dut.offset[lane]) == offsets[step]
                 await ctx.tick()
             ctx.set(dut.rewind, 1)
@@ -144,36 +148,44 @@ def _lane_reference(cfg, act, wgt):
     return np.array(out), max(steps, 1)
 
 
-@pytest.mark.parametrize("changes", [{}, {"act_signed": False}, {"windows": 3, "lanes": 3}])
-def test_tile_against_lane_reference(changes):
+@pytest.mark.parametrize("changes,signed", [({}, True), ({}, False),
+                                            ({"windows": 3, "lanes": 3}, True),
+                                            ({"windows": 3, "lanes": 3}, "alternate")])
+def test_tile_against_lane_reference(changes, signed):
     """Whole tile in the simulator: outputs equal the lane-by-lane reference (and the dot
     product), cycles equal the golden model and the reference's step count + 2; weights
-    kept between runs; all-zero, dense and single-busy-lane runs."""
+    kept between runs; all-zero, dense and single-busy-lane runs. ``signed``: the runs'
+    act_signed register (``"alternate"``: the first random runs switch between both, on
+    one tile)."""
     cfg = _cfg(**changes)
     tile = Tile(cfg)
     tile.array.library = _InlineLibrary(tile.library.modules)
     rng = np.random.default_rng(7)
-    lo, hi = value_range(cfg.act_bits, cfg.act_signed)
+    run_signed = signed if signed != "alternate" else True
+    lo, hi = value_range(cfg.act_bits, run_signed)
     full = cfg.depth * cfg.lanes
     runs = []
-    for k, density in ((1, 1.), (5, .5), (full, .6), (full - 1, .6), (17, 0.3)):
-        act = rng.integers(lo, hi + 1, (cfg.windows, k))
+    for i, (k, density) in enumerate(((1, 1.), (5, .5), (full, .6), (full - 1, .6),
+                                      (17, 0.3))):
+        sign = run_signed if signed != "alternate" else i % 2 == 0
+        act = rng.integers(*value_range(cfg.act_bits, sign), (cfg.windows, k))
         act[rng.random(act.shape) >= density] = 0
-        runs.append((act, rng.integers(-16, 16, (cfg.filters, k)), True))
+        runs.append((act, rng.integers(-16, 16, (cfg.filters, k)), True, sign))
     # Rows beyond the command's bricks are written but ignored (outputs and cycles).
-    runs.append((runs[2][0], runs[2][1], True, 3))
+    runs.append((runs[2][0], runs[2][1], True, runs[2][3], 3))
     runs.append((rng.integers(lo, hi + 1, (cfg.windows, full)),          # no zeros
-                 rng.integers(-16, 16, (cfg.filters, full)), True))
+                 rng.integers(-16, 16, (cfg.filters, full)), True, run_signed))
     runs.append((np.zeros((cfg.windows, 12), np.int64), rng.integers(-16, 16, (cfg.filters, 12)),
-                 True))
+                 True, run_signed))
     busy = np.zeros((cfg.windows, full), np.int64)
     busy[-1, 1::cfg.lanes] = hi                          # lane 1 of the last window only
-    runs.append((busy, rng.integers(-16, 16, (cfg.filters, full)), True))
-    runs.append((np.full((cfg.windows, full), lo or hi), runs[-1][1], False))  # weights kept
+    runs.append((busy, rng.integers(-16, 16, (cfg.filters, full)), True, run_signed))
+    runs.append((np.full((cfg.windows, full), lo or hi), runs[-1][1], False,   # weights kept
+                 run_signed))
 
     async def tb(ctx):
         ctx.set(tile.out.ready, 1)
-        for act, wgt, load_weights, *limit in runs:
+        for act, wgt, load_weights, sign, *limit in runs:
             k = act.shape[1]
             pad = (-k) % cfg.lanes
             a = np.pad(act, ((0, 0), (0, pad))).reshape(cfg.windows, -1, cfg.lanes)
@@ -191,10 +203,12 @@ def test_tile_against_lane_reference(changes):
             if limit:
                 bricks = limit[0]
                 act, wgt = act[:, :bricks * cfg.lanes], wgt[:, :bricks * cfg.lanes]
+            ctx.set(tile.cmd.payload.act_signed, int(sign))
             measured, got = await run_command(ctx, tile, cfg, bricks)
             ref, steps = _lane_reference(cfg, act, wgt)
             assert np.array_equal(np.array(got), ref)
             assert np.array_equal(ref, act @ wgt.T)
-            assert measured == cycle_model.run_cycles(cfg, act, wgt) == steps + 2
+            rt = cfg.runtime_values(act_signed=bool(sign))
+            assert measured == cycle_model.run_cycles(cfg, act, wgt, rt) == steps + 2
 
     _sim(tile, tb)

@@ -3,12 +3,14 @@ against a pure-Python reference written beside it (Glasgow style)."""
 
 import numpy as np
 import pytest
+from amaranth import Elaboratable, Module, Signal, signed
 
 from termwise.gen.config import TileConfig
 from termwise.golden.fixedpoint import wrap
 from termwise.rtl.accumulator import Accumulator, ShiftAccumulator
 from termwise.rtl.adder_tree import AdderTree
 from termwise.rtl.pe import BitParallelPE, BitSerialPE
+from termwise.rtl.rows import act_brick_layout, act_value
 from termwise.rtl.stripes import SerialSequencer
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
@@ -99,33 +101,56 @@ def test_serial_sequencer_walks_bits_and_commits():
     _sim(dut, tb)
 
 
+class _ExtendedPE(Elaboratable):
+    """A :class:`BitParallelPE` fed as an array feeds it: the stored ``act_bits``-bit
+    patterns go through :func:`termwise.rtl.rows.act_value` with the run's ``act_signed``."""
+
+    def __init__(self, cfg):
+        self.pe = BitParallelPE(cfg)
+        self.pattern = Signal(act_brick_layout(cfg))
+        self.is_signed = Signal()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.pe = self.pe
+        for lane in range(len(self.pattern)):
+            m.d.comb += self.pe.act[lane].eq(act_value(self.pattern[lane], self.is_signed))
+        return m
+
+
 @pytest.mark.parametrize("act_signed", [True, False])
 def test_bit_parallel_pe(act_signed):
-    cfg = TileConfig("baseline", 1, 1, 4, 6, 5, act_signed=act_signed, depth=8)
-    dut = BitParallelPE(cfg)
+    cfg = TileConfig("baseline", 1, 1, 4, 6, 5, depth=8)
+    top = _ExtendedPE(cfg)
+    dut = top.pe
+    assert dut.act.shape().elem_shape == signed(cfg.act_bits + 1)   # holds both kinds
     rng = np.random.default_rng(2)
     lo = -32 if act_signed else 0
     hi = 31 if act_signed else 63
     bricks = [(rng.integers(lo, hi + 1, 4), rng.integers(-16, 16, 4)) for _ in range(8)]
+    bricks.append((np.full(4, lo), np.full(4, -16)))          # the range ends
+    bricks.append((np.full(4, hi), np.full(4, -16)))
 
     async def tb(ctx):
+        ctx.set(top.is_signed, int(act_signed))               # the run's act_signed
         ctx.set(dut.clear, 1)
         await ctx.tick()
         ctx.set(dut.clear, 0)
         ctx.set(dut.en, 1)
         for a, w in bricks:
             for lane in range(4):
-                ctx.set(dut.act[lane], int(a[lane]))
+                ctx.set(top.pattern[lane], int(a[lane]) & 0x3F)   # the stored 6-bit pattern
                 ctx.set(dut.wgt[lane], int(w[lane]))
             await ctx.tick()
         expected = sum(int(np.dot(a, w)) for a, w in bricks)
         assert ctx.get(dut.acc) == expected
-    _sim(dut, tb)
+    _sim(top, tb)
 
 
 @pytest.mark.parametrize("act_signed,precision", [(True, 6), (True, 2), (False, 6), (False, 1)])
 def test_bit_serial_pe(act_signed, precision):
-    cfg = TileConfig("stripes", 1, 1, 4, 6, 5, act_signed=act_signed, depth=8)
+    # The run's act_signed reaches the PE as ``negate`` on the top bit (feed_serial_pe).
+    cfg = TileConfig("stripes", 1, 1, 4, 6, 5, depth=8)
     dut = BitSerialPE(cfg)
     rng = np.random.default_rng(3)
     lo, hi = (-(1 << precision - 1), (1 << precision - 1) - 1) if act_signed else \

@@ -74,18 +74,24 @@ def test_priority_encoder_exhaustive():
 # ------------------------------------------------------------------ precision detector
 
 def _check_precision(n, bits, is_signed, groups):
-    dut = PrecisionDetector(n, bits, is_signed=is_signed)
+    """One detector; each group's bit patterns on ``values`` and the runtime ``is_signed``
+    port set as the group's signedness says (``is_signed`` a bool for every group, or one
+    bool per group, so a run of groups may switch between both readings)."""
+    dut = PrecisionDetector(n, bits)
+    modes = [is_signed] * len(groups) if isinstance(is_signed, bool) else list(is_signed)
     seen = []
 
     async def tb(ctx):
-        for group in groups:
+        for group, signed in zip(groups, modes):
             for i, v in enumerate(group):
-                ctx.set(dut.values[i], v)
+                ctx.set(dut.values[i], v & ((1 << bits) - 1))      # the stored pattern
+            ctx.set(dut.is_signed, int(signed))
             seen.append(ctx.get(dut.precision))
 
     _run(dut, tb)
-    want = gold.group_precision(np.array(groups), axis=-1, bits=bits, signed=is_signed)
-    assert seen == want.tolist()
+    want = [int(gold.group_precision(np.array(g), bits=bits, signed=signed))
+            for g, signed in zip(groups, modes)]
+    assert seen == want
 
 
 @pytest.mark.parametrize("is_signed", [False, True])
@@ -110,6 +116,50 @@ def test_precision_detector_spec_examples():
     assert gold.precision_needed([0, -1, 1, -2, 3], 8, True).tolist() == [1, 1, 2, 2, 3]
     _check_precision(3, 8, False, [[0, 0, 0], [1, 0, 0], [0, 4, 1], [255, 0, 3]])
     _check_precision(3, 8, True, [[0, -1, 0], [1, -2, 0], [-3, 2, 1], [0, 0, -128]])
+
+
+@pytest.mark.parametrize("n,bits", [(1, 8), (4, 8), (16, 16)])
+def test_precision_detector_runtime_signedness_of_8(n, bits):
+    """The issue's repro: a group whose widest value is 8 (a 4-bit unsigned value) needs 4
+    bits in an unsigned run (the papers' post-ReLU detector) and 5 in a signed one (a sign
+    bit on top); the same detector answers both, switched by its ``is_signed`` port."""
+    dut = PrecisionDetector(n, bits)
+    group = [8] + [(3, 0, 8, 5)[i % 4] for i in range(n - 1)]
+    seen = {}
+
+    async def tb(ctx):
+        for i, v in enumerate(group):
+            ctx.set(dut.values[i], v)
+        for signed in (0, 1, 0):
+            ctx.set(dut.is_signed, signed)
+            seen.setdefault(signed, []).append(ctx.get(dut.precision))
+
+    _run(dut, tb)
+    assert seen == {0: [4, 4], 1: [5]}
+    assert int(gold.group_precision(np.array(group), bits=bits, signed=False)) == 4
+    assert int(gold.group_precision(np.array(group), bits=bits, signed=True)) == 5
+
+
+def test_precision_detector_exhaustive_both_runtime_modes():
+    """Every 8-bit pattern read both ways by one detector, the mode switching between
+    consecutive checks: unsigned (0..255) and two's complement (-128..127), each against
+    :func:`termwise.golden.terms.group_precision`. Pairs of patterns too (sampled), so the
+    OR of sign-folded values is covered."""
+    patterns = list(range(256))
+    groups, modes = [], []
+    for p in patterns:
+        for signed in (False, True):
+            groups.append([p - 256 if signed and p >= 128 else p])
+            modes.append(signed)
+    _check_precision(1, 8, modes, groups)
+    rng = np.random.default_rng(8)
+    pairs = rng.integers(0, 256, size=(600, 2))
+    groups, modes = [], []
+    for (a, b), signed in zip(pairs, rng.integers(0, 2, size=len(pairs))):
+        signed = bool(signed)
+        groups.append([int(v) - 256 if signed and v >= 128 else int(v) for v in (a, b)])
+        modes.append(signed)
+    _check_precision(2, 8, modes, groups)
 
 
 # ------------------------------------------------------------------------ combinational
@@ -288,12 +338,12 @@ def test_checks_detect_wrong_models():
 # ---------------------------------------------------------------------- emission
 
 @pytest.mark.parametrize("make", [
-    lambda: PrecisionDetector(16, 16, is_signed=True),
+    lambda: PrecisionDetector(16, 16),
     lambda: PrecisionDetector(16, 8),
     lambda: OneffsetEncoder(16),
     lambda: BoothEncoder(16),
     lambda: BoothTermSerializer(16, is_signed=False),
-], ids=["precision-s16", "precision-u8", "oneffset", "booth", "booth-serial"])
+], ids=["precision-16", "precision-8", "oneffset", "booth", "booth-serial"])
 def test_emits_verilog(make):
     from amaranth.back import verilog
     dut = make()

@@ -21,20 +21,23 @@ from termwise.tb.amaranth_sim import run_command
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
 
-def _cfg(signed=True, **kw):
-    base = dict(filters=1, windows=1, lanes=3, act_bits=8, wgt_bits=8, act_signed=signed)
+def _cfg(**kw):
+    base = dict(filters=1, windows=1, lanes=3, act_bits=8, wgt_bits=8)
     base.update(kw)
     return TileConfig("laconic", **base)
 
 
-@pytest.mark.parametrize("signed", [True, False])
-def test_pe_sums_signed_pair_products(signed):
+@pytest.mark.parametrize("act_bits", [8, 7])
+def test_pe_sums_signed_pair_products(act_bits):
     """Each cycle: sum over lanes of +-2**(ew + ea) for the lanes whose two terms are valid,
-    added when ``en`` is set; ``clear`` wins. Random terms over the full exponent ranges."""
-    cfg = _cfg(signed, lanes=4)
+    added when ``en`` is set; ``clear`` wins. Random terms over the full exponent ranges:
+    the Booth digits of an ``act_bits + 1``-bit activation value (which holds a signed or an
+    unsigned activation; 5 digits at 8 bits, 4 at 7)."""
+    cfg = _cfg(lanes=4, act_bits=act_bits)
     dut = LaconicPE(cfg)
-    rng = np.random.default_rng(5 + signed)
+    rng = np.random.default_rng(5 + act_bits)
     nda, ndw = dut.nda, dut.ndw
+    assert (nda, ndw) == ((act_bits + 2) // 2, 4)
 
     async def tb(ctx):
         ref = 0
@@ -86,26 +89,34 @@ def test_pair_count_detector():
     _sim(dut, tb, clocked=False)
 
 
-@pytest.mark.parametrize("signed", [True, False])
+@pytest.mark.parametrize("signed", [True, False, "alternate"])
 def test_tile_outputs_and_cycles(signed):
+    """``signed``: the runs' act_signed register (``"alternate"``: runs of both kinds, one
+    after the other, on one tile)."""
     cfg = TileConfig("laconic", filters=2, windows=3, lanes=2, act_bits=6, wgt_bits=5,
-                     act_signed=signed, depth=6)
+                     depth=6)
     tile = Tile(cfg)
     tile.array.library = _InlineLibrary(tile.library.modules)
-    rng = np.random.default_rng(11 + signed)
-    alo, ahi = (-32, 31) if signed else (0, 63)
+    rng = np.random.default_rng(11 + (signed is True) + 2 * (signed == "alternate"))
     runs = []
-    for k in (1, 3, 12, 7, 12):
-        act = rng.integers(alo, ahi + 1, (cfg.windows, k))
-        wgt = rng.integers(-16, 16, (cfg.filters, k))
-        act[rng.random(act.shape) < 0.3] = 0
-        runs.append((act, wgt))
-    runs.append((np.zeros((3, 4), np.int64), np.zeros((2, 4), np.int64)))
-    runs.append((np.full((3, 12), alo if signed else ahi), np.full((2, 12), -16)))
+    for i, k in enumerate((1, 3, 12, 7, 12, 4, 12)):
+        sign = signed if signed != "alternate" else i % 2 == 1
+        alo, ahi = (-32, 31) if sign else (0, 63)
+        if i == 5:
+            act, wgt = np.zeros((3, k), np.int64), np.zeros((2, k), np.int64)
+        elif i == 6:
+            act, wgt = np.full((3, k), alo if sign else ahi), np.full((2, k), -16)
+        else:
+            act = rng.integers(alo, ahi + 1, (cfg.windows, k))
+            wgt = rng.integers(-16, 16, (cfg.filters, k))
+            act[rng.random(act.shape) < 0.3] = 0
+        runs.append((act, wgt, sign))
+    if signed == "alternate":      # the extreme run in the other signedness too
+        runs.append((np.full((3, 12), -32), np.full((2, 12), -16), True))
 
     async def tb(ctx):
         ctx.set(tile.out.ready, 1)
-        for act, wgt in runs:
+        for act, wgt, sign in runs:
             k = act.shape[1]
             pad = (-k) % cfg.lanes
             a = np.pad(act, ((0, 0), (0, pad))).reshape(cfg.windows, -1, cfg.lanes)
@@ -117,8 +128,10 @@ def test_tile_outputs_and_cycles(signed):
                     ctx.set(stream.valid, 1)
                     await ctx.tick()
                 ctx.set(stream.valid, 0)
+            ctx.set(tile.cmd.payload.act_signed, int(sign))
             measured, got = await run_command(ctx, tile, cfg, bricks)
-            assert np.array_equal(np.array(got), act @ wgt.T), (act, wgt)
-            assert measured == cycle_model.run_cycles(cfg, act, wgt), (act, wgt)
+            assert np.array_equal(np.array(got), act @ wgt.T), (act, wgt, sign)
+            rt = cfg.runtime_values(act_signed=bool(sign))
+            assert measured == cycle_model.run_cycles(cfg, act, wgt, rt), (act, wgt, sign)
 
     _sim(tile, tb)

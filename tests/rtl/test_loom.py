@@ -9,6 +9,7 @@ odd configurations the tile presets do not cover (act_bits not a multiple of ser
 
 import numpy as np
 import pytest
+from amaranth import signed as signed_shape
 
 from termwise.gen.config import TileConfig
 from termwise.golden.arch import loom as golden
@@ -66,13 +67,17 @@ def test_reference_is_the_dot_product(sb, is_signed):
 
 # ---- the PE alone -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sb,is_signed", [(1, True), (2, True), (4, True), (2, False),
-                                          (4, False)])
+@pytest.mark.parametrize("sb,is_signed", [(1, True), (2, True), (4, True), (1, False),
+                                          (2, False), (4, False)])
 def test_pe_nested_accumulation(sb, is_signed):
     """Drive the PE with the array's schedule (weight bits outer, chunks inner, each commit
-    one cycle after its loop) over several bricks of varied precisions."""
-    cfg = TileConfig("loom", 1, 1, 3, 7, 6, act_signed=is_signed, depth=8, serial_bits=sb)
+    one cycle after its loop) over several bricks of varied precisions. ``is_signed``: the
+    run's act_signed, which decides the chunks the array feeds (the PE takes both kinds:
+    ``signed(serial_bits + 1)`` chunks)."""
+    cfg = TileConfig("loom", 1, 1, 3, 7, 6, depth=8, serial_bits=sb)
     dut = LoomPE(cfg)
+    assert dut.act_chunk.shape().elem_shape == signed_shape(sb + 1)
+    assert LoomPE.inner_width(cfg) == cfg.act_bits + 1 + 2      # + clog2(3 lanes)
     rng = np.random.default_rng(10 * sb + is_signed)
     bricks = []
     for _ in range(6):
@@ -142,36 +147,44 @@ def _row(values, bits):
     return sum(int(v) << (i * bits) for i, v in enumerate(to_unsigned(values, bits).ravel()))
 
 
-@pytest.mark.parametrize("cfg_kw", [
-    dict(serial_bits=2, act_bits=5, wgt_bits=4, act_signed=True),
-    dict(serial_bits=4, act_bits=6, wgt_bits=3, act_signed=True),
-    dict(serial_bits=1, act_bits=4, wgt_bits=4, act_signed=True),
-    dict(serial_bits=4, act_bits=7, wgt_bits=1, act_signed=False),
-    dict(serial_bits=2, act_bits=3, wgt_bits=5, act_signed=False),
+@pytest.mark.parametrize("cfg_kw,signed", [
+    (dict(serial_bits=2, act_bits=5, wgt_bits=4), True),
+    (dict(serial_bits=4, act_bits=6, wgt_bits=3), True),
+    (dict(serial_bits=1, act_bits=4, wgt_bits=4), True),
+    (dict(serial_bits=4, act_bits=7, wgt_bits=1), False),
+    (dict(serial_bits=2, act_bits=3, wgt_bits=5), False),
+    (dict(serial_bits=2, act_bits=5, wgt_bits=4), False),
+    (dict(serial_bits=4, act_bits=6, wgt_bits=3), "alternate"),
+    (dict(serial_bits=2, act_bits=3, wgt_bits=5), "alternate"),
 ])
-def test_array_results_and_step_cycles(cfg_kw):
+def test_array_results_and_step_cycles(cfg_kw, signed):
     """Feed rows as the tile controller does (a row held until ``advance``), measure each
-    step's cycles and the final accumulators against the golden model."""
+    step's cycles and the final accumulators against the golden model. ``signed``: the
+    runs' act_signed register (``"alternate"``: one array runs both kinds in turn)."""
     cfg = TileConfig("loom", 2, 3, 3, depth=8, **cfg_kw)
     dut = LoomArray(cfg, _SimLibrary())
     rng = np.random.default_rng(cfg.act_bits * 10 + cfg.serial_bits)
     steps = 5
     runs = []
-    for pw in sorted({1, cfg.wgt_bits, max(1, cfg.wgt_bits - 1)}):
-        width = int(rng.integers(2 if cfg.act_signed else 1, cfg.act_bits + 1))
-        act = rng.integers(*value_range(width, cfg.act_signed), size=(cfg.windows, steps,
-                                                                       cfg.lanes),
+    pws = sorted({1, cfg.wgt_bits, max(1, cfg.wgt_bits - 1)})
+    if signed == "alternate":
+        pws = [pw for pw in pws for _ in range(2)]
+    for i, pw in enumerate(pws):
+        sign = signed if signed != "alternate" else i % 2 == 0
+        width = int(rng.integers(2 if sign else 1, cfg.act_bits + 1))
+        act = rng.integers(*value_range(width, sign), size=(cfg.windows, steps, cfg.lanes),
                            endpoint=True)
         act[:, 2] = 0                                   # an all-zero step
-        act[0, 3, 0] = value_range(cfg.act_bits, cfg.act_signed)[0 if cfg.act_signed else 1]
+        act[0, 3, 0] = value_range(cfg.act_bits, sign)[0 if sign else 1]
         wgt = rng.integers(*value_range(cfg.wgt_bits, True), size=(cfg.filters, steps,
                                                                     cfg.lanes), endpoint=True)
-        runs.append((pw, act, wgt))
+        runs.append((pw, act, wgt, sign))
 
     async def tb(ctx):
-        for pw, act, wgt in runs:
-            rt = {"precision": cfg.act_bits, "wgt_precision": pw}
+        for pw, act, wgt, sign in runs:
+            rt = {"precision": cfg.act_bits, "wgt_precision": pw, "act_signed": sign}
             ctx.set(dut.wgt_precision, pw)
+            ctx.set(dut.act_signed, int(sign))
             ctx.set(dut.start, 1)
             await ctx.tick()
             ctx.set(dut.start, 0)
@@ -200,7 +213,7 @@ def test_array_results_and_step_cycles(cfg_kw):
             expected = wrap(a @ w.T, cfg.acc_bits)
             got = np.array([[ctx.get(dut.acc[i][f]) for f in range(cfg.filters)]
                             for i in range(cfg.windows)])
-            assert np.array_equal(got, expected), (pw, got, expected)
+            assert np.array_equal(got, expected), (pw, sign, got, expected)
     _sim(dut, tb)
 
 
@@ -213,7 +226,7 @@ def test_array_chunk_count():
 def test_emits_verilog():
     from termwise.gen.emit import emit_verilog
     for kw in (dict(serial_bits=4, act_bits=2, wgt_bits=1), dict(serial_bits=1, act_bits=3,
-                                                                 wgt_bits=2, act_signed=False)):
+                                                                 wgt_bits=2)):
         cfg = TileConfig("loom", 2, 2, 2, depth=4, **kw)
         text = emit_verilog(cfg)
         assert f"module {cfg.top_name}__pe" in text

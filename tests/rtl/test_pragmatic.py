@@ -20,9 +20,10 @@ def _cfg(**kw):
     return TileConfig(**base)
 
 
-def _schedule(values, cfg):
-    """Reference: per cycle, the list of (lane, sign, exponent) retired and the base."""
-    pending = [list(terms(int(v), cfg.act_bits, cfg.encoding, signed=cfg.act_signed))
+def _schedule(values, cfg, signed):
+    """Reference: per cycle, the list of (lane, sign, exponent) retired and the base;
+    ``signed``: the run's act_signed."""
+    pending = [list(terms(int(v), cfg.act_bits, cfg.encoding, signed=signed))
                for v in values]
     cycles = []
     while any(pending):
@@ -68,8 +69,8 @@ def test_pe_against_reference(B):
     _sim(dut, tb)
 
 
-def _bricks(cfg, rng, n):
-    lo, hi = (-(1 << cfg.act_bits - 1), (1 << cfg.act_bits - 1) - 1) if cfg.act_signed \
+def _bricks(cfg, rng, n, signed):
+    lo, hi = (-(1 << cfg.act_bits - 1), (1 << cfg.act_bits - 1) - 1) if signed \
         else (0, (1 << cfg.act_bits) - 1)
     vals = rng.integers(lo, hi + 1, size=(n, cfg.lanes))
     vals[rng.random(vals.shape) < 0.25] = 0
@@ -81,27 +82,43 @@ def _bricks(cfg, rng, n):
 
 @pytest.mark.parametrize("encoding,signed,B", [
     ("plain", True, 2), ("plain", False, 2), ("plain", True, 0), ("booth", True, 2),
-    ("booth", False, 1), ("booth", True, 4), ("plain", False, 3)])
+    ("booth", False, 1), ("booth", True, 4), ("plain", False, 3),
+    ("plain", "alternate", 2), ("booth", "alternate", 2), ("booth", False, 4)])
 def test_window_encoder_follows_the_greedy_schedule(encoding, signed, B):
-    cfg = _cfg(encoding=encoding, act_signed=signed, first_stage_bits=B)
+    """``signed``: the run's act_signed on the encoder's ``is_signed`` port, the values
+    their stored bit patterns (``"alternate"``: blocks of bricks of either kind, the port
+    switched with the load of a block's first brick, as between two runs)."""
+    cfg = _cfg(encoding=encoding, first_stage_bits=B)
     dut = PragmaticWindowEncoder(cfg)
-    bricks = _bricks(cfg, np.random.default_rng(B + 3 * signed), 40)
+    assert dut.positions == term_positions(cfg) == \
+        (2 * ((cfg.act_bits + 2) // 2) if encoding == "booth" else cfg.act_bits)
+    rng = np.random.default_rng(B + 3 * (signed is True) + 7 * (signed == "alternate"))
+    if signed == "alternate":
+        blocks = [(_bricks(cfg, rng, 8, sign), sign) for sign in (False, True) * 3]
+    else:
+        blocks = [(_bricks(cfg, rng, 40, signed), signed)]
+    bricks = [b for block, _ in blocks for b in block]
+    signs = [sign for block, sign in blocks for _ in block]
+    mask = (1 << cfg.act_bits) - 1
 
     async def tb(ctx):
         # Load the first brick, then stream them back to back: the next brick is loaded on
         # the cycle ``done`` is seen, as the array does.
         for lane in range(cfg.lanes):
-            ctx.set(dut.values[lane], int(bricks[0][lane]))
+            ctx.set(dut.values[lane], int(bricks[0][lane]) & mask)
+        ctx.set(dut.is_signed, int(signs[0]))
         ctx.set(dut.load, 1)
         await ctx.tick()
         for i, brick in enumerate(bricks):
-            schedule = _schedule(brick, cfg)
+            schedule = _schedule(brick, cfg, signs[i])
             for c, (base, taken) in enumerate(schedule):
                 last = c == len(schedule) - 1
                 nxt = bricks[i + 1] if last and i + 1 < len(bricks) else None
                 for lane in range(cfg.lanes):
                     if nxt is not None:
-                        ctx.set(dut.values[lane], int(nxt[lane]))
+                        ctx.set(dut.values[lane], int(nxt[lane]) & mask)
+                if nxt is not None:
+                    ctx.set(dut.is_signed, int(signs[i + 1]))
                 ctx.set(dut.load, int(nxt is not None))
                 take = ctx.get(dut.take)
                 got = [(lane, -1 if (ctx.get(dut.neg) >> lane) & 1 else 1,
