@@ -112,7 +112,9 @@ class TileDriver:
         await RisingEdge(dut.clk)
         t0 = get_sim_time("ns")
         dut.cmd__valid.value = 0
-        limit = timeout_cycles or (bricks * cfg.worst_brick_cycles(max(cfg.act_bits,
+        # An unsigned run's act_bits-bit values take up to an (act_bits + 1)-bit signed
+        # value's steps (e.g. one more Booth digit): bound by that width.
+        limit = timeout_cycles or (bricks * cfg.worst_brick_cycles(max(cfg.act_bits + 1,
                                                                        cfg.wgt_bits)) + 64)
         w0 = time.perf_counter()
         if cfg.residual:   # out.valid waits for the first residual row
