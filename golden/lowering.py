@@ -20,6 +20,27 @@ Both give the same products (the padding is zero on both sides); the brick conte
 a value-dependent design's cycles, differ. Fully-connected layers (:func:`lower_matmul`) have
 no kernel positions. The weights of a filter group stay in the tile across window groups, so
 a driver loads them once (``Run.same_weights_as_previous``).
+
+A depthwise convolution (one input channel per group, ``groups > 1``) has a one-channel
+inner product per group, which a tile whose activations are broadcast to every filter row
+would run on one filter row (and, in the ``"position"`` order, one lane). ``depthwise``
+chooses its mapping (:data:`DEPTHWISE_MAPPINGS`):
+
+``"diagonal"`` (the default)
+    Channel-diagonal packing (:func:`pack_depthwise`): ``lanes`` consecutive channels form
+    one *tile group*, lowered as a dense grouped convolution whose weights are block
+    diagonal: tile filter ``j`` of a tile group carries the kernel of the group's channel
+    ``j // m`` (``m = K / groups``, the channel multiplier) at that channel's lane and zeros
+    at the other lanes. Every filter row then does useful work each step; the last tile
+    group is padded with zero channels and zero filters, whose outputs the assembly drops.
+    ``ceil(C / lanes)`` groups of ``lanes * m`` filters, ``R * S`` bricks per window in the
+    ``"position"`` order.
+``"group"``
+    One group per channel with its ``m`` filters, as any grouped convolution.
+
+Only the MACs of the layer are work: :func:`conv_mac_mask` marks, per lowered group,
+filter and inner-dimension position, the products that are the layer's (not brick padding,
+not the block-diagonal zeros, not padding channels or filters).
 """
 
 from __future__ import annotations
@@ -31,12 +52,18 @@ import numpy as np
 
 __all__ = ["Run", "ConvLowering", "lower_matmul", "assemble_matmul", "im2col", "lower_conv2d",
            "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
-           "conv_k_index", "conv_operands"]
+           "conv_k_index", "conv_operands", "DEPTHWISE_MAPPINGS", "DEFAULT_DEPTHWISE",
+           "check_depthwise", "is_depthwise", "pack_depthwise", "conv_lowered_shape",
+           "conv_mac_mask"]
 
 #: Brick orders of a convolution's inner dimension (see the module docstring).
 ORDERS = ("position", "channel")
 #: The papers' order: channels innermost at each kernel position.
 DEFAULT_ORDER = "position"
+#: Mappings of a depthwise convolution (see the module docstring).
+DEPTHWISE_MAPPINGS = ("diagonal", "group")
+#: Channel-diagonal packing: ``lanes`` channels per tile group, block-diagonal weights.
+DEFAULT_DEPTHWISE = "diagonal"
 
 
 @dataclass
@@ -123,6 +150,25 @@ def check_order(order: str) -> str:
     return order
 
 
+def check_depthwise(depthwise: str) -> str:
+    """``depthwise`` if it is one of :data:`DEPTHWISE_MAPPINGS`, else ``ValueError``."""
+    if depthwise not in DEPTHWISE_MAPPINGS:
+        raise ValueError(f"depthwise mapping must be one of {', '.join(DEPTHWISE_MAPPINGS)}, "
+                         f"got {depthwise!r}")
+    return depthwise
+
+
+def is_depthwise(cg: int, groups: int) -> bool:
+    """Whether a convolution with ``cg`` input channels per group in ``groups`` groups is
+    depthwise (one channel per group, more than one group)."""
+    return cg == 1 and groups > 1
+
+
+def _diagonal(cg: int, groups: int, depthwise: str) -> bool:
+    """Whether :func:`pack_depthwise` applies (a depthwise layer, mapping ``"diagonal"``)."""
+    return check_depthwise(depthwise) == "diagonal" and is_depthwise(cg, groups)
+
+
 def conv_k_index(cg: int, r: int, s: int, lanes: int, order: str = DEFAULT_ORDER) -> np.ndarray:
     """The lowered inner dimension of one group of a convolution: for every position, the
     column of the channel-major im2col row it holds (``c * R * S + i * S + j``), -1 for a
@@ -139,17 +185,80 @@ def conv_k_index(cg: int, r: int, s: int, lanes: int, order: str = DEFAULT_ORDER
     return idx.reshape(-1)
 
 
+def conv_lowered_shape(k: int, cg: int, r: int, s: int, groups: int, lanes: int,
+                       order: str = DEFAULT_ORDER,
+                       depthwise: str = DEFAULT_DEPTHWISE) -> tuple[int, int, int]:
+    """``(G, kg, Kg)``: the lowered groups, filters per group and inner-dimension length of
+    a convolution with ``k`` filters of ``(cg, r, s)`` in ``groups`` groups
+    (:func:`conv_operands`)."""
+    if _diagonal(cg, groups, depthwise):
+        return (math.ceil(groups / lanes), lanes * (k // groups),
+                len(conv_k_index(lanes, r, s, lanes, order)))
+    return groups, k // groups, len(conv_k_index(cg, r, s, lanes, order))
+
+
+def conv_mac_mask(k: int, cg: int, r: int, s: int, groups: int, lanes: int,
+                  order: str = DEFAULT_ORDER, depthwise: str = DEFAULT_DEPTHWISE) -> np.ndarray:
+    """Which products of the lowered operands (:func:`conv_operands`) are MACs of the layer:
+    a bool array broadcastable to ``(G, kg, Kg)`` (:func:`conv_lowered_shape`). Without
+    depthwise packing it is ``(1, 1, Kg)``, false at the brick order's padding zeros
+    (:func:`conv_k_index`); with it ``(G, kg, Kg)``, true only where tile filter ``j`` of a
+    tile group meets its own channel's lane (``j // m``) and is a real filter."""
+    if not _diagonal(cg, groups, depthwise):
+        return (conv_k_index(cg, r, s, lanes, order) >= 0)[np.newaxis, np.newaxis, :]
+    g, kg, _ = conv_lowered_shape(k, cg, r, s, groups, lanes, order, depthwise)
+    m = k // groups
+    idx = conv_k_index(lanes, r, s, lanes, order)
+    lane = np.where(idx >= 0, idx // (r * s), -1)                   # channel lane per position
+    j = np.arange(kg)
+    real = (np.arange(g)[:, np.newaxis] * kg + j[np.newaxis, :]) < k   # (G, kg)
+    return real[:, :, np.newaxis] & (lane[np.newaxis, np.newaxis, :] ==
+                                     (j // m)[np.newaxis, :, np.newaxis])
+
+
+def pack_depthwise(x, w, groups: int, lanes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Channel-diagonal packing of a depthwise convolution ``x`` (N, C, H, W) * ``w``
+    (K, 1, R, S), ``groups = C``, ``m = K / C`` filters per channel: the equivalent dense
+    grouped convolution ``(x', w', T)`` with ``T = ceil(C / lanes)`` groups of ``lanes``
+    channels (``x'`` zero padded to ``T * lanes`` channels) and ``lanes * m`` filters each,
+    ``w'[f, (f // m) % lanes] = w[f]`` for the real filters ``f < K``, zero elsewhere (block
+    diagonal). Filter ``f`` of ``w'`` is filter ``f`` of the layer; those from ``K`` on are
+    padding."""
+    x, w = np.asarray(x), np.asarray(w)
+    n, c, h, wd = x.shape
+    k, cg, r, s = w.shape
+    if not is_depthwise(cg, groups) or c != groups or k % groups:
+        raise ValueError(f"groups: C={c}, K={k}, {cg} channels per group is not a depthwise "
+                         f"convolution in {groups} groups")
+    m = k // groups
+    t = math.ceil(c / lanes)
+    xp = np.zeros((n, t * lanes, h, wd), dtype=x.dtype)
+    xp[:, :c] = x
+    wp = np.zeros((t * lanes * m, lanes, r, s), dtype=w.dtype)
+    f = np.arange(k)
+    wp[f, (f // m) % lanes] = w[:, 0]
+    return xp, wp, t
+
+
 def conv_operands(x, w, *, stride=1, padding=0, dilation=1, groups=1, lanes=16,
-                  order: str = DEFAULT_ORDER) -> tuple[np.ndarray, np.ndarray]:
+                  order: str = DEFAULT_ORDER,
+                  depthwise: str = DEFAULT_DEPTHWISE) -> tuple[np.ndarray, np.ndarray]:
     """The per-group matrices a convolution is lowered to: activations ``(G, M, Kg)`` (rows:
-    output positions ``(n, oh, ow)`` row-major) and weights ``(G, K/G, Kg)``, the inner
-    dimension laid out in ``order`` for ``lanes``-wide bricks (:func:`conv_k_index`)."""
+    output positions ``(n, oh, ow)`` row-major) and weights ``(G, kg, Kg)``, the inner
+    dimension laid out in ``order`` for ``lanes``-wide bricks (:func:`conv_k_index`). A
+    depthwise convolution is first packed channel-diagonally when ``depthwise`` is
+    ``"diagonal"`` (:func:`pack_depthwise`: ``G = ceil(C / lanes)``, ``kg = lanes * K / C``);
+    otherwise ``G = groups``, ``kg = K / groups``."""
     check_order(order)
+    check_depthwise(depthwise)
     x, w = np.asarray(x), np.asarray(w)
     c = x.shape[1]
     k, cg, r, s = w.shape
     if c != cg * groups or k % groups:
         raise ValueError(f"groups: C={c}, K={k} do not split into {groups} groups")
+    if _diagonal(cg, groups, depthwise):
+        x, w, groups = pack_depthwise(x, w, groups, lanes)
+        k, cg, r, s = w.shape
     kg, rs = k // groups, r * s
     cols = im2col(x, (r, s), stride, padding, dilation)                # (M, C*R*S)
     m = cols.shape[0]
@@ -167,36 +276,45 @@ def conv_operands(x, w, *, stride=1, padding=0, dilation=1, groups=1, lanes=16,
 @dataclass
 class ConvLowering:
     runs: list[Run]
-    groups: list[tuple[int, int, int]]  # (first run, run count, group index)
+    groups: list[tuple[int, int, int]]  # (first run, run count, lowered group index)
     out_shape: tuple[int, int, int, int]
     order: str = DEFAULT_ORDER          # brick order of the inner dimension
+    depthwise: str = DEFAULT_DEPTHWISE  # mapping asked for a depthwise layer
+    group_filters: int | None = None    # filters per lowered group (default K / groups)
+    packed: bool = False                # packed channel-diagonally (:func:`pack_depthwise`)
 
 
 def lower_conv2d(cfg, x, w, *, stride=1, padding=0, dilation=1, groups=1,
-                 order: str = DEFAULT_ORDER) -> ConvLowering:
+                 order: str = DEFAULT_ORDER,
+                 depthwise: str = DEFAULT_DEPTHWISE) -> ConvLowering:
     """Runs for a convolution ``x`` (N, C, H, W) * ``w`` (K, C/groups, R, S), the inner
-    dimension in brick ``order`` (:data:`ORDERS`, default the papers' ``"position"``)."""
+    dimension in brick ``order`` (:data:`ORDERS`, default the papers' ``"position"``), a
+    depthwise layer in mapping ``depthwise`` (:data:`DEPTHWISE_MAPPINGS`, default the
+    channel-diagonal packing)."""
     x, w = np.asarray(x, dtype=np.int64), np.asarray(w, dtype=np.int64)
     n, c, h, wd = x.shape
     k, cg, r, s = w.shape
     oh = conv_output_size(h, r, stride, padding, dilation)
     ow = conv_output_size(wd, s, stride, padding, dilation)
     a, wm = conv_operands(x, w, stride=stride, padding=padding, dilation=dilation,
-                          groups=groups, lanes=cfg.lanes, order=order)
+                          groups=groups, lanes=cfg.lanes, order=order, depthwise=depthwise)
     runs, spans = [], []
-    for g in range(groups):
+    for g in range(a.shape[0]):
         group_runs = lower_matmul(cfg, a[g], wm[g])
         spans.append((len(runs), len(group_runs), g))
         runs.extend(group_runs)
-    return ConvLowering(runs, spans, (n, k, oh, ow), order)
+    return ConvLowering(runs, spans, (n, k, oh, ow), order, depthwise, wm.shape[1],
+                        _diagonal(cg, groups, depthwise))
 
 
 def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray]) -> np.ndarray:
+    """The (N, K, OH, OW) output from every run's (windows, filters) result; the outputs of
+    the padding filters of a channel-diagonal packing (from K on) are dropped."""
     n, k, oh, ow = lowering.out_shape
-    kg = k // len(lowering.groups)
-    out = np.zeros((n, k, oh, ow), dtype=np.int64)
+    kg = lowering.group_filters or k // len(lowering.groups)
+    out = np.zeros((n, kg * len(lowering.groups), oh, ow), dtype=np.int64)
     for first, count, g in lowering.groups:
         mat = assemble_matmul(lowering.runs[first:first + count],
                               results[first:first + count], n * oh * ow, kg)
         out[:, g * kg:(g + 1) * kg] = mat.reshape(n, oh, ow, kg).transpose(0, 3, 1, 2)
-    return out
+    return out[:, :k]

@@ -9,6 +9,11 @@
     with ``conv2d_direct``.
 ``conv_channel``
     The same convolution lowered in the channel-major im2col order (``order="channel"``).
+``depthwise``
+    A depthwise 3x3 convolution of :data:`DEPTHWISE_CHANNELS` channels (not a multiple of
+    the lanes: the last tile group is partial), channel multipliers
+    :data:`DEPTHWISE_MULTIPLIERS`, lowered with the default channel-diagonal packing
+    (:func:`termwise.golden.lowering.pack_depthwise`).
 ``chain``
     Two conv layers through the fused output stage, the first feeding the second.
 ``real``
@@ -30,12 +35,13 @@ import os
 
 import numpy as np
 
-from ..golden.lowering import assemble_conv2d, lower_conv2d
+from ..golden.lowering import DEFAULT_DEPTHWISE, assemble_conv2d, is_depthwise, lower_conv2d
+from ..golden.primitives import conv2d_direct
 from . import cases
-from .harness import TB
+from .harness import TB, differs
 
 __all__ = ["TileTB", "tile_regression", "REAL_LAYERS_ENV", "write_real_layers",
-           "read_real_layers", "CONV_ORDERS"]
+           "read_real_layers", "CONV_ORDERS", "DEPTHWISE_CHANNELS", "DEPTHWISE_MULTIPLIERS"]
 
 #: Environment variable naming an ``.npz`` of real layers for the ``real`` suite (the
 #: pytest side prepares them, so the simulator process never builds a workload trace).
@@ -77,17 +83,53 @@ async def case_suite(tb, suite):
     await tb.run_cases(suite, cases.suite(tb.cfg, suite, tb.seed))
 
 
-#: Brick order of each conv suite (:data:`termwise.golden.lowering.ORDERS`).
-CONV_ORDERS = {"conv": "position", "conv_channel": "channel"}
+#: Brick order of each conv suite (:data:`termwise.golden.lowering.ORDERS`); the
+#: ``depthwise`` suite lowers in the default (the papers') order.
+CONV_ORDERS = {"conv": "position", "conv_channel": "channel", "depthwise": "position"}
+#: Channels of the ``depthwise`` suite's layer: not a multiple of 4 or 16 lanes, so the
+#: last tile group of the channel-diagonal packing is partial.
+DEPTHWISE_CHANNELS = 20
+#: Channel multipliers (filters per channel) of the ``depthwise`` suite's layers.
+DEPTHWISE_MULTIPLIERS = (1, 2)
+
+
+def _conv_layers(cfg, rng, suite):
+    """``(name, x, w, geometry, rt)`` of every convolution of a conv suite: the 3x3 layer of
+    :func:`termwise.tb.cases.conv_layer`, or (``depthwise``) depthwise 3x3 layers of its
+    values, 6x6, padding 1, one per channel multiplier."""
+    if suite != "depthwise":
+        x, w, geometry, rt = cases.conv_layer(cfg, rng)
+        return [(f"conv3x3_c{x.shape[1]}_k{w.shape[0]}_{x.shape[2]}x{x.shape[3]}",
+                 x, w, geometry, rt)]
+    c, layers = DEPTHWISE_CHANNELS, []
+    for m in DEPTHWISE_MULTIPLIERS:
+        x, w, geometry, rt = cases.conv_layer(cfg, rng, channels=c, filters=c * m, size=6)
+        layers.append((f"dw3x3_c{c}_m{m}_{x.shape[2]}x{x.shape[3]}", x,
+                       np.ascontiguousarray(w[:, :1]), dict(geometry, groups=c), rt))
+    return layers
 
 
 @TileTB.suite(*CONV_ORDERS)
-async def conv_suite(tb, suite):
-    """A 3x3 convolution (:func:`termwise.tb.cases.conv_layer`) lowered in the suite's
-    brick order (:data:`CONV_ORDERS`) against ``conv2d_direct``."""
-    x, w, geometry, rt = cases.conv_layer(tb.cfg, tb.rng())
-    await tb.run_conv(suite, f"conv3x3_c{x.shape[1]}_k{w.shape[0]}_{x.shape[2]}x{x.shape[3]}",
-                      x, w, geometry, rt, order=CONV_ORDERS[suite], runtime=rt)
+async def conv_suite(tb, suite, depthwise: str = DEFAULT_DEPTHWISE):
+    """Convolutions (:func:`_conv_layers`) lowered in the suite's brick order
+    (:data:`CONV_ORDERS`), a depthwise one in mapping ``depthwise``: every run's outputs
+    against the golden functional model and its cycles against the golden cycle model
+    (:meth:`~termwise.tb.harness.TB.run_lowered`), the assembled layer against
+    ``conv2d_direct``."""
+    for name, x, w, geometry, rt in _conv_layers(tb.cfg, tb.rng(), suite):
+        lowering = lower_conv2d(tb.cfg, x, w, order=CONV_ORDERS[suite], depthwise=depthwise,
+                                **geometry)
+        done = await tb.run_lowered(lowering.runs, rt, compare=True)
+        expected = conv2d_direct(x, w, **geometry)
+        bad = ", ".join(f"run {i}: {why}" for i, why in done.mismatches[:3])
+        tb.check(suite, name,
+                 mismatch=bad or differs(assemble_conv2d(lowering, done.outputs), expected,
+                                         "conv2d_direct"),
+                 cycles=done.cycles, model_cycles=done.model_cycles, runtime=rt,
+                 runs=len(lowering.runs), brick_order=lowering.order,
+                 depthwise=lowering.depthwise if is_depthwise(w.shape[1], geometry["groups"])
+                 else None,
+                 macs=int(np.prod(expected.shape) * np.prod(w.shape[1:])))
 
 
 def _run_operand(run, table, *, rows):

@@ -1,7 +1,7 @@
 """``termwise sim``: network-level cycles of every design on a workload.
 
     termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16]
-                 [--brick-order position|channel] -o DIR
+                 [--brick-order position|channel] [--depthwise diagonal|group] -o DIR
 
 Each design runs on its equal-peak 16x16 preset of hardware as wide as the workload's values:
 ``-16x16`` at ``--precision 16`` (256 16-bit MAC/cycle), ``-16x16-8b`` at ``--precision 8``
@@ -9,9 +9,13 @@ Each design runs on its equal-peak 16x16 preset of hardware as wide as the workl
 baseline is always simulated, as the reference of the speedups. ``--brick-order`` chooses
 what a brick of a convolution holds (:mod:`termwise.golden.lowering`): ``position`` (the
 default, the papers') the channels of one kernel position, zero padded to whole bricks;
-``channel`` 16 consecutive values of the channel-major im2col row. Writes DIR/sim.json
-(per design: its preset, hardware width and reference preset; ``brick_order``), sim.csv,
-sim.md (its header states the brick order) and sim_*.png.
+``channel`` 16 consecutive values of the channel-major im2col row. ``--depthwise`` chooses
+how a depthwise convolution is mapped: ``diagonal`` (the default) packs 16 channels into one
+tile group with block-diagonal weights, so every filter row of the tile works; ``group``
+runs one group per channel on one filter row. Writes DIR/sim.json (per design: its preset,
+hardware width and reference preset; ``brick_order``, ``depthwise``), sim.csv, sim.md (its
+header states the brick order and the depthwise mapping; per layer, the utilisation of the
+baseline's MAC slots) and sim_*.png.
 """
 
 from __future__ import annotations
@@ -38,6 +42,18 @@ BRICK_ORDER_TEXT = {
                "may mix kernel positions)",
 }
 
+#: How a depthwise convolution is mapped in each mapping, as sim.json and sim.md state it.
+DEPTHWISE_TEXT = {
+    "diagonal": "channel-diagonal packing: lanes consecutive channels form one tile group, "
+                "lowered as a dense convolution whose weights are block diagonal (tile filter "
+                "f carries the kernel of the group's channel f at that channel's lane, zeros "
+                "elsewhere; with a channel multiplier m the m filters of a channel share its "
+                "lane), so every filter row works each step; the last tile group is padded "
+                "with zero channels and filters",
+    "group": "one group per channel with its own filters: each step uses one filter row of "
+             "the tile (and, in the position order, one lane)",
+}
+
 #: Window groups sampled per layer by default for the synthetic shape-only workloads.
 SHAPES_DEFAULT_SAMPLE = 64
 #: Default bound of PE-lane evaluations per layer and design (netsim ``sample_pairs``):
@@ -61,10 +77,14 @@ def parse_archs(text: str) -> list[str]:
 
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
-            log=None, workers: int | None = None, brick_order: str | None = None) -> dict:
+            log=None, workers: int | None = None, brick_order: str | None = None,
+            depthwise: str | None = None) -> dict:
     """Simulate and write the reports; returns the sim.json document. ``brick_order``:
-    :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``)."""
+    :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``);
+    ``depthwise``: :data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS` (default
+    ``diagonal``)."""
     from ...golden import netsim
+    from ...golden.netsim import simulate as netsim_simulate
     from ..reports.sim import summarise, write_reports
     from ...golden.netsim import network_output_traffic
     from ...golden.workloads import WORKLOADS, load_workload
@@ -73,12 +93,16 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if workload not in WORKLOADS:
         raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
                           f"{workload!r}")
-    from ...golden.lowering import DEFAULT_ORDER, ORDERS
+    from ...golden.lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER, DEPTHWISE_MAPPINGS, ORDERS
     bits = check_precision(precision)
     order = DEFAULT_ORDER if brick_order is None else brick_order
     if order not in ORDERS:
         raise ConfigError("brick_order", f"must be one of {', '.join(ORDERS)}, got "
                           f"{brick_order!r}")
+    mapping = DEFAULT_DEPTHWISE if depthwise is None else depthwise
+    if mapping not in DEPTHWISE_MAPPINGS:
+        raise ConfigError("depthwise", f"must be one of {', '.join(DEPTHWISE_MAPPINGS)}, got "
+                          f"{depthwise!r}")
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
     if images is not None and (isinstance(images, bool) or not isinstance(images, int)
                                or images < 1):
@@ -102,12 +126,12 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if wl.synthetic and max_window_groups is None:
         max_window_groups = SHAPES_DEFAULT_SAMPLE
     log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "
-        f"{', '.join(ok)}, brick order {order}")
+        f"{', '.join(ok)}, brick order {order}, depthwise {mapping}")
 
     def progress(i, n, layer, sec):
         log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
 
-    results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=order,
+    results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=order, depthwise=mapping,
                                      max_window_groups=max_window_groups,
                                      sample_pairs=sample_pairs, progress=progress,
                                      workers=workers)
@@ -136,6 +160,12 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         # of docs/papers.md).
         "brick_order": order,
         "brick_order_text": BRICK_ORDER_TEXT[order],
+        # How a depthwise convolution is mapped (golden/lowering.py), and how many layers
+        # of the workload are depthwise.
+        "depthwise": mapping,
+        "depthwise_text": DEPTHWISE_TEXT[mapping],
+        "depthwise_layers": sum(netsim_simulate.layer_is_depthwise(layer)
+                                for layer in wl.layers),
         "skipped": skipped,
         # The term encoding of every design that has one (cycles and ideal work alike).
         "encodings": {d: cfg.encoding for d, cfg in cfgs.items() if cfg.encoding},
@@ -151,7 +181,8 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "total": total,
         # Output-side traffic with and without the fused output stage, on the baseline's
         # tile (lanes, depth, acc_bits); out_bits = the workload's fixed-point width.
-        "traffic": network_output_traffic(wl.layers, cfgs[netsim.REFERENCE], bits, order),
+        "traffic": network_output_traffic(wl.layers, cfgs[netsim.REFERENCE], bits, order,
+                                          mapping),
     }
     doc["seconds"] = time.perf_counter() - t0
     paths = write_reports(out_dir, doc, plots=plots)
@@ -164,7 +195,7 @@ def _cmd_sim(args) -> int:
                   max_window_groups=args.max_window_groups,
                   sample_pairs=None if args.exact else args.sample_pairs,
                   plots=not args.no_plots, workers=args.workers,
-                  brick_order=args.brick_order)
+                  brick_order=args.brick_order, depthwise=args.depthwise)
     for a, t in doc["total"].items():
         print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
               f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
@@ -191,6 +222,11 @@ def register(subparsers):
                    help="what a convolution's brick holds: position (default, the papers': "
                         "the channels of one kernel position, zero padded to whole bricks) "
                         "or channel (consecutive values of the channel-major im2col row)")
+    from ...golden.lowering import DEFAULT_DEPTHWISE, DEPTHWISE_MAPPINGS
+    p.add_argument("--depthwise", choices=DEPTHWISE_MAPPINGS, default=DEFAULT_DEPTHWISE,
+                   help="how a depthwise convolution is mapped: diagonal (default: 16 "
+                        "channels per tile group, block-diagonal weights, every filter row "
+                        "busy) or group (one group per channel, one filter row)")
     p.add_argument("--images", type=int, default=None,
                    help="photos / inputs simulated (default: the workload's own)")
     p.add_argument("--max-window-groups", type=int, default=None,

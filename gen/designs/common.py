@@ -7,7 +7,8 @@ from ..spec import Testbench
 __all__ = ["tile_testbench", "own_testbench", "booth_digits", "act_booth_digits",
            "GENERIC_TB"]
 
-#: The generic cocotb tile regression (random, corner and conv suites; fused output stage).
+#: The generic cocotb tile regression (random, corner, conv and depthwise suites; fused
+#: output stage).
 GENERIC_TB = "termwise.tb.tile_tests"
 
 
@@ -15,9 +16,9 @@ def tile_testbench(cfg) -> Testbench:
     """The generic regression: every design whose runs are independent and whose operands
     the generic driver loads; the fused output stage adds its suites. ``conv`` lowers in the
     papers' brick order, ``conv_channel`` (registered regressions only) in the channel-major
-    im2col order."""
-    suites = ["random", "corners", "conv", "conv_channel", "real"]
-    default = ["random", "corners", "conv"]
+    im2col order, ``depthwise`` a depthwise convolution with the channel-diagonal packing."""
+    suites = ["random", "corners", "conv", "conv_channel", "depthwise", "real"]
+    default = ["random", "corners", "conv", "depthwise"]
     if cfg.output_stage:
         suites.append("fused")
         default.append("fused")

@@ -10,21 +10,30 @@ import numpy as np
 
 from ...golden.netsim.simulate import REFERENCE
 
-__all__ = ["summarise", "write_reports", "plot_title", "hardware_basis"]
+__all__ = ["summarise", "write_reports", "plot_title", "hardware_basis", "utilisation"]
 
 STAT_KEYS = ("act_zero_fraction", "wgt_zero_fraction", "act_precision", "wgt_precision",
              "act_group_precision_mean", "act_essential_bits_mean", "act_booth_terms_mean",
              "wgt_booth_terms_mean")
 
 
+def utilisation(macs: int, cycles: int, slots: int | None) -> float | None:
+    """The fraction of a tile's MAC slots (``slots`` = filters x windows x lanes per
+    cycle) over ``cycles`` that do one of the ``macs`` MACs; ``None`` when not known."""
+    return macs / (cycles * slots) if slots and cycles else None
+
+
 def summarise(results, archs) -> tuple[list, dict]:
     """Per-layer rows and network totals: cycles, speedup over the baseline, ideal
-    (potential) speedup and achieved / ideal, per design."""
+    (potential) speedup and achieved / ideal, per design; per layer and for the network,
+    the ``utilisation`` of the baseline's MAC slots (:func:`utilisation`: how well the
+    mapping fills the tile)."""
     layers = []
     tot = {a: {"cycles": 0, "rtl_cycles": 0, "work": 0, "runs": 0} for a in archs}
     for r in results:
         base = r.designs[REFERENCE]
         row = {"name": r.name, "shape": r.shape, "macs": r.macs, "stats": r.stats,
+               "utilisation": utilisation(r.macs, base["cycles"], base.get("mac_slots")),
                "designs": {}}
         for a in archs:
             d = r.designs[a]
@@ -40,6 +49,9 @@ def summarise(results, archs) -> tuple[list, dict]:
             tot[a]["runs"] += d["runs"]
         layers.append(row)
     b = tot[REFERENCE]
+    slots = {r.designs[REFERENCE].get("mac_slots") for r in results}
+    if len(slots) == 1:
+        b["utilisation"] = utilisation(sum(r.macs for r in results), b["cycles"], slots.pop())
     for a in archs:
         t = tot[a]
         t["speedup"] = b["cycles"] / t["cycles"]
@@ -49,6 +61,8 @@ def summarise(results, archs) -> tuple[list, dict]:
 
 
 def _fmt(x, nd=2):
+    if x is None:
+        return ""
     return f"{x:.{nd}f}" if isinstance(x, float) else str(x)
 
 
@@ -71,7 +85,7 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
         w.writerow(["layer", "shape", "macs", *STAT_KEYS] +
                    [f"{a}_{k}" for a in archs for k in ("cycles", "speedup", "ideal",
                                                          "achieved_over_ideal", "rt")] +
-                   [f"traffic_{k}" for k in tkeys])
+                   [f"traffic_{k}" for k in tkeys] + ["baseline_utilisation"])
         for i, row in enumerate(doc["layers"]):
             w.writerow([row["name"], row["shape"], row["macs"],
                         *[_fmt(row["stats"][k], 4) for k in STAT_KEYS]] +
@@ -80,14 +94,16 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
                            _fmt(row["designs"][a]["ideal"], 4),
                            _fmt(row["designs"][a]["achieved_over_ideal"], 4),
                            " ".join(f"{k}={v}" for k, v in row["designs"][a]["rt"].items()))]
-                       + [traffic["layers"][i][k] for k in tkeys])
+                       + [traffic["layers"][i][k] for k in tkeys]
+                       + [_fmt(row.get("utilisation"), 4)])
         w.writerow(["TOTAL", "", sum(r["macs"] for r in doc["layers"]), *[""] * len(STAT_KEYS)]
                    + [v for a in archs for v in (
                        doc["total"][a]["cycles"], _fmt(doc["total"][a]["speedup"], 4),
                        _fmt(doc["total"][a]["ideal"], 4),
                        _fmt(doc["total"][a]["achieved_over_ideal"], 4), "")]
                    + ([traffic["total"]["fusable_layers"], traffic["total"]["unfused_bits"],
-                       traffic["total"]["fused_bits"]] if traffic else []))
+                       traffic["total"]["fused_bits"]] if traffic else [])
+                   + [_fmt(doc["total"][REFERENCE].get("utilisation"), 4)])
     paths.append(p)
 
     p = os.path.join(out_dir, "sim.md")
@@ -141,6 +157,17 @@ def _markdown(doc, archs) -> str:
         lines.append(f"- Brick order: `{order}`" + (f" ({text})" if text else "") + ".")
     else:       # a document written before the order was recorded
         lines.append("- Brick order: not recorded (`channel`, the only order then).")
+    dw = doc.get("depthwise")
+    if dw:
+        text = doc.get("depthwise_text")
+        count = doc.get("depthwise_layers")
+        lines.append(f"- Depthwise convolutions" +
+                     (f" ({count} layers of this workload)" if count is not None else "") +
+                     f": mapping `{dw}`" + (f" ({text})" if text else "") + ". Their ideal "
+                     "work counts the layer's MACs only, the same in every mapping.")
+    else:       # a document written before the mapping was recorded
+        lines.append("- Depthwise convolutions: mapping not recorded (`group`, one group per "
+                     "channel, the only mapping then).")
     enc = doc.get("encodings") or {}
     lines += ["- Term encodings (cycles and ideal work): "
               + (", ".join(f"{d} {e}" for d, e in enc.items()) or "none") + "; Diffy's "
@@ -166,16 +193,23 @@ def _markdown(doc, archs) -> str:
         t = doc["total"][a]
         lines.append(f"| {a} | {t['cycles']} | {t['speedup']:.2f}x | {t['ideal']:.2f}x | "
                      f"{t['achieved_over_ideal']:.2f} |")
+    util = doc["total"].get(REFERENCE, {}).get("utilisation")
     lines += ["", "## Per layer (speedup / ideal)", "",
-              "| layer | shape | MACs | act zero | p | Pw | group prec | ess. bits | "
+              "`util.`: the fraction of the baseline tile's MAC slots (its cycles x filters x "
+              "windows x lanes) that do the layer's MACs under the mapping"
+              + (f"; {100 * util:.1f}% for the whole network" if util is not None else "")
+              + ".", "",
+              "| layer | shape | MACs | util. | act zero | p | Pw | group prec | ess. bits | "
               "Booth a | " + " | ".join(archs) + " |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
     for row in doc["layers"]:
         s = row["stats"]
         # p and Pw: the layer's runtime precisions (its profile, else lossless on the data).
         rtp = s.get("profile_act_precision", s["act_precision"])
         rtw = s.get("profile_wgt_precision", s["wgt_precision"])
+        u = row.get("utilisation")
         lines.append(f"| {row['name']} | {row['shape']} | {row['macs']} | "
+                     f"{'-' if u is None else _percent(u)} | "
                      f"{s['act_zero_fraction']:.2f} | {rtp} | {rtw} | "
                      f"{s['act_group_precision_mean']:.1f} | "
                      f"{s['act_essential_bits_mean']:.2f} | {s['act_booth_terms_mean']:.2f} | " +
@@ -184,6 +218,11 @@ def _markdown(doc, archs) -> str:
     lines += _traffic_markdown(doc.get("traffic"))
     lines.append("")
     return "\n".join(lines)
+
+
+def _percent(x: float) -> str:
+    """A utilisation as a percentage, small ones with enough digits to compare."""
+    return f"{100 * x:.1f}%" if x >= 0.01 else f"{100 * x:.2f}%"
 
 
 def _traffic_markdown(tr) -> list[str]:

@@ -60,11 +60,13 @@ import numpy as np
 
 from ...gen.designs import sim_designs, sim_presets
 from ..arch import model
-from ..lowering import DEFAULT_ORDER, check_order, conv_k_index, conv_operands
+from ..lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, check_order,
+                        conv_k_index, conv_mac_mask, conv_operands, is_depthwise)
 from ..work import grouped_precision, layer_precision
 from ..terms import essential_bits, precision_needed, term_count
 
-__all__ = ["lowered_operands", "lowered_columns", "layer_cycles", "layer_potential",
+__all__ = ["lowered_operands", "lowered_columns", "lowered_mask", "layer_cycles",
+           "layer_potential", "IDEAL_DEPTHWISE", "layer_is_depthwise",
            "layer_stats", "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
            "LayerResult", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "design_config",
            "design_preset", "design_arch", "hardware_bits", "steps_independent"]
@@ -131,29 +133,62 @@ def _out_width(layer) -> int:
                             layer.padding, layer.dilation)
 
 
-def lowered_operands(layer, order: str = DEFAULT_ORDER,
-                     lanes: int = 16) -> tuple[np.ndarray, np.ndarray]:
+#: The lowering a depthwise layer's ideal work is counted on, whatever its mapping: the
+#: channel-diagonal packing, whose bricks hold ``lanes`` channels at one kernel position as a
+#: dense layer's do, so that a group precision (Dynamic Stripes, Loom, TCLp) is that of the
+#: same ``lanes`` values in both mappings; the per-(filter, column) MAC mask leaves only
+#: the layer's MACs. The ideal work is a property of the layer, not of its mapping.
+IDEAL_DEPTHWISE = "diagonal"
+
+
+def layer_is_depthwise(layer) -> bool:
+    """Whether ``layer`` is a depthwise convolution (one input channel per group)."""
+    return layer.kind == "conv" and is_depthwise(np.shape(layer.wgt)[1], layer.groups)
+
+
+def lowered_operands(layer, order: str = DEFAULT_ORDER, lanes: int = 16,
+                     depthwise: str = DEFAULT_DEPTHWISE) -> tuple[np.ndarray, np.ndarray]:
     """The per-group matrices a layer is lowered to: ``A`` (G, M, Kg) and ``Wm`` (G, kg, Kg),
     exactly those :func:`termwise.golden.lowering.lower_conv2d` lowers with brick ``order``
-    on a ``lanes``-lane tile (:func:`termwise.golden.lowering.conv_operands`; a
-    fully-connected layer is one group, M = batch, its K the input vector in any order)."""
+    and depthwise mapping ``depthwise`` on a ``lanes``-lane tile
+    (:func:`termwise.golden.lowering.conv_operands`; a fully-connected layer is one group,
+    M = batch, its K the input vector in any order)."""
     check_order(order)
+    check_depthwise(depthwise)
     x = np.asarray(layer.act, dtype=np.int64)
     w = np.asarray(layer.wgt, dtype=np.int64)
     if layer.kind == "fc":
         return x.reshape(1, x.shape[0], -1), w.reshape(1, w.shape[0], -1)
     return conv_operands(x, w, stride=layer.stride, padding=layer.padding,
                          dilation=layer.dilation, groups=layer.groups, lanes=lanes,
-                         order=order)
+                         order=order, depthwise=depthwise)
 
 
-def lowered_columns(layer, order: str = DEFAULT_ORDER, lanes: int = 16) -> np.ndarray:
+def lowered_columns(layer, order: str = DEFAULT_ORDER, lanes: int = 16,
+                    depthwise: str = DEFAULT_DEPTHWISE) -> np.ndarray:
     """For every position of :func:`lowered_operands`' inner dimension, the column of the
-    layer's channel-major row it holds (-1: a padding zero of the ``"position"`` order)."""
+    lowered group's channel-major row it holds (-1: a padding zero of the ``"position"``
+    order). A channel-diagonally packed depthwise layer's group has ``lanes`` channels
+    (:func:`termwise.golden.lowering.pack_depthwise`); which of its products are MACs is
+    per filter (:func:`lowered_mask`)."""
     if layer.kind == "fc":
         return np.arange(int(np.prod(np.shape(layer.wgt)[1:])))
     _, cg, r, s = np.shape(layer.wgt)
+    if check_depthwise(depthwise) == "diagonal" and layer_is_depthwise(layer):
+        cg = lanes
     return conv_k_index(cg, r, s, lanes, order)
+
+
+def lowered_mask(layer, order: str = DEFAULT_ORDER, lanes: int = 16,
+                 depthwise: str = DEFAULT_DEPTHWISE) -> np.ndarray:
+    """Which products of :func:`lowered_operands` are MACs of the layer: bool, broadcastable
+    to (G, kg, Kg) (:func:`termwise.golden.lowering.conv_mac_mask`): ``(1, 1, Kg)`` (the
+    brick order's padding zeros excluded) unless a depthwise layer is packed
+    channel-diagonally, then per (group, filter, column)."""
+    if layer.kind == "fc":
+        return np.ones((1, 1, int(np.prod(np.shape(layer.wgt)[1:]))), dtype=bool)
+    k, cg, r, s = np.shape(layer.wgt)
+    return conv_mac_mask(k, cg, r, s, layer.groups, lanes, order, depthwise)
 
 
 def steps_independent(cfg) -> bool:
@@ -280,28 +315,52 @@ def layer_potential(cfg, a, wm, rt, cache=None, valid=None) -> int:
     ``M x kg x Kg``, no padding), as :func:`termwise.golden.potential.total_work` counts it
     with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the configuration's encoding
     and the runtime precisions: the golden model's ``work_factors``
-    (:mod:`termwise.golden.work`), taken on the lowered rows. ``valid`` (bool (Kg,), default
-    all) marks the inner-dimension positions that are MACs of the layer: the padding zeros of
-    the ``"position"`` brick order (``lowered_columns(...) < 0``) count no work. ``cache`` (a
-    dict) shares per-operand factors between the designs of one layer."""
+    (:mod:`termwise.golden.work`), taken on the lowered rows. ``valid`` (default all) marks
+    the products that are MACs of the layer: bool (Kg,) per inner-dimension position (the
+    padding zeros of the ``"position"`` brick order, ``lowered_columns(...) < 0``, count no
+    work), or broadcastable to (G, kg, Kg) per filter and position (:func:`lowered_mask`:
+    also the block-diagonal zeros and padding filters of a channel-diagonally packed
+    depthwise layer). Since the mask is on the weights' side, the sum stays
+    ``sum_k (sum_m fa[m, k]) * (sum_n valid[n, k] fw[n, k])``. ``cache`` (a dict) shares
+    per-operand factors between the designs of one layer."""
     cache = {} if cache is None else cache
     fa, fw = model(cfg.arch).work_factors(cfg, a, wm, rt, cache)
     g, m, k = a.shape
     n = wm.shape[1]
+    valid = None if valid is None else np.asarray(valid, dtype=bool)
     sa = np.asarray(fa, dtype=np.int64).sum(axis=1) if np.ndim(fa) else np.full((g, k), fa * m)
-    sw = np.asarray(fw, dtype=np.int64).sum(axis=1) if np.ndim(fw) else np.full((g, k), fw * n)
+    if valid is not None and valid.ndim == 3:
+        mask = np.broadcast_to(valid, (g, n, k))
+        sw = ((np.asarray(fw, dtype=np.int64) * mask).sum(axis=1) if np.ndim(fw)
+              else mask.sum(axis=1, dtype=np.int64) * fw)
+        valid = None
+    else:
+        sw = np.asarray(fw, dtype=np.int64).sum(axis=1) if np.ndim(fw) else \
+            np.full((g, k), fw * n)
     prod = sa.astype(np.int64) * sw.astype(np.int64)
     if valid is not None:
-        prod = prod[..., np.asarray(valid, dtype=bool)]
+        prod = prod[..., valid]
     return int(prod.sum())
 
 
-def layer_stats(layer, a, bits: int = 16, group: int = 16) -> dict:
+def layer_stats(layer, a, bits: int = 16, group: int = 16, valid=None) -> dict:
     """Value statistics that explain a layer's speedups (on the layer's input activations
-    and weights, not on the im2col copies; group precision on the lowered rows' bricks)."""
+    and weights, not on the im2col copies; group precision on the lowered rows' bricks, of
+    the bricks that hold a MAC of the layer when ``valid`` (:func:`lowered_mask`) is given:
+    a brick of only padding, e.g. of a channel-diagonal packing's padding channels in the
+    ``"channel"`` order, is not about the layer)."""
     x = np.asarray(layer.act, dtype=np.int64)
     w = np.asarray(layer.wgt, dtype=np.int64)
-    gp = grouped_precision(a, bits, layer.act_signed, group)[..., ::group]
+    gp = grouped_precision(a, bits, layer.act_signed, group)[..., ::group]   # (G, M, B)
+    if valid is not None:
+        mask = np.asarray(valid, dtype=bool)
+        mask = mask.reshape((1,) * (3 - mask.ndim) + mask.shape).any(axis=1)  # (G|1, Kg)
+        k = mask.shape[-1]
+        pad = np.zeros(mask.shape[:-1] + ((-k) % group,), dtype=bool)
+        bricks = np.concatenate([mask, pad], axis=-1).reshape(mask.shape[0], -1, group)
+        bricks = np.broadcast_to(bricks.any(axis=-1)[:, np.newaxis, :], gp.shape)
+        if bricks.any():
+            gp = gp[bricks]
     return {
         "act_zero_fraction": float((x == 0).mean()),
         "wgt_zero_fraction": float((w == 0).mean()),
@@ -337,32 +396,43 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER, max_window_groups=None,
+def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER,
+                   depthwise: str = DEFAULT_DEPTHWISE, max_window_groups=None,
                    sample_pairs=None) -> LayerResult:
     """One layer on every design of ``cfgs`` (``{design: TileConfig}``), lowered in brick
-    ``order`` (:data:`termwise.golden.lowering.ORDERS`)."""
+    ``order`` (:data:`termwise.golden.lowering.ORDERS`), a depthwise layer in mapping
+    ``depthwise`` (:data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS`). The ideal work of a
+    depthwise layer is counted on the :data:`IDEAL_DEPTHWISE` lowering in either mapping."""
     t0 = time.perf_counter()
     check_order(order)
-    # The lowering depends on the lanes (the "position" order pads to whole bricks): one per
-    # lane count of the designs, with its own cache of per-operand work factors.
+    check_depthwise(depthwise)
+    ideal_mapping = IDEAL_DEPTHWISE if layer_is_depthwise(layer) else depthwise
+    # The lowering depends on the lanes (the "position" order pads to whole bricks, the
+    # channel-diagonal packing takes `lanes` channels): one per lane count of the designs,
+    # (a, wm, MAC mask), and the one the ideal work is counted on with its own cache of
+    # per-operand work factors.
     lowered = {}
 
+    def lower(lanes, mapping):
+        if (lanes, mapping) not in lowered:
+            a, wm = lowered_operands(layer, order, lanes, mapping)
+            lowered[lanes, mapping] = (a, wm, lowered_mask(layer, order, lanes, mapping), {})
+        return lowered[lanes, mapping]
+
     def operands(cfg):
-        if cfg.lanes not in lowered:
-            a, wm = lowered_operands(layer, order, cfg.lanes)
-            lowered[cfg.lanes] = (a, wm, lowered_columns(layer, order, cfg.lanes) >= 0, {})
-        return lowered[cfg.lanes]
+        return lower(cfg.lanes, depthwise)
 
     # The statistics are taken at the reference design's width and brick (the baseline's,
     # else the first design's): the hardware's width and 16 lanes for the 16x16 presets.
     ref = cfgs.get(REFERENCE) or next(iter(cfgs.values()))
-    stats = layer_stats(layer, operands(ref)[0], ref.act_bits, ref.lanes)
+    ref_a, _, ref_mask, _ = operands(ref)
+    stats = layer_stats(layer, ref_a, ref.act_bits, ref.lanes, valid=ref_mask)
     # The precisions the runtime registers get (the workload's profile, else lossless).
     stats["profile_act_precision"] = layer.act_precision or stats["act_precision"]
     stats["profile_wgt_precision"] = layer.wgt_precision or stats["wgt_precision"]
     res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
     for design, cfg in cfgs.items():
-        a, wm, valid, cache = operands(cfg)
+        a, wm, _, _ = operands(cfg)
         mod = model(cfg.arch)
         rt = layer_runtime(cfg, layer)
         if hasattr(mod, "layer_registers"):
@@ -372,7 +442,10 @@ def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER, max_window_groups
         else:
             cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
                                sample_pairs=sample_pairs)
-        cyc["work"] = layer_potential(cfg, a, wm, rt, cache, valid=valid)
+        ia, iwm, valid, cache = lower(cfg.lanes, ideal_mapping)
+        cyc["work"] = layer_potential(cfg, ia, iwm, rt, cache, valid=valid)
+        # MACs the tile could do per cycle (the utilisation's denominator, per cycle).
+        cyc["mac_slots"] = cfg.filters * cfg.windows * cfg.lanes
         cyc["seconds"] = time.perf_counter() - t0
         cyc["rt"] = {r: rt[r] for r in cfg.runtime if r in rt and r in LAYER_REGISTERS}
         res.designs[design] = cyc
@@ -391,13 +464,15 @@ def _simulate_index(i: int) -> LayerResult:
 
 
 def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFAULT_ORDER,
-                    max_window_groups=None, sample_pairs=None, progress=None,
-                    workers: int | None = None) -> list:
+                    depthwise: str = DEFAULT_DEPTHWISE, max_window_groups=None,
+                    sample_pairs=None, progress=None, workers: int | None = None) -> list:
     """Simulate every layer on every design of ``archs``, each on its equal-peak 16x16
     preset of ``bits``-bit hardware (:func:`design_config`; default
     :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets), the
     convolutions lowered in brick ``order`` (default the papers' ``"position"``: the
-    channels of one kernel position per brick; ``"channel"``: the channel-major im2col row).
+    channels of one kernel position per brick; ``"channel"``: the channel-major im2col row)
+    and the depthwise ones in mapping ``depthwise`` (default ``"diagonal"``: ``lanes``
+    channels per tile group, block-diagonal weights; ``"group"``: one group per channel).
 
     Layers are independent, so they are spread over ``workers`` forked processes (default
     :func:`default_workers`); results come back in layer order and do not depend on the
@@ -408,8 +483,8 @@ def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFA
     global _JOB
     bits = hardware_bits(layers) if bits is None else bits
     cfgs = {arch: design_config(arch, bits) for arch in archs}
-    kw = {"order": check_order(order), "max_window_groups": max_window_groups,
-          "sample_pairs": sample_pairs}
+    kw = {"order": check_order(order), "depthwise": check_depthwise(depthwise),
+          "max_window_groups": max_window_groups, "sample_pairs": sample_pairs}
     n = len(layers)
     workers = default_workers() if workers is None else max(1, int(workers))
     if workers == 1 or n < 2 or "fork" not in mp.get_all_start_methods():

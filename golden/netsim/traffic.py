@@ -22,31 +22,39 @@ to be). Per layer, with ``O`` outputs (per group ``M x kg``, summed over the gro
 Input-side traffic (activations, weights, residual) is the same with and without the
 stage and is not counted here. MIOpen's fusion motivation is the same: partial sums never
 make the round trip at full width.
+
+``O`` counts the layer's own outputs: a depthwise layer packed channel-diagonally
+(:func:`termwise.golden.lowering.pack_depthwise`) also computes the zero outputs of its last
+tile group's padding filters, which the host drops and nobody writes; its mapping sets only
+the K of a run (``R x S`` bricks per window in either brick order), hence its chunks.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..lowering import DEFAULT_ORDER, conv_k_index
+from ..lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, conv_lowered_shape
 
 __all__ = ["layer_output_traffic", "network_output_traffic"]
 
 
-def _lowered_shape(layer, lanes: int, order: str) -> tuple[int, int, int, int]:
-    """``(groups, M, kg, Kg)`` of the layer's lowering (:mod:`termwise.golden.lowering`) in
-    brick ``order`` on ``lanes`` lanes."""
+def _lowered_shape(layer, lanes: int, order: str,
+                   depthwise: str = DEFAULT_DEPTHWISE) -> tuple[int, int, int]:
+    """``(outputs, M, Kg)`` of the layer's lowering (:mod:`termwise.golden.lowering`) in
+    brick ``order`` and depthwise mapping ``depthwise`` on ``lanes`` lanes: the layer's
+    outputs (not the padding filters'), the rows and the inner-dimension length of a run."""
     if layer.kind == "fc":
         n, k = layer.act.shape[0], layer.wgt.shape[1]
-        return 1, n, layer.wgt.shape[0], k
+        return n * layer.wgt.shape[0], n, k
     n = layer.act.shape[0]
     oh, ow = layer.out_hw
     kout, cg, r, s = layer.wgt.shape
-    g = layer.groups
-    return g, n * oh * ow, kout // g, len(conv_k_index(cg, r, s, lanes, order))
+    _, _, kin = conv_lowered_shape(kout, cg, r, s, layer.groups, lanes, order, depthwise)
+    return n * oh * ow * kout, n * oh * ow, kin
 
 
-def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER) -> dict:
+def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER,
+                         depthwise: str = DEFAULT_DEPTHWISE) -> dict:
     """Output-side traffic of ``layer`` on tile ``cfg`` (bits), unfused and fused.
 
     Parameters
@@ -59,6 +67,9 @@ def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER) 
     order : str
         The brick order of the lowering (:data:`termwise.golden.lowering.ORDERS`): it sets
         a convolution's K, hence its chunks.
+    depthwise : str
+        The mapping of a depthwise layer (:data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS`):
+        it sets the layer's K in the ``"channel"`` order.
 
     Returns
     -------
@@ -66,8 +77,7 @@ def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER) 
         ``outputs``, ``chunks``, ``depth_needed`` (bricks for one chunk), ``fusable``,
         ``unfused_bits``, ``fused_bits`` and ``saved_fraction``.
     """
-    g, m, kg, k = _lowered_shape(layer, cfg.lanes, order)
-    outputs = g * m * kg
+    outputs, _, k = _lowered_shape(layer, cfg.lanes, order, check_depthwise(depthwise))
     bricks = math.ceil(k / cfg.lanes)
     chunks = math.ceil(bricks / cfg.depth)
     unfused = outputs * (2 * chunks * cfg.acc_bits + out_bits)
@@ -78,11 +88,13 @@ def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER) 
             "saved_fraction": 1 - fused / unfused}
 
 
-def network_output_traffic(layers, cfg, out_bits: int, order: str = DEFAULT_ORDER) -> dict:
+def network_output_traffic(layers, cfg, out_bits: int, order: str = DEFAULT_ORDER,
+                           depthwise: str = DEFAULT_DEPTHWISE) -> dict:
     """Per-layer :func:`layer_output_traffic` and the network totals, plus the totals if
     the operand buffers were deep enough for every layer to fuse (``fused_deep_bits``:
     every layer at ``outputs * out_bits``; ``depth_for_all`` is the depth that needs)."""
-    rows = [dict(name=layer.name, **layer_output_traffic(layer, cfg, out_bits, order))
+    rows = [dict(name=layer.name, **layer_output_traffic(layer, cfg, out_bits, order,
+                                                         depthwise))
             for layer in layers]
     unfused = sum(r["unfused_bits"] for r in rows)
     fused = sum(r["fused_bits"] for r in rows)
@@ -91,6 +103,7 @@ def network_output_traffic(layers, cfg, out_bits: int, order: str = DEFAULT_ORDE
         "tile": {"lanes": cfg.lanes, "depth": cfg.depth, "acc_bits": cfg.acc_bits},
         "out_bits": out_bits,
         "brick_order": order,
+        "depthwise": depthwise,
         "layers": rows,
         "total": {"unfused_bits": unfused, "fused_bits": fused,
                   "saved_fraction": 1 - fused / unfused if unfused else 0.0,

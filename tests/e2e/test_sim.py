@@ -37,6 +37,9 @@ def test_sim_digits_cnn(termwise, tmp_path):
     assert doc["designs"]["stripes"]["preset"] == "stripes-16x16"
     assert [l["name"] for l in doc["layers"]] == list(LAYERS)
     assert doc["brick_order"] == "position"          # the papers' bricks by default
+    assert doc["depthwise"] == "diagonal" and doc["depthwise_layers"] == 0
+    assert doc["traffic"]["depthwise"] == "diagonal"
+    base_slots = 16 * 1 * 16                         # baseline-16x16: filters x windows x lanes
     for layer in doc["layers"]:
         windows, k, filters, channels = LAYERS[layer["name"]]
         assert layer["macs"] == windows * k * filters
@@ -49,6 +52,8 @@ def test_sim_digits_cnn(termwise, tmp_path):
         assert stripes["cycles"] == _steps(windows, k, filters, channels, 16) * p
         # The ideal work counts the MACs, not the padding of the bricks.
         assert base["work"] == layer["macs"] * 16 * 16
+        # Utilisation of the baseline's MAC slots under the mapping.
+        assert layer["utilisation"] == layer["macs"] / (base["cycles"] * base_slots)
     total = doc["total"]
     assert doc["macs"] == sum(w * k * f for w, k, f, _ in LAYERS.values())
     assert total["baseline"]["speedup"] == 1.0
@@ -72,12 +77,21 @@ def test_sim_digits_cnn(termwise, tmp_path):
     md = (tmp_path / "out" / "sim.md").read_text()
     assert "digits-cnn" in md and f"| stripes | {total['stripes']['cycles']} |" in md
     assert "- Brick order: `position` (the papers' bricks: the channels of one kernel " in md
+    assert "- Depthwise convolutions (0 layers of this workload): mapping `diagonal` " \
+           "(channel-diagonal packing: " in md
+    conv1 = doc["layers"][0]
+    assert "| layer | shape | MACs | util. |" in md
+    assert f"| conv1 | {conv1['shape']} | {conv1['macs']} | " \
+           f"{100 * conv1['utilisation']:.1f}% |" in md
+    assert f"{100 * total['baseline']['utilisation']:.1f}% for the whole network" in md
     line = next(l for l in r.stdout.splitlines() if l.startswith("baseline"))
     assert "speedup   1.00x" in line
 
 
 def test_sim_bad_input(termwise, tmp_path):
     for args, fragment in ((["--designs", "nope"], "must be 'all' or a comma list"),
+                           (["--designs", "stripes", "--depthwise", "rows"],
+                            "argument --depthwise: invalid choice: 'rows'"),
                            (["--designs", "stripes", "--precision", "12"], "precision: must be 8 or 16"),
                            (["--designs", "stripes", "--images", "0"], "images: must be a positive")):
         r = termwise("sim", "--workload", "digits-cnn", *args, "-o", "out")
@@ -153,3 +167,23 @@ def test_sim_16bit_unchanged(termwise, tmp_path):
         d = doc["designs"][a]
         assert d["preset"] == f"{a}-16x16" and d["peak_macs_per_cycle_16b"] == 256
         assert d["hardware_bits"] == 16 and d["reference"] == "baseline-16x16"
+
+
+def test_sim_depthwise_mapping(termwise, tmp_path):
+    """Issue 14, point 4: --depthwise group keeps the old one-group-per-channel mapping of
+    depthwise layers and sim.json, sim.md and the traffic record state it; digits-cnn has no
+    depthwise layer, so its results are those of the default (diagonal) mapping."""
+    ok(termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
+                "--no-plots", "--depthwise", "group", "-o", "group"))
+    ok(termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
+                "--no-plots", "-o", "diagonal"))
+    group = load_json(tmp_path / "group" / "sim.json")
+    diagonal = load_json(tmp_path / "diagonal" / "sim.json")
+    assert group["depthwise"] == group["traffic"]["depthwise"] == "group"
+    assert group["depthwise_text"].startswith("one group per channel")
+    assert diagonal["depthwise"] == "diagonal"
+    assert group["total"] == diagonal["total"]
+    assert [l["designs"] for l in group["layers"]] == [l["designs"] for l in diagonal["layers"]]
+    md = (tmp_path / "group" / "sim.md").read_text()
+    assert "- Depthwise convolutions (0 layers of this workload): mapping `group` (one group " \
+           "per channel" in md

@@ -5,34 +5,41 @@ import pytest
 
 from termwise.gen.config import preset
 from termwise.golden.cycles import run_cycles
-from termwise.golden.lowering import (DEFAULT_ORDER, ORDERS, assemble_conv2d, conv_k_index,
-                                     lower_conv2d, lower_matmul)
+from termwise.golden.lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, DEPTHWISE_MAPPINGS,
+                                     ORDERS, assemble_conv2d, conv_k_index,
+                                     conv_lowered_shape, conv_mac_mask, conv_operands,
+                                     lower_conv2d, lower_matmul, pack_depthwise)
 from termwise.golden.primitives import conv2d_direct
 from termwise.golden.tile_model import tile_outputs
 
 
+@pytest.mark.parametrize("depthwise", DEPTHWISE_MAPPINGS)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("name", ["baseline-4x4", "stripes-4x4", "stripes-16x16"])
-@pytest.mark.parametrize("channels, geometry", [
-    (8, dict(stride=1, padding=1, dilation=1, groups=1)),
-    (5, dict(stride=1, padding=1, dilation=1, groups=1)),   # C not a multiple of lanes
-    (8, dict(stride=2, padding=0, dilation=1, groups=1)),
-    (6, dict(stride=1, padding=2, dilation=2, groups=2)),   # 3 channels per group
-    (8, dict(stride=1, padding=1, dilation=1, groups=8)),   # depthwise
+@pytest.mark.parametrize("channels, filters, geometry", [
+    (8, 8, dict(stride=1, padding=1, dilation=1, groups=1)),
+    (5, 8, dict(stride=1, padding=1, dilation=1, groups=1)),   # C not a multiple of lanes
+    (8, 8, dict(stride=2, padding=0, dilation=1, groups=1)),
+    (6, 8, dict(stride=1, padding=2, dilation=2, groups=2)),   # 3 channels per group
+    (8, 8, dict(stride=1, padding=1, dilation=1, groups=8)),   # depthwise
+    (20, 20, dict(stride=1, padding=1, dilation=1, groups=20)),  # depthwise, a partial tile group
+    (18, 36, dict(stride=2, padding=1, dilation=1, groups=18)),  # depthwise, multiplier 2
 ])
-def test_lowered_conv_equals_direct(name, channels, geometry, order):
+def test_lowered_conv_equals_direct(name, channels, filters, geometry, order, depthwise):
     cfg = preset(name).replace(depth=4)  # force several K chunks
     rng = np.random.default_rng(0)
     x = rng.integers(-100, 100, (2, channels, 7, 6))
-    w = rng.integers(-100, 100, (8, channels // geometry["groups"], 3, 3))
-    lowering = lower_conv2d(cfg, x, w, order=order, **geometry)
-    assert lowering.order == order
+    w = rng.integers(-100, 100, (filters, channels // geometry["groups"], 3, 3))
+    lowering = lower_conv2d(cfg, x, w, order=order, depthwise=depthwise, **geometry)
+    assert lowering.order == order and lowering.depthwise == depthwise
+    assert lowering.packed == (depthwise == "diagonal" and geometry["groups"] == channels)
     results = [tile_outputs(cfg, r.act, r.wgt) for r in lowering.runs]
     assert np.array_equal(assemble_conv2d(lowering, results), conv2d_direct(x, w, **geometry))
 
 
 def _bricks_per_window(lowering, cfg):
-    """Bricks of one window: the K of every chunk of the first window and filter group."""
+    """Bricks of one window: the K of every chunk of the first window and filter group (of
+    every group)."""
     first = [r for r in lowering.runs if r.rows[0] == 0 and r.cols[0] == 0]
     return sum(r.k for r in first) // cfg.lanes
 
@@ -98,3 +105,80 @@ def test_cycle_model():
     # Dynamic Stripes: a zero step takes 1 cycle; a step with a 5 (signed: 4 bits) takes 4.
     act[3, 6] = 5
     assert run_cycles(d, act, wgt) == 9 * 1 + 4 + 2
+
+
+def _depthwise(channels, multiplier=1, size=6, kernel=3, seed=32):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-100, 100, (1, channels, size, size))
+    w = rng.integers(-100, 100, (channels * multiplier, 1, kernel, kernel))
+    w[w == 0] = 1                           # every real weight non-zero: the zeros are the packing's
+    return x, w
+
+
+def test_depthwise_default_is_channel_diagonal():
+    """Issue 14, point 4: a 32-channel depthwise 3x3 layer on a 16-lane tile lowers to 2 tile
+    groups of 16 channels x 9 bricks per window (was 32 groups of one filter), so the
+    baseline's cycles drop 16x; the old mapping stays as depthwise="group"."""
+    cfg = preset("baseline-16x16").replace(depth=32)
+    x, w = _depthwise(32)
+    low = lower_conv2d(cfg, x, w, padding=1, groups=32)
+    assert DEFAULT_DEPTHWISE == low.depthwise == "diagonal" and low.packed
+    assert len(low.groups) == 2 and _bricks_per_window(low, cfg) == 2 * 9
+    assert all(len(r.cols) == 16 and (r.cols >= 0).all() for r in low.runs)
+    old = lower_conv2d(cfg, x, w, padding=1, groups=32, depthwise="group")
+    assert len(old.groups) == 32 and _bricks_per_window(old, cfg) == 32 * 9
+    assert [(r.cols >= 0).sum() for r in old.runs] == [1] * len(old.runs)
+    new_cycles = sum(run_cycles(cfg, r.act, r.wgt) for r in low.runs)
+    old_cycles = sum(run_cycles(cfg, r.act, r.wgt) for r in old.runs)
+    steps = 36 * 9 * 2                       # windows x bricks x tile groups, one per cycle
+    assert new_cycles - len(low.runs) == steps
+    assert old_cycles - len(old.runs) == 16 * steps
+    with pytest.raises(ValueError, match="^depthwise mapping must be one of diagonal, group, "
+                                         "got 'rows'$"):
+        lower_conv2d(cfg, x, w, padding=1, groups=32, depthwise="rows")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("multiplier", [1, 2])
+def test_depthwise_weight_bricks_are_block_diagonal(multiplier, order):
+    """Tile filter f of a tile group carries the kernel of the group's channel f // m at
+    that channel's lane and zeros elsewhere; the activation bricks hold 16 channels at one
+    kernel position (position order). C = 20: the second tile group has 4 real channels,
+    the rest padding channels and filters."""
+    cfg = preset("baseline-16x16").replace(depth=32)
+    m = multiplier
+    x, w = _depthwise(20, m)
+    low = lower_conv2d(cfg, x, w, padding=1, groups=20, order=order)
+    kg = 16 * m
+    assert low.group_filters == kg and len(low.groups) == 2
+    a, wm = conv_operands(x, w, padding=1, groups=20, lanes=16, order=order)
+    assert a.shape == (2, 36, 144) and wm.shape == (2, kg, 144)
+    assert conv_lowered_shape(20 * m, 1, 3, 3, 20, 16, order) == (2, kg, 144)
+    for t in range(2):
+        for j in range(kg):
+            f = t * kg + j                    # the layer's filter, or padding from 20 m on
+            wf = wm[t, j].reshape(9, 16) if order == "position" else wm[t, j].reshape(16, 9).T
+            lane = j // m
+            if f < 20 * m:
+                assert wf[:, lane].tolist() == w[f, 0].ravel().tolist()
+            assert not np.delete(wf, lane, axis=1).any() and (f < 20 * m or not wf.any())
+    if order == "position":                   # brick (r, s) of a window: 16 channels
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        bricks = a[1, 0].reshape(9, 16)
+        for b in range(9):
+            i, j = divmod(b, 3)
+            assert bricks[b].tolist() == xp[0, 16:20, i, j].tolist() + [0] * 12
+    mask = conv_mac_mask(20 * m, 1, 3, 3, 20, 16, order)
+    assert mask.shape == (2, kg, 144)
+    assert int(mask.sum()) == 20 * m * 9                # one lane x R x S per real filter
+    assert not wm[~mask].any() and (wm[mask] != 0).all()
+    # The dense grouped convolution pack_depthwise gives is the layer (padding filters 0).
+    xp, wp, t = pack_depthwise(x, w, 20, 16)
+    assert t == 2 and xp.shape == (1, 32, 6, 6) and wp.shape == (32 * m, 16, 3, 3)
+    dense = conv2d_direct(xp, wp, padding=1, groups=2)
+    assert np.array_equal(dense[:, :20 * m], conv2d_direct(x, w, padding=1, groups=20))
+    assert not dense[:, 20 * m:].any()
+    # The old mapping's mask is per column: 1 lane of 16 at each kernel position.
+    group = conv_mac_mask(20 * m, 1, 3, 3, 20, 16, order, "group")
+    assert group.shape == (1, 1, {"position": 144, "channel": 9}[order])
+    assert int(group.sum()) == 9
