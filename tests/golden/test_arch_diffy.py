@@ -126,18 +126,22 @@ def test_restart_masks_padding_and_chunks():
             assert mask & 1
 
 
-@pytest.mark.parametrize("changes", [{}, {"depth": 3}, {"first_stage_bits": 0},
-                                     {"act_signed": False}])
-def test_layer_function_equals_per_run_model(changes):
+@pytest.mark.parametrize("changes,signed", [({}, True), ({"depth": 3}, True),
+                                            ({"first_stage_bits": 0}, True), ({}, False),
+                                            ({"depth": 3}, False)])
+def test_layer_function_equals_per_run_model(changes, signed):
+    """``signed``: the runs' act_signed (unsigned: values up to 255, beyond the signed
+    range)."""
     cfg = preset("diffy-4x4").replace(**changes)
     rng = np.random.default_rng(3)
-    lo = 0 if not cfg.act_signed else -128
     # A smooth image (deltas small) plus noise.
     base = np.cumsum(rng.integers(-3, 4, (2, 3, 6, 9)), axis=3)
-    x = np.clip(base + 40, lo, 127)
+    x = np.clip(base + 40, -128, 127) if signed else np.clip(base + 200, 0, 255)
     w = rng.integers(-128, 128, (6, 3, 3, 3))
     low = lower_conv2d(cfg, x, w, padding=1)
-    rts = diffy.run_runtimes(cfg, low)
+    run_rt = cfg.runtime_values(act_signed=signed)
+    rts = diffy.run_runtimes(cfg, low, run_rt)
+    assert all(rt["act_signed"] is signed for rt in rts)
     per_run = sum(cycles.run_cycles(cfg, r.act, r.wgt, rt) for r, rt in zip(low.runs, rts))
 
     class Layer:            # what netsim.lowered_operands reads
@@ -150,7 +154,7 @@ def test_layer_function_equals_per_run_model(changes):
     assert got["rtl_cycles"] == per_run
     # The channel-major brick order too (the restart masks depend on the rows only).
     low = lower_conv2d(cfg, x, w, padding=1, order="channel")
-    rts = diffy.run_runtimes(cfg, low)
+    rts = diffy.run_runtimes(cfg, low, run_rt)
     per_run = sum(cycles.run_cycles(cfg, r.act, r.wgt, rt) for r, rt in zip(low.runs, rts))
     a, wm = lowered_operands(layer, "channel", cfg.lanes)
     assert diffy.layer_step_cycles(cfg, a, wm, low.out_shape[3])["rtl_cycles"] == per_run

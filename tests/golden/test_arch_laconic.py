@@ -30,14 +30,16 @@ from termwise.golden.arch import laconic
 from termwise.golden.terms import booth_term_count
 
 
-def _cfg(filters=1, windows=1, lanes=1, signed=True, **kw):
+def _cfg(filters=1, windows=1, lanes=1, **kw):
     return TileConfig("laconic", filters=filters, windows=windows, lanes=lanes, act_bits=8,
-                      wgt_bits=8, act_signed=signed, **kw)
+                      wgt_bits=8, **kw)
 
 
-def _steps(cfg, act, wgt):
-    """act (W, K), wgt (F, K) -> cycles of every step."""
-    return cycles.step_cycles(cfg, np.array(act), np.array(wgt)).tolist()
+def _steps(cfg, act, wgt, signed=True):
+    """act (W, K), wgt (F, K) -> cycles of every step of a run whose act_signed is
+    ``signed``."""
+    rt = cfg.runtime_values(act_signed=signed)
+    return cycles.step_cycles(cfg, np.array(act), np.array(wgt), rt).tolist()
 
 
 def test_hand_term_counts():
@@ -64,17 +66,22 @@ def test_single_lane(a, w, want):
 def test_worst_case_matches_config():
     cfg = _cfg()
     assert _steps(cfg, [[85]], [[85]]) == [cfg.worst_brick_cycles(8)] == [16]
-    # Unsigned: 170 = 0 1010 1010 zero-extended has 5 Booth digits, all non-zero.
-    cfg = _cfg(signed=False)
+    # Unsigned: 170 = 0 1010 1010 zero-extended has 5 Booth digits, all non-zero. The
+    # config's worst case is for signed operands of a precision; an unsigned run's 8-bit
+    # activations are 9-bit signed values (5 digits x 4 weight digits).
     assert booth_term_count([170], 8, False).tolist() == [5]
-    assert _steps(cfg, [[170]], [[85]]) == [cfg.worst_brick_cycles(8)] == [20]
+    assert _steps(cfg, [[170]], [[85]], signed=False) == [20]
+    assert cfg.worst_brick_cycles(8) < 20 <= cfg.worst_brick_cycles(9)
 
 
 def test_unsigned_activations_are_zero_extended():
     # 128 is -128 (1 term) as signed 8 bits but 2 terms as unsigned (zero-extended).
-    assert _steps(_cfg(signed=False), [[128]], [[1]]) == [2]
-    assert _steps(_cfg(signed=True), [[-128]], [[1]]) == [1]
-    assert _steps(_cfg(signed=False), [[255]], [[85]]) == [8]
+    assert _steps(_cfg(), [[128]], [[1]], signed=False) == [2]
+    assert _steps(_cfg(), [[-128]], [[1]], signed=True) == [1]
+    assert _steps(_cfg(), [[255]], [[85]], signed=False) == [8]
+    # The same bit pattern, read by the run's register: 0x80 is -128 signed, 128 unsigned.
+    assert laconic.pair_counts(_cfg(), np.array([[[128]]]), np.array([[[1]]]),
+                               signed=False).ravel().tolist() == [2]
 
 
 def test_max_is_per_lane_not_across_lanes():
@@ -93,8 +100,8 @@ def test_lockstep_over_windows_and_filters():
     act = [[3, 0, 0, 0, 51], [0, 127, 0, 0, 2]]
     wgt = [[1, -128, 0, 0, -1], [85, 0, 0, 0, 3]]
     assert _steps(cfg, act, wgt) == [8, 1, 8]
-    assert cycles.run_cycles(cfg, np.array(act), np.array(wgt)) == 8 + 1 + 8 + \
-        laconic.RUN_OVERHEAD == 19
+    assert cycles.run_cycles(cfg, np.array(act), np.array(wgt), cfg.runtime_values()) == \
+        8 + 1 + 8 + laconic.RUN_OVERHEAD == 19
 
 
 def test_run_overhead_and_empty_run():
@@ -111,7 +118,13 @@ def test_pair_counts_match_potential_work():
     cfg = _cfg(filters=3, windows=2, lanes=4)
     act = rng.integers(-128, 128, (2, 1, 4))
     wgt = rng.integers(-128, 128, (3, 1, 4))
-    pairs = laconic.pair_counts(cfg, act, wgt)            # (W, F, 1, L)
+    pairs = laconic.pair_counts(cfg, act, wgt)            # (W, F, 1, L), signed
     work = mac_work(act[:, None, 0, :], wgt[None, :, 0, :], "laconic", encoding="booth",
                     act_bits=8, wgt_bits=8, act_signed=True)
+    assert np.array_equal(pairs[:, :, 0, :], work)
+    # An unsigned run (post-ReLU values up to 255).
+    act = rng.integers(0, 256, (2, 1, 4))
+    pairs = laconic.pair_counts(cfg, act, wgt, signed=False)
+    work = mac_work(act[:, None, 0, :], wgt[None, :, 0, :], "laconic", encoding="booth",
+                    act_bits=8, wgt_bits=8, act_signed=False)
     assert np.array_equal(pairs[:, :, 0, :], work)

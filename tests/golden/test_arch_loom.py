@@ -11,11 +11,16 @@ from termwise.golden.arch import loom
 from termwise.golden.tile_model import tile_outputs
 
 
-def _cfg(sb=2, signed=True, **kw):
+def _cfg(sb=2, **kw):
     base = dict(arch="loom", filters=2, windows=2, lanes=2, act_bits=8, wgt_bits=8,
-                act_signed=signed, depth=8, serial_bits=sb)
+                depth=8, serial_bits=sb)
     base.update(kw)
     return TileConfig(**base)
+
+
+def _rt(cfg, signed=True, **kw):
+    """The run's registers; ``signed``: its act_signed."""
+    return cfg.runtime_values(act_signed=signed, **kw)
 
 
 def test_run_overhead_is_documented_constant():
@@ -30,18 +35,18 @@ def test_run_overhead_is_documented_constant():
     (2, 1, [2, 4, 1]),
 ])
 def test_unsigned_step_cycles(sb, pw, expected):
-    cfg = _cfg(sb, signed=False)
+    cfg = _cfg(sb)
     act = np.array([[5, 1, 200, 0, 0, 0],
                     [0, 4, 3, 17, 0, 0]])          # (windows, K): 3 steps of 2 lanes
     wgt = np.ones((2, 6), np.int64)
-    rt = cfg.runtime_values(wgt_precision=pw)
+    rt = _rt(cfg, False, wgt_precision=pw)
     assert list(cycles.step_cycles(cfg, act, wgt, rt)) == expected
     assert cycles.run_cycles(cfg, act, wgt, rt) == sum(expected) + 3
 
 
 def test_signed_precision_counts_the_sign_bit():
-    cfg = _cfg(2, signed=True)
-    rt = cfg.runtime_values(wgt_precision=4)
+    cfg = _cfg(2)
+    rt = _rt(cfg, True, wgt_precision=4)
     wgt = np.zeros((2, 2), np.int64)
     # -1 and 0 need 1 bit -> 1 chunk; 1 and -2 need 2 -> 1 chunk; 2 needs 3 -> 2 chunks;
     # -128 needs 8 -> 4 chunks.
@@ -52,17 +57,19 @@ def test_signed_precision_counts_the_sign_bit():
 
 
 def test_step_takes_the_widest_of_every_window():
-    cfg = _cfg(4, signed=False, windows=3)
+    cfg = _cfg(4, windows=3)
     act = np.array([[1, 0], [0, 0], [0, 0x90]])     # Pa 8 in window 2 -> 2 chunks
-    rt = cfg.runtime_values(wgt_precision=5)
+    rt = _rt(cfg, False, wgt_precision=5)
     assert list(cycles.step_cycles(cfg, act, np.zeros((2, 2), np.int64), rt)) == [10]
 
 
-def test_weights_are_independent_of_cycles():
-    """Loom's weight cost is the layer's Pw, not the data: zero weights cost as much."""
+@pytest.mark.parametrize("signed", [True, False])
+def test_weights_are_independent_of_cycles(signed):
+    """Loom's weight cost is the layer's Pw, not the data: zero weights cost as much.
+    (7 needs 4 bits signed, 3 unsigned: 2 chunks of 2 bits either way.)"""
     cfg = _cfg(2)
     act = np.array([[7, 7], [7, 7]])
-    rt = cfg.runtime_values(wgt_precision=6)
+    rt = _rt(cfg, signed, wgt_precision=6)
     for wgt in (np.zeros((2, 2), np.int64), np.full((2, 2), -32)):
         assert list(cycles.step_cycles(cfg, act, wgt, rt)) == [2 * 6]
 
@@ -70,15 +77,15 @@ def test_weights_are_independent_of_cycles():
 def test_worst_case_matches_config_peak():
     """A full-width step at full Pw costs worst_brick_cycles (the peak-throughput basis)."""
     for sb in (1, 2, 4):
-        cfg = _cfg(sb, signed=True)
+        cfg = _cfg(sb)
         act = np.array([[-128, 0], [0, 0]])
-        rt = cfg.runtime_values()
+        rt = _rt(cfg, True)
         assert list(cycles.step_cycles(cfg, act, np.zeros((2, 2), np.int64), rt)) == \
             [cfg.worst_brick_cycles(8)]
 
 
 def test_effective_weights_wrap_to_pw_bits():
-    cfg = _cfg(2, signed=True)
+    cfg = _cfg(2)
     act = np.array([[1, 2], [-3, 4]])
     wgt = np.array([[5, -6], [7, 1]])
     # Pw = 3: 5 -> -3, -6 -> 2, 7 -> -1, 1 -> 1 (3-bit two's complement).
@@ -96,8 +103,38 @@ def test_effective_weights_wrap_to_pw_bits():
 
 def test_padding_lanes_are_zero():
     """K not a multiple of lanes: the padded lanes are zeros and cost nothing extra."""
-    cfg = _cfg(2, signed=False, lanes=4)
+    cfg = _cfg(2, lanes=4)
     act = np.array([[3, 0, 0, 0, 9], [0, 0, 0, 0, 0]])
-    rt = cfg.runtime_values(wgt_precision=2)
+    rt = _rt(cfg, False, wgt_precision=2)
     assert list(cycles.step_cycles(cfg, act, np.zeros((2, 5), np.int64), rt)) == [2, 4]
     assert cycles.run_cycles(cfg, act, np.zeros((2, 5), np.int64), rt) == 2 + 4 + 3
+
+
+@pytest.mark.parametrize("pa", [4, 8, 12])
+@pytest.mark.parametrize("pw", [16, 5])
+def test_unsigned_run_saves_the_sign_chunk_on_loom_16x16(pa, pw):
+    """loom-16x16 (4-bit chunks) on a step of non-negative activations whose widest value
+    needs exactly ``pa`` bits unsigned, a whole number of chunks: an unsigned run
+    (act_signed False, post-ReLU data) takes ceil(Pa / sb) * Pw cycles; the same values
+    read as two's complement need a sign bit, Pa + 1 bits, one more chunk."""
+    from termwise.gen.config import preset
+    cfg = preset("loom-16x16")
+    sb = cfg.serial_bits
+    assert sb == 4 and pa % sb == 0
+    rng = np.random.default_rng(pa)
+    act = rng.integers(0, 1 << pa, size=(cfg.windows, cfg.lanes))
+    act[rng.integers(cfg.windows), rng.integers(cfg.lanes)] = (1 << pa) - 1
+    act[0, 0] = 1 << (pa - 1)                      # widest needs exactly pa bits
+    assert int(act.max()).bit_length() == pa and act.min() >= 0
+    wgt = rng.integers(-(1 << 15), 1 << 15, size=(cfg.filters, cfg.lanes))
+
+    def rt(signed):        # a plain dict update: the golden model reads rt["act_signed"]
+        return dict(cfg.runtime_values(wgt_precision=pw), act_signed=signed)
+
+    unsigned = cycles.step_cycles(cfg, act, wgt, rt(False))
+    signed = cycles.step_cycles(cfg, act, wgt, rt(True))
+    assert list(unsigned) == [-(-pa // sb) * pw] == [pa // sb * pw]
+    assert list(signed) == [-(-(pa + 1) // sb) * pw] == [(pa // sb + 1) * pw]
+    assert unsigned[0] < signed[0]
+    # Whole runs too: the same saving per step, plus the fixed overhead.
+    assert cycles.run_cycles(cfg, act, wgt, rt(False)) == pa // sb * pw + loom.RUN_OVERHEAD

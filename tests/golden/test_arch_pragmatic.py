@@ -64,19 +64,22 @@ def test_sign_magnitude_and_booth():
 
 
 def test_pallet_step_is_the_slowest_window():
-    cfg = _cfg(first_stage_bits=2, act_signed=False)
+    cfg = _cfg(first_stage_bits=2)
     act = np.array([[[1, 2, 4, 8], [0, 0, 0, 0]],          # window 0: 1 cycle, then 1
                     [[0xF, 0, 0, 0], [1, 16, 0, 0]]])      # window 1: 4 cycles, then 2
     wgt = np.zeros((2, 2, 4), dtype=np.int64)
-    assert prag.step_cycles(cfg, act, wgt, cfg.runtime_values()).tolist() == [4, 2]
+    for signed in (False, True):                           # no negative value: the same
+        rt = cfg.runtime_values(act_signed=signed)
+        assert prag.step_cycles(cfg, act, wgt, rt).tolist() == [4, 2]
 
 
 def test_run_formula_fill_steps_out():
-    cfg = _cfg(first_stage_bits=2, act_signed=False)
+    cfg = _cfg(first_stage_bits=2)
     act = np.array([[1, 2, 4, 8, 0xF, 0, 0, 0], [0] * 8])
     wgt = np.ones((2, 8), dtype=np.int64)
     # steps: 1 + 4 cycles, + 1 fill cycle (out.valid rises as the last step ends)
-    assert cycles.run_cycles(cfg, act, wgt) == 1 + 4 + prag.RUN_OVERHEAD == 6
+    rt = cfg.runtime_values(act_signed=False)
+    assert cycles.run_cycles(cfg, act, wgt, rt) == 1 + 4 + prag.RUN_OVERHEAD == 6
     assert prag.RUN_OVERHEAD == 1
 
 
@@ -108,11 +111,17 @@ def test_vectorised_matches_scalar_reference(encoding, signed, B):
 
 def test_worst_case_is_the_configs_worst_brick():
     for enc, signed in (("plain", True), ("plain", False), ("booth", True)):
-        cfg = preset("pragmatic-4x4").replace(encoding=enc, act_signed=signed)
+        cfg = preset("pragmatic-4x4").replace(encoding=enc)
         lo, hi = (-128, 127) if signed else (0, 255)
         vals = np.arange(lo, hi + 1).reshape(1, -1, 1)
-        worst = prag.window_cycles(cfg, vals).max()
+        worst = prag.window_cycles(cfg, vals, signed).max()
         assert worst <= cfg.worst_brick_cycles(cfg.act_bits)
+    # Booth terms of an unsigned run's values: those of (act_bits + 1)-bit signed values
+    # (5 digits at 8 bits; 0xAA = 0 1010 1010 has five non-zero ones), the bound the
+    # testbench allows an unsigned run.
+    cfg = preset("pragmatic-4x4").replace(encoding="booth")
+    worst = prag.window_cycles(cfg, np.arange(0, 256).reshape(1, -1, 1), False).max()
+    assert worst == 5 == cfg.worst_brick_cycles(cfg.act_bits + 1)
 
 
 def test_column_sync_hand_case():
@@ -128,15 +137,16 @@ def test_column_sync_hand_case():
 
 
 def test_column_sync_step_charges_sum_to_the_run():
-    cfg = _cfg(sync="column", column_registers=1, first_stage_bits=2, act_signed=False)
+    cfg = _cfg(sync="column", column_registers=1, first_stage_bits=2)
     # bricks: w0 = [4 (0xF), 1, 1], w1 = [1, 4, 1]
     act = np.array([[0xF, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0],
                     [1, 0, 0, 0, 0xF, 0, 0, 0, 0, 0, 0, 0]])
     wgt = np.zeros((2, 12), dtype=np.int64)
-    assert prag.step_cycles(cfg, cycles.to_bricks(cfg, act), None, {}).tolist() == [4, 1, 1]
-    assert cycles.run_cycles(cfg, act, wgt) == 7
+    rt = cfg.runtime_values(act_signed=False)
+    assert prag.step_cycles(cfg, cycles.to_bricks(cfg, act), None, rt).tolist() == [4, 1, 1]
+    assert cycles.run_cycles(cfg, act, wgt, rt) == 7
     pallet = cfg.replace(sync="pallet", column_registers=0)
-    assert cycles.run_cycles(pallet, act, wgt) == 1 + 4 + 4 + 1
+    assert cycles.run_cycles(pallet, act, wgt, rt) == 1 + 4 + 4 + 1
 
 
 @pytest.mark.parametrize("R", [1, 3])

@@ -14,9 +14,14 @@ from termwise.golden.tile_model import tile_outputs
 
 def _cfg(**kw):
     base = dict(arch="tactical", filters=2, windows=2, lanes=4, act_bits=8, wgt_bits=8,
-                depth=16, act_signed=False)
+                depth=16)
     base.update(kw)
     return TileConfig(**base)
+
+
+def _rt(cfg, signed=False):
+    """The run's registers: unsigned (post-ReLU, up to 255) activations unless ``signed``."""
+    return cfg.runtime_values(act_signed=signed)
 
 
 def test_model_interface():
@@ -27,8 +32,9 @@ def test_model_interface():
 def test_all_zero_weights_cost_two_cycles(backend):
     cfg = _cfg(backend=backend)
     act = np.full((2, 16), 255)
-    assert cycles.run_cycles(cfg, act, np.zeros((2, 16), np.int64)) == 2
-    assert cycles.run_cycles(cfg, np.zeros((2, 0), np.int64), np.zeros((2, 0), np.int64)) == 2
+    assert cycles.run_cycles(cfg, act, np.zeros((2, 16), np.int64), _rt(cfg)) == 2
+    assert cycles.run_cycles(cfg, np.zeros((2, 0), np.int64), np.zeros((2, 0), np.int64),
+                             _rt(cfg)) == 2
 
 
 def test_tclp_dense_weights_is_dynamic_stripes():
@@ -38,10 +44,14 @@ def test_tclp_dense_weights_is_dynamic_stripes():
     rng = np.random.default_rng(1)
     act = rng.integers(0, 256, (2, 20))
     wgt = rng.integers(1, 100, (2, 20))
-    ds = cycles.run_cycles(cfg.replace(arch="dstripes", backend=None, shape=None,
-                                       lookahead=None, lookaside=None,
-                                       first_stage_bits=None, encoding=None), act, wgt)
-    assert cycles.run_cycles(cfg, act, wgt) == ds
+    ds_cfg = cfg.replace(arch="dstripes", backend=None, shape=None, lookahead=None,
+                         lookaside=None, first_stage_bits=None, encoding=None)
+    ds = cycles.run_cycles(ds_cfg, act, wgt, _rt(ds_cfg))
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg)) == ds
+    # A signed run of the same (small enough) values: each step a sign bit wider.
+    act = rng.integers(-128, 128, (2, 20))
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg, True)) == \
+        cycles.run_cycles(ds_cfg, act, wgt, _rt(ds_cfg, True))
 
 
 def test_tclp_by_hand():
@@ -55,8 +65,11 @@ def test_tclp_by_hand():
     act[0, 1] = 3                     # 2 bits, involved (filter 1's own weight)
     act[0, 8] = 17                    # 5 bits, involved via promotion
     act[0, 4] = 255                   # step 1: never involved
-    assert cycles.run_cycles(cfg, act, wgt) == 5 + 2
-    assert tile_outputs(cfg, act, wgt).tolist() == [[85, 3]]
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg)) == 5 + 2
+    assert tile_outputs(cfg, act, wgt, _rt(cfg)).tolist() == [[85, 3]]
+    # Read as a signed run, 17 needs a sign bit: 6 bits (255 is not involved, and -1 fits).
+    act[0, 4] = -1
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg, True)) == 6 + 2
 
 
 def test_tcle_by_hand():
@@ -70,7 +83,7 @@ def test_tcle_by_hand():
     act[0, 1] = 3
     act[0, 8] = 17
     act[0, 4] = 255
-    assert cycles.run_cycles(cfg, act, wgt) == 3 + 2
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg)) == 3 + 2
 
 
 def test_host_rows_layout():
@@ -101,7 +114,7 @@ def test_sparser_runs_are_faster():
         w = rng.integers(-128, 128, (4, 256))
         w[rng.random(w.shape) < zero] = 0
         w[w == 0] = 0
-        costs.append(cycles.run_cycles(cfg, act, w))
+        costs.append(cycles.run_cycles(cfg, act, w, _rt(cfg)))
     assert costs[0] > costs[1] > costs[2]
     dense_steps = schedule(np.ones((4, 64, 4)), T_SOURCES).kept
     assert dense_steps == 64

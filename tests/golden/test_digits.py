@@ -95,8 +95,11 @@ def test_lowering_precision_never_increases_stripes_cycles(model, data):
         layers = dg.trace_layers(qm, data[2][:32])
         res = netsim.simulate_layers(layers, ["baseline", "stripes"])
         cyc = sum(r.designs["stripes"]["cycles"] for r in res)
-        assert all(r.designs["stripes"]["rt"]["precision"] == p for r in res)
-        assert cyc == p * sum(r.designs["stripes"]["steps"] for r in res)
+        # Post-ReLU (and pixel) activations: unsigned runs, the p-bit two's complement
+        # codes held in p - 1 unsigned bits.
+        assert all(not lay.act_signed for lay in layers)
+        assert all(r.designs["stripes"]["rt"]["precision"] == max(1, p - 1) for r in res)
+        assert cyc == max(1, p - 1) * sum(r.designs["stripes"]["steps"] for r in res)
         if prev is not None:
             assert cyc <= prev
         prev = cyc
@@ -125,7 +128,10 @@ def test_workload_registers_and_loads(bits):
     for lay in wl.layers:
         p, pw = lay.act_precision, lay.wgt_precision
         assert 1 <= p <= bits and 1 <= pw <= bits
-        assert np.abs(lay.act).max() <= (1 << (p - 1)) - 1       # codes fit the profile
+        # Pixels and post-ReLU activations: unsigned layers, the codes fit p unsigned bits
+        # (the profile's two's complement width less the always-0 sign bit).
+        assert lay.act_signed is False and lay.act.min() >= 0
+        assert lay.act.max() <= (1 << p) - 1                     # codes fit the profile
         assert np.abs(lay.wgt).max() <= (1 << (pw - 1)) - 1
     assert wl.macs == 16 * (64 * 8 * 9 + 16 * 16 * 72 + 10 * 256)
     assert wl.meta["test_accuracy"] >= wl.meta["lossless_floor"]

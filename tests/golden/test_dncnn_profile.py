@@ -187,7 +187,12 @@ def test_profiled_trace_and_load(tiny, tmp_path, monkeypatch):
     for i, (layer, info) in enumerate(zip(wl.layers, meta["layers"])):
         p, pw = prof["act_profile"][i], prof["wgt_profile"][i]
         assert np.abs(layer.act).max() < 1 << (p - 1)
-        assert layer.act_precision == layer_precision(layer.act, 16, True) <= p
+        # Signedness from the data (post-ReLU layers are unsigned): the lossless width of
+        # the codes in that reading, a bit less than the profile's two's complement p.
+        assert layer.act_signed == bool(layer.act.min() < 0)
+        unsigned_p = p if layer.act_signed else max(1, p - 1)
+        assert layer.act_precision == layer_precision(layer.act, 16, layer.act_signed) \
+            <= unsigned_p
         w = params[f"w{i}"]
         fw = frac_bits_for(float(np.abs(w).max()), 16) - (16 - pw)
         assert np.array_equal(layer.wgt, quantise(w, pw, fw))

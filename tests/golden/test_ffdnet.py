@@ -140,10 +140,15 @@ def _check_trace(wl, hw, bits, images):
         assert layer.out_hw == (ffdnet.TILE_H, ffdnet.TILE_W)
         assert np.abs(layer.act).max() <= hi and np.abs(layer.wgt).max() <= hi
         assert 1 <= layer.act_precision <= bits and 1 <= layer.wgt_precision <= bits
-        # the tile codes fit the precision measured over the whole frame
-        assert np.abs(layer.act).max() < (1 << (layer.act_precision - 1))
-        if i > 0:                     # after a ReLU
-            assert layer.act.min() >= 0
+        # the tile codes fit the precision measured over the whole frame (in the layer's
+        # signedness: two's complement, or unsigned when no code is negative)
+        assert layer.act_signed == bool(layer.act.min() < 0)
+        if layer.act_signed:
+            assert np.abs(layer.act).max() < (1 << (layer.act_precision - 1))
+        else:
+            assert layer.act.min() >= 0 and layer.act.max() < (1 << layer.act_precision)
+        if i > 0:                     # after a ReLU: an unsigned layer
+            assert layer.act.min() >= 0 and layer.act_signed is False
     first = wl.layers[0].act
     assert first.min() < 0 or (first[:, 1:] == 0).any()   # the noisy image leaves [0, 1]
     # the noise map channel is one constant code (zero in the halo at the frame border)

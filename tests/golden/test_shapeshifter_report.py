@@ -55,7 +55,12 @@ def test_cycles_baseline_stripes_and_shapeshifter_by_hand():
     layer = Layer("l", "conv", act, wgt, bits, act_precision=6)
     c = tile_cycles(layer, 16)
     assert c["baseline"] == 16 * 2                 # 16 windows x 2 bricks, one filter group
-    assert c["stripes"] == 1 * 2 * 6               # one window group, 2 bricks x p
+    # one window group, 2 bricks x p; the input is non-negative, so the layer is an
+    # unsigned run and the profile's 6 two's complement bits are 5 unsigned ones
+    assert layer.act_signed is False and layer.act_precision == 5
+    assert c["stripes"] == 1 * 2 * 5
+    signed = Layer("l", "conv", act, wgt, bits, act_precision=6, act_signed=True)
+    assert tile_cycles(signed, 16)["stripes"] == 1 * 2 * 6     # a signed run keeps p = 6
     # non-negative input: stored unsigned; brick 0 takes max width 3, brick 1 width 1
     assert c["ss_stripes"] == 3 + 1
     c32 = tile_cycles(layer, 32)
@@ -64,7 +69,7 @@ def test_cycles_baseline_stripes_and_shapeshifter_by_hand():
     layer8 = Layer("l", "conv", act, wgt, 8, act_precision=6)
     c8 = tile_cycles(layer8, 16)
     assert c8["baseline"] == 16 * 2
-    assert c8["stripes"] == 2 * 2 * 6
+    assert c8["stripes"] == 2 * 2 * 5
     # Windows 8..15 are all zero: their window group still takes a cycle per brick.
     assert c8["ss_stripes"] == (3 + 1) + (1 + 1)
 

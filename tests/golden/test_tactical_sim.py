@@ -32,18 +32,20 @@ def _cfg(backend, shape="T", h=2, d=5, **kw):
     return TileConfig(**base)
 
 
+# (configuration, the runs' act_signed)
 CONFIGS = [
-    _cfg("tclp"),
-    _cfg("tcle"),
-    _cfg("tcle", encoding="plain", first_stage_bits=0),
-    _cfg("tclp", "L", 2, 1),
-    _cfg("tcle", "L", 4, 3, depth=5),
-    _cfg("tclp", "L", 1, 0, act_signed=False),
-    _cfg("tcle", "L", 3, 7, lanes=8, filters=2, windows=3, depth=2),
+    (_cfg("tclp"), True),
+    (_cfg("tcle"), True),
+    (_cfg("tcle", encoding="plain", first_stage_bits=0), True),
+    (_cfg("tclp", "L", 2, 1), True),
+    (_cfg("tcle", "L", 4, 3, depth=5), True),
+    (_cfg("tclp", "L", 1, 0), False),
+    (_cfg("tcle", "L", 3, 7, lanes=8, filters=2, windows=3, depth=2), True),
+    (_cfg("tcle", "L", 2, 1), False),
 ]
 
 
-def _reference(cfg, a, wm, groups=None):
+def _reference(cfg, a, wm, rt, groups=None):
     """Independent path: lower each group with lower_matmul and sum the per-run model
     (tactical_schedule.schedule + kept_step_cycles through golden.cycles.run_cycles)."""
     total, runs = 0, 0
@@ -51,35 +53,39 @@ def _reference(cfg, a, wm, groups=None):
         for run in lower_matmul(cfg, a[g], wm[g]):
             if groups is not None and int(run.rows[0]) // cfg.windows not in groups:
                 continue
-            total += run_cycles(cfg, run.act, run.wgt) - tactical.RUN_OVERHEAD
+            total += run_cycles(cfg, run.act, run.wgt, rt) - tactical.RUN_OVERHEAD
             runs += 1
     return total, runs
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"{c.backend}-{c.shape}"
-                         f"{c.lookahead}{c.lookaside}-{c.encoding}-L{c.lanes}")
+@pytest.mark.parametrize("cfg,signed", CONFIGS, ids=lambda c: f"{c.backend}-{c.shape}"
+                         f"{c.lookahead}{c.lookaside}-{c.encoding}-L{c.lanes}"
+                         if isinstance(c, TileConfig) else ("s" if c else "u"))
 @pytest.mark.parametrize("zero", [0.0, 0.5, 0.9])
-def test_layer_run_cycles_equal_per_run_model(cfg, zero):
+def test_layer_run_cycles_equal_per_run_model(cfg, signed, zero):
     rng = np.random.default_rng(int(zero * 10) + cfg.lanes)
-    lo = 0 if not cfg.act_signed else -60
+    lo, hi = (-60, 120) if signed else (0, 250)
+    rt = cfg.runtime_values(act_signed=signed)
     for g, m, kg, k in [(1, 9, 7, 29), (2, 5, 3, 50), (3, 13, 1, 9), (1, 1, 4, 1)]:
-        a = _sparse(rng, (g, m, k), lo, 120, 0.4)
+        a = _sparse(rng, (g, m, k), lo, hi, 0.4)
         wm = _sparse(rng, (g, kg, k), -100, 100, zero)
-        ref, _ = _reference(cfg, a, wm)
+        ref, _ = _reference(cfg, a, wm, rt)
         wgc = -(-m // cfg.windows)
-        got = tactical.layer_run_cycles(cfg, a, wm, {}, range(wgc))
+        got = tactical.layer_run_cycles(cfg, a, wm, rt, range(wgc))
         assert got == ref, (g, m, kg, k)
         # many tiny blocks, and a subset of the window groups
-        assert tactical.layer_run_cycles(cfg, a, wm, {}, range(wgc), block_elems=1) == ref
+        assert tactical.layer_run_cycles(cfg, a, wm, rt, range(wgc), block_elems=1) == ref
         sub = [0, wgc - 1] if wgc > 1 else [0]
-        assert tactical.layer_run_cycles(cfg, a, wm, {}, sub) == \
-            _reference(cfg, a, wm, set(sub))[0]
+        assert tactical.layer_run_cycles(cfg, a, wm, rt, sub) == \
+            _reference(cfg, a, wm, rt, set(sub))[0]
 
 
-def test_all_zero_weights_cost_nothing():
+@pytest.mark.parametrize("signed", [True, False])
+def test_all_zero_weights_cost_nothing(signed):
     cfg = _cfg("tcle")
     a = np.ones((1, 8, 20), dtype=np.int64)
-    assert tactical.layer_run_cycles(cfg, a, np.zeros((1, 5, 20), np.int64), {}, range(2)) == 0
+    rt = cfg.runtime_values(act_signed=signed)
+    assert tactical.layer_run_cycles(cfg, a, np.zeros((1, 5, 20), np.int64), rt, range(2)) == 0
 
 
 @pytest.mark.parametrize("srcs", [sources("T"), sources("L", 2, 1), sources("L", 4, 7),
@@ -106,7 +112,8 @@ def test_netsim_layer_cycles_through_hook(design):
     layer = Layer("c", "conv", x, _sparse(rng, (6, 5, 3, 3), -200, 200, 0.7), 16, padding=1)
     a, wm = lowered_operands(layer)
     rt = layer_runtime(cfg, layer)
-    ref, nruns = _reference(cfg, a, wm)
+    assert rt["act_signed"] is True            # x holds negative values
+    ref, nruns = _reference(cfg, a, wm, rt)
     got = layer_cycles(cfg, a, wm, rt)
     assert got["runs"] == nruns and got["cycles"] == ref and not got["sampled"]
     assert got["rtl_cycles"] == ref + tactical.RUN_OVERHEAD * nruns

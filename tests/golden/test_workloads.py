@@ -43,6 +43,27 @@ def test_synthetic_values_are_deterministic_and_in_range():
     assert w.min() >= -32767 and w.max() <= 32767
 
 
+def test_layer_signedness_from_the_data():
+    """``Layer.act_signed`` (the runs' act_signed register) defaults to what the data says:
+    unsigned when no input activation is negative, and then a given ``act_precision`` (a
+    two's complement width) loses its always-0 sign bit; an explicit value is kept."""
+    from termwise.golden.workloads import Layer
+    wgt = np.ones((2, 3), np.int64)
+    relu = Layer("fc", "fc", np.array([[0, 5, 7]]), wgt, 8, act_precision=4)
+    assert relu.act_signed is False and relu.act_precision == 3
+    signed = Layer("fc", "fc", np.array([[0, -5, 7]]), wgt, 8, act_precision=4)
+    assert signed.act_signed is True and signed.act_precision == 4
+    kept = Layer("fc", "fc", np.array([[0, 5, 7]]), wgt, 8, act_precision=4, act_signed=True)
+    assert kept.act_signed is True and kept.act_precision == 4
+    forced = Layer("fc", "fc", np.array([[0, 5, 7]]), wgt, 8, act_precision=4,
+                   act_signed=False)
+    assert forced.act_signed is False and forced.act_precision == 4
+    lossless = Layer("fc", "fc", np.array([[0, 5, 7]]), wgt, 8)
+    assert lossless.act_signed is False and lossless.act_precision is None
+    one = Layer("fc", "fc", np.zeros((1, 3), np.int64), wgt, 8, act_precision=1)
+    assert one.act_signed is False and one.act_precision == 1
+
+
 def test_shape_tables():
     alex = shape_table("alexnet")
     assert [r[0] for r in alex][:5] == ["conv1", "conv2", "conv3", "conv4", "conv5"]
