@@ -5,7 +5,8 @@ an im2col matrix ``(M, Kg)`` against the group's filters ``(kg, Kg)``, the inner
 the brick ``order`` -- by default the papers' ``"position"`` order, each kernel position's
 channels zero padded to whole bricks, or ``"channel"``, the channel-major im2col row; K zero
 padded to whole bricks, chunks of ``depth`` bricks, filter groups of ``filters`` and window
-groups of ``windows``, padding rows/filters zero), but instead of building :class:`Run`
+groups of ``windows``, padding rows/filters zero) -- the same function,
+:func:`termwise.golden.lowering.conv_operands`, gives both -- but instead of building :class:`Run`
 objects the steps of all runs are stacked along the steps axis and handed to the design's
 golden ``step_cycles`` in large blocks. A step depends only on its own bricks, so
 
@@ -17,10 +18,21 @@ comparison between designs uses the steady-state ``cycles`` (the sum of step cyc
 papers' models count; a pipelined host would overlap the per-run overheads), while
 ``rtl_cycles`` adds the per-run overheads and equals the sum of
 :func:`termwise.golden.cycles.run_cycles` over the lowered runs exactly (tested in
-``tests/golden/test_netsim.py``). Counting the overheads would charge the baseline, whose
-runs on a depthwise layer are one brick long, two cycles per brick. A design whose steps are *not* independent
+``tests/golden/test_netsim.py``). Counting the overheads would charge the baseline a second
+cycle per brick on a layer whose runs are one brick long. A design whose steps are *not* independent
 (a model with ``STEPS_INDEPENDENT = False``, or Pragmatic with column synchronisation)
 falls back to one ``run_cycles`` call per run.
+
+Depthwise convolutions (``depthwise``, default ``"diagonal"``): a layer with one input
+channel per group would, group by group, give each step a one-channel inner product, i.e.
+one busy filter row of the tile and, in the position order, one busy lane of it. Instead,
+``lanes`` consecutive channels become one tile group, lowered like a dense layer over those
+channels whose weights are block diagonal: tile filter ``f`` holds the kernel of the
+group's channel ``f`` (``f // m`` with a channel multiplier ``m``) in that channel's lane,
+zeros in the others. Each activation brick then holds ``lanes`` channels at one kernel
+position, every filter row produces an output of the layer each step, and the tile runs the
+lowering unchanged; the last tile group's missing channels and filters are zeros whose
+outputs are dropped. ``"group"`` keeps one group per channel.
 
 Sampling (optional, deterministic): ``max_window_groups`` keeps evenly spaced window groups
 (``np.linspace(0, WG - 1, n).round()``); ``sample_pairs`` bounds the work per layer and
@@ -36,7 +48,16 @@ is ``sum_k (sum_m fa[m, k]) * (sum_n fw[n, k])`` -- computed without broadcastin
 equal to :func:`termwise.golden.potential.total_work`. The sum runs over the layer's MACs
 only: the zeros the ``"position"`` order pads each kernel position's channels with are
 excluded (``valid``), while the factors are taken on the lowered rows, so a group precision
-is that of a brick as the tile sees it.
+is that of a brick as the tile sees it. On a channel-diagonally packed depthwise layer which
+products are MACs depends on the filter as well (:func:`lowered_mask`, per (group, filter,
+column)): the block-diagonal zeros, padding channels and padding filters count nothing,
+the mask multiplying the weight factors, ``sum_k (sum_m fa[m, k]) * (sum_n valid[n, k]
+fw[n, k])``. A depthwise layer's ideal work is taken on that packed lowering in either
+mapping (:data:`IDEAL_DEPTHWISE`), so it is a property of the layer, the same for
+``"diagonal"`` and ``"group"``; with ``"group"`` the work factors' groups would otherwise be
+one channel per brick. The value statistics (``layer_stats``) skip the bricks that hold no
+MAC, and the traffic model (:mod:`.traffic`) counts the layer's outputs, not the padding
+filters'.
 
 Bit-Tactical (``tactical``, docs/papers.md#ideal-potential-work) has no entry in
 :mod:`termwise.golden.potential`; its ideal work per MAC is its back end's with every zero

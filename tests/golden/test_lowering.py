@@ -111,7 +111,7 @@ def _depthwise(channels, multiplier=1, size=6, kernel=3, seed=32):
     rng = np.random.default_rng(seed)
     x = rng.integers(-100, 100, (1, channels, size, size))
     w = rng.integers(-100, 100, (channels * multiplier, 1, kernel, kernel))
-    w[w == 0] = 1                           # every real weight non-zero: the zeros are the packing's
+    w[w == 0] = 1                           # the only zero weights are the packing's
     return x, w
 
 
