@@ -318,23 +318,25 @@ def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
 
 
 #: Runtime registers a layer sets (from its precision profile); the others are per run.
-LAYER_REGISTERS = ("precision", "wgt_precision")
+LAYER_REGISTERS = ("precision", "wgt_precision", "act_signed")
 
 
 def layer_runtime(cfg, layer) -> dict:
     """Runtime registers of a layer: Stripes' ``precision`` = the layer's activation
     precision, Loom's ``wgt_precision`` = its weight precision (lossless on the data when
-    the workload gives none)."""
-    p = layer.act_precision or layer_precision(layer.act, cfg.act_bits, cfg.act_signed)
+    the workload gives none), and ``act_signed`` = whether the layer's input activations
+    are two's complement (unsigned after a ReLU: no sign bit to detect or process)."""
+    p = layer.act_precision or layer_precision(layer.act, cfg.act_bits, layer.act_signed)
     pw = layer.wgt_precision or layer_precision(layer.wgt, cfg.wgt_bits, True)
+    sign = {"act_signed": bool(layer.act_signed)} if "act_signed" in cfg.runtime else {}
     return cfg.runtime_values(precision=min(p, cfg.act_bits),
-                              wgt_precision=min(pw, cfg.wgt_bits))
+                              wgt_precision=min(pw, cfg.wgt_bits), **sign)
 
 
 def layer_potential(cfg, a, wm, rt, cache=None, valid=None) -> int:
     """Ideal single-bit-product work of ``cfg``'s design over the layer's MACs (per group
     ``M x kg x Kg``, no padding), as :func:`termwise.golden.potential.total_work` counts it
-    with ``group = cfg.lanes``, ``act_signed = cfg.act_signed``, the configuration's encoding
+    with ``group = cfg.lanes``, ``act_signed`` the layer's (``rt``), the configuration's encoding
     and the runtime precisions: the golden model's ``work_factors``
     (:mod:`termwise.golden.work`), taken on the lowered rows. ``valid`` (default all) marks
     the products that are MACs of the layer: bool (Kg,) per inner-dimension position (the
