@@ -27,7 +27,7 @@ import numpy as np
 from .terms import group_precision, precision_needed, term_count
 
 __all__ = ["WorkSettings", "layer_precision", "grouped_precision", "group_precision_of",
-           "act_terms", "wgt_terms", "nonzero_weights"]
+           "act_terms", "wgt_terms", "nonzero_weights", "MODEL_ENCODING", "signed_digits"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,26 @@ class WorkSettings:
     group: int = 16
     act_precision: int | None = None
     wgt_precision: int | None = None
+
+
+#: Key of the runtime dict naming a model-only signed-digit encoding (``termwise sim
+#: --signed-digits csd``): the designs whose hardware uses radix-4 Booth terms (Bit-Pragmatic
+#: and Bit-Tactical TCLe with ``encoding = "booth"``, Laconic, Diffy) are then costed in
+#: the non-adjacent-form digits of ``|x|`` (CSD), the encoding some simulators of this
+#: family count. The RTL implements Booth only; a result with ``"csd"`` is a model.
+MODEL_ENCODING = "signed_digits"
+
+
+def signed_digits(encoding: str | None, rt) -> str:
+    """The term encoding a model counts: the configuration's ``encoding`` (``None``: Booth,
+    for designs whose only encoding it is), or ``"csd"`` in place of Booth when ``rt`` asks
+    for it (:data:`MODEL_ENCODING`); a plain encoding is never replaced."""
+    encoding = encoding or "booth"
+    if encoding == "booth" and rt and rt.get(MODEL_ENCODING, "booth") != "booth":
+        if rt[MODEL_ENCODING] != "csd":
+            raise ValueError(f"{MODEL_ENCODING}: must be booth or csd, got {rt[MODEL_ENCODING]!r}")
+        return "csd"
+    return encoding
 
 
 def layer_precision(values, bits: int, signed: bool) -> int:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..work import signed_digits
 from .pragmatic import brick_cycles, term_masks
 
 __all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "run_deltas", "delta_bits", "step_cycles",
@@ -86,7 +87,7 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     if act.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
     d = run_deltas(cfg, act, rt)
-    masks = term_masks(d, delta_bits(cfg), True, "booth")
+    masks = term_masks(d, delta_bits(cfg), True, signed_digits("booth", rt))
     return brick_cycles(masks, cfg.first_stage_bits).max(axis=0)
 
 
@@ -154,7 +155,7 @@ def layer_deltas(a, out_width: int) -> np.ndarray:
     return d
 
 
-def layer_step_cycles(cfg, a, wm, out_width: int) -> dict:
+def layer_step_cycles(cfg, a, wm, out_width: int, encoding: str = "booth") -> dict:
     """Cycles of a lowered layer (``a`` (G, M, K), ``wm`` (G, kg, K), as
     :func:`termwise.golden.netsim.lowered_operands`) on a Diffy ``cfg``, vectorised:
     the deltas of the whole matrix (:func:`layer_deltas`) cut into steps exactly as the
@@ -171,7 +172,7 @@ def layer_step_cycles(cfg, a, wm, out_width: int) -> dict:
     wgc, fgc = -(-m // win), -(-kg // cfg.filters)
     d = np.zeros((g, wgc * win, st * lanes), dtype=np.int64)
     d[:, :m, :k] = layer_deltas(a, out_width)
-    masks = term_masks(d.reshape(g, wgc, win, st, lanes), delta_bits(cfg), True, "booth")
+    masks = term_masks(d.reshape(g, wgc, win, st, lanes), delta_bits(cfg), True, encoding)
     per_window = brick_cycles(masks, cfg.first_stage_bits)          # (g, wgc, win, st)
     steps = per_window.max(axis=2)                                  # (g, wgc, st)
     total = int(steps.sum()) * fgc
@@ -200,11 +201,12 @@ def layer_registers(cfg, layer, *, out_width: int) -> dict:
 
 def layer_cycles(cfg, a, wm, rt) -> dict:
     """Whole-layer cycles (exact): see :func:`layer_step_cycles`."""
-    return layer_step_cycles(cfg, a, wm, rt["out_width"])
+    return layer_step_cycles(cfg, a, wm, rt["out_width"], signed_digits("booth", rt))
 
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: Booth terms of the deltas along x (one bit wider) times ``Ww``."""
     from ..terms import term_count
     deltas = layer_deltas(a, rt["out_width"])
-    return term_count(deltas, cfg.act_bits + 1, "booth", signed=True), cfg.wgt_bits
+    return (term_count(deltas, cfg.act_bits + 1, signed_digits("booth", rt), signed=True),
+            cfg.wgt_bits)

@@ -23,8 +23,8 @@ transfer to ``out.valid``.
 
 import numpy as np
 
-from ..terms import booth_term_count
-from ..work import act_terms, wgt_terms
+from ..terms import term_count
+from ..work import act_terms, signed_digits, wgt_terms
 
 __all__ = ["RUN_OVERHEAD", "step_cycles", "pair_counts", "work_factors", "ideal_work"]
 
@@ -36,23 +36,23 @@ __all__ = ["RUN_OVERHEAD", "step_cycles", "pair_counts", "work_factors", "ideal_
 RUN_OVERHEAD = 2
 
 
-def pair_counts(cfg, act, wgt, signed: bool = True) -> np.ndarray:
-    """Term pairs of every lane of every PE: ``terms(a) * terms(w)``, both Booth;
-    ``signed``: the run's ``act_signed``.
+def pair_counts(cfg, act, wgt, signed: bool = True, encoding: str = "booth") -> np.ndarray:
+    """Term pairs of every lane of every PE: ``terms(a) * terms(w)``, both Booth (or both
+    in the model-only ``encoding = "csd"``); ``signed``: the run's ``act_signed``.
 
     ``act`` is (windows, steps, lanes), ``wgt`` (filters, steps, lanes); the result is
     (windows, filters, steps, lanes).
     """
     if cfg.encoding not in (None, "booth"):
         raise ValueError(f"encoding: laconic supports booth only, got {cfg.encoding!r}")
-    ta = booth_term_count(act, cfg.act_bits, signed)              # (W, S, L)
-    tw = booth_term_count(wgt, cfg.wgt_bits, True)                # (F, S, L)
+    ta = term_count(act, cfg.act_bits, encoding, signed=signed)   # (W, S, L)
+    tw = term_count(wgt, cfg.wgt_bits, encoding, signed=True)     # (F, S, L)
     return ta[:, None, :, :] * tw[None, :, :, :]
 
 
 def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     """Cycles of every step: the most term pairs of any lane of any PE, at least 1."""
-    pairs = pair_counts(cfg, act, wgt, rt["act_signed"])
+    pairs = pair_counts(cfg, act, wgt, rt["act_signed"], signed_digits(cfg.encoding, rt))
     if pairs.shape[2] == 0:
         return np.zeros(0, dtype=np.int64)
     return np.maximum(pairs.max(axis=(0, 1, 3)), 1).astype(np.int64)
@@ -60,8 +60,9 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: ``terms(a) * terms(w)``, both Booth."""
-    return (act_terms(cfg, a, cfg.encoding, rt["act_signed"], cache),
-            wgt_terms(cfg, w, cfg.encoding, cache))
+    encoding = signed_digits(cfg.encoding, rt)
+    return (act_terms(cfg, a, encoding, rt["act_signed"], cache),
+            wgt_terms(cfg, w, encoding, cache))
 
 
 def ideal_work(act, wgt, s):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..terms import booth_digits, check_range
-from ..work import act_terms
+from ..work import act_terms, signed_digits
 
 __all__ = ["RUN_OVERHEAD", "term_masks", "brick_cycles", "window_cycles",
            "column_finish_times", "step_cycles", "steps_independent", "work_factors",
@@ -47,11 +47,16 @@ def term_masks(values, bits: int, signed: bool, encoding: str = "plain") -> np.n
     ``"plain"``: the oneffsets of ``|v|`` (for unsigned values, ``v`` itself); ``"booth"``:
     Booth digit ``i`` (:func:`termwise.golden.terms.booth_digits`) non-zero gives the term
     position ``2i`` (digit +-1) or ``2i + 1`` (digit +-2); distinct digits give distinct
-    positions.
+    positions; ``"csd"`` (a model-only encoding, :data:`termwise.golden.work.MODEL_ENCODING`):
+    the non-zero digits of the non-adjacent form of ``|v|``, i.e. the bits of
+    ``(3|v| ^ |v|) >> 1``.
     """
     v = check_range(values, bits, signed)
     if encoding == "plain":
         return np.abs(v)
+    if encoding == "csd":
+        x = np.abs(v)
+        return ((3 * x) ^ x) >> 1
     if encoding == "booth":
         digits = booth_digits(v, bits, signed)                       # (..., nd) int8
         mask = np.zeros(v.shape, dtype=np.int64)
@@ -60,7 +65,7 @@ def term_masks(values, bits: int, signed: bool, encoding: str = "plain") -> np.n
             mask |= np.where(d == 0, 0, np.where((d == 2) | (d == -2), 2 << (2 * i),
                                                  1 << (2 * i)))
         return mask
-    raise ValueError(f"encoding: must be plain or booth for pragmatic, got {encoding!r}")
+    raise ValueError(f"encoding: must be plain, booth or csd, got {encoding!r}")
 
 
 def brick_cycles(masks, first_stage_bits: int) -> np.ndarray:
@@ -102,10 +107,11 @@ def brick_cycles(masks, first_stage_bits: int) -> np.ndarray:
     return np.maximum(cycles, 1).reshape(shape)
 
 
-def window_cycles(cfg, act, signed: bool) -> np.ndarray:
+def window_cycles(cfg, act, signed: bool, encoding: str | None = None) -> np.ndarray:
     """Brick cycles of every window and step: ``act`` (windows, steps, lanes) ->
-    (windows, steps); ``signed``: the run's ``act_signed``."""
-    masks = term_masks(act, cfg.act_bits, signed, cfg.encoding)
+    (windows, steps); ``signed``: the run's ``act_signed``; ``encoding``: the terms counted
+    (default the configuration's)."""
+    masks = term_masks(act, cfg.act_bits, signed, encoding or cfg.encoding)
     return brick_cycles(masks, cfg.first_stage_bits)
 
 
@@ -150,7 +156,7 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     act = np.asarray(act, dtype=np.int64)
     if act.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
-    brick = window_cycles(cfg, act, rt["act_signed"])
+    brick = window_cycles(cfg, act, rt["act_signed"], signed_digits(cfg.encoding, rt))
     if cfg.sync == "pallet":
         return brick.max(axis=0)
     done = column_finish_times(brick, cfg.column_registers).max(axis=0)
@@ -164,7 +170,8 @@ def steps_independent(cfg) -> bool:
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: ``terms(a) * Ww`` in the configured encoding."""
-    return act_terms(cfg, a, cfg.encoding, rt["act_signed"], cache), cfg.wgt_bits
+    return (act_terms(cfg, a, signed_digits(cfg.encoding, rt), rt["act_signed"], cache),
+            cfg.wgt_bits)
 
 
 def ideal_work(act, wgt, s):

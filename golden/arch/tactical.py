@@ -49,7 +49,7 @@ from ..terms import precision_needed
 from ...gen.designs.tactical import meta_layout
 from ..tactical_schedule import (cfg_sources, metadata_bits, schedule, window_candidates,
                                  involved as involved_mask)
-from ..work import act_terms, group_precision_of, nonzero_weights
+from ..work import act_terms, group_precision_of, nonzero_weights, signed_digits
 from . import pragmatic
 
 __all__ = ["RUN_OVERHEAD", "STEPS_INDEPENDENT", "run_cycles", "kept_step_cycles",
@@ -83,9 +83,10 @@ def _windows(cfg, act_bricks, sched):
     return out
 
 
-def kept_step_cycles(cfg, act_bricks, wgt_bricks, signed: bool) -> np.ndarray:
+def kept_step_cycles(cfg, act_bricks, wgt_bricks, signed: bool,
+                     encoding: str | None = None) -> np.ndarray:
     """Cycles of every kept step of one run (at least 1 each); ``signed``: the run's
-    ``act_signed``."""
+    ``act_signed``; ``encoding``: TCLe's terms (default the configuration's)."""
     sched = cfg_schedule(cfg, wgt_bricks)
     if sched.kept == 0:
         return np.zeros(0, dtype=np.int64)
@@ -93,14 +94,15 @@ def kept_step_cycles(cfg, act_bricks, wgt_bricks, signed: bool) -> np.ndarray:
     if cfg.backend == "tclp":
         need = precision_needed(win, cfg.act_bits, signed)
         return np.maximum(need.max(axis=(1, 2)), 1)
-    masks = pragmatic.term_masks(win, cfg.act_bits, signed, cfg.encoding)
+    masks = pragmatic.term_masks(win, cfg.act_bits, signed, encoding or cfg.encoding)
     return pragmatic.brick_cycles(masks, cfg.first_stage_bits).max(axis=1)
 
 
 def run_cycles(cfg, act, wgt, rt) -> int:
     """Cycles from the command to ``out.valid``: ``act`` (windows, steps, lanes), ``wgt``
     (filters, steps, lanes)."""
-    return int(kept_step_cycles(cfg, act, wgt, rt["act_signed"]).sum()) + RUN_OVERHEAD
+    return int(kept_step_cycles(cfg, act, wgt, rt["act_signed"],
+                                signed_digits(cfg.encoding, rt)).sum()) + RUN_OVERHEAD
 
 
 def host_weight_rows(cfg, wgt) -> tuple[list[int], int]:
@@ -280,7 +282,8 @@ def layer_run_cycles(cfg, a, wm, rt, window_groups, *, block_elems: int = 1 << 2
             v = np.where(mask[e][:, :, None], v, 0).max(axis=1)
             total += int(np.maximum(v, 1).sum())
         return total
-    tm = pragmatic.term_masks(act, cfg.act_bits, rt["act_signed"], cfg.encoding)
+    tm = pragmatic.term_masks(act, cfg.act_bits, rt["act_signed"],
+                              signed_digits(cfg.encoding, rt))
     del act
     tm = np.ascontiguousarray(tm.transpose(0, 3, 4, 5, 1, 2))     # (G, chunks, D, L, S, W)
     block = max(1, block_elems // (ns * win * rows * lanes))
@@ -300,4 +303,4 @@ def work_factors(cfg, a, w, rt, cache=None):
     fw = nonzero_weights(cfg, w, cache)
     if cfg.backend == "tclp":
         return group_precision_of(cfg, a, rt["act_signed"], cache), fw
-    return act_terms(cfg, a, cfg.encoding, rt["act_signed"], cache), fw
+    return act_terms(cfg, a, signed_digits(cfg.encoding, rt), rt["act_signed"], cache), fw
