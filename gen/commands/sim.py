@@ -78,16 +78,18 @@ def parse_archs(text: str) -> list[str]:
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
             log=None, workers: int | None = None, brick_order: str | None = None,
-            depthwise: str | None = None) -> dict:
+            depthwise: str | None = None, signed_digits: str | None = None) -> dict:
     """Simulate and write the reports; returns the sim.json document. ``brick_order``:
     :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``);
     ``depthwise``: :data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS` (default
-    ``diagonal``)."""
+    ``diagonal``); ``signed_digits``: the terms the Booth-coded designs are costed in,
+    ``booth`` (the default, the hardware's) or ``csd`` (a model-only comparison point)."""
     from ...golden import netsim
     from ...golden.netsim import simulate as netsim_simulate
     from ..reports.sim import summarise, write_reports
     from ...golden.netsim import network_output_traffic
     from ...golden.workloads import WORKLOADS, load_workload
+    from ...golden.work import MODEL_ENCODING, signed_digits as model_encoding
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     if workload not in WORKLOADS:
@@ -103,6 +105,10 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if mapping not in DEPTHWISE_MAPPINGS:
         raise ConfigError("depthwise", f"must be one of {', '.join(DEPTHWISE_MAPPINGS)}, got "
                           f"{depthwise!r}")
+    digits = "booth" if signed_digits is None else signed_digits
+    if digits not in netsim_simulate.SIGNED_DIGITS:
+        raise ConfigError("signed_digits", f"must be one of "
+                          f"{', '.join(netsim_simulate.SIGNED_DIGITS)}, got {signed_digits!r}")
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
     if images is not None and (isinstance(images, bool) or not isinstance(images, int)
                                or images < 1):
@@ -126,12 +132,13 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if wl.synthetic and max_window_groups is None:
         max_window_groups = SHAPES_DEFAULT_SAMPLE
     log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "
-        f"{', '.join(ok)}, brick order {order}, depthwise {mapping}")
+        f"{', '.join(ok)}, brick order {order}, depthwise {mapping}, signed digits {digits}")
 
     def progress(i, n, layer, sec):
         log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
 
     results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=order, depthwise=mapping,
+                                     signed_digits=digits,
                                      max_window_groups=max_window_groups,
                                      sample_pairs=sample_pairs, progress=progress,
                                      workers=workers)
@@ -167,8 +174,11 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "depthwise_layers": sum(netsim_simulate.layer_is_depthwise(layer)
                                 for layer in wl.layers),
         "skipped": skipped,
-        # The term encoding of every design that has one (cycles and ideal work alike).
-        "encodings": {d: cfg.encoding for d, cfg in cfgs.items() if cfg.encoding},
+        # The term encoding of every design that counts terms (cycles and ideal work alike):
+        # the hardware's, unless --signed-digits csd replaced Booth in the model.
+        "signed_digits": digits,
+        "encodings": {d: model_encoding(cfg.encoding, {MODEL_ENCODING: digits})
+                      for d, cfg in cfgs.items() if cfg.encoding or cfg.arch == "diffy"},
         "sampling": (("; ".join(
             ([f"window groups of each layer sampled evenly (np.linspace(0, WG-1, "
               f"{max_window_groups}).round())"] if max_window_groups else []) +
@@ -195,7 +205,8 @@ def _cmd_sim(args) -> int:
                   max_window_groups=args.max_window_groups,
                   sample_pairs=None if args.exact else args.sample_pairs,
                   plots=not args.no_plots, workers=args.workers,
-                  brick_order=args.brick_order, depthwise=args.depthwise)
+                  brick_order=args.brick_order, depthwise=args.depthwise,
+                  signed_digits=args.signed_digits)
     for a, t in doc["total"].items():
         print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
               f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
@@ -227,6 +238,11 @@ def register(subparsers):
                    help="how a depthwise convolution is mapped: diagonal (default: 16 "
                         "channels per tile group, block-diagonal weights, every filter row "
                         "busy) or group (one group per channel, one filter row)")
+    p.add_argument("--signed-digits", choices=("booth", "csd"), default="booth",
+                   help="terms the Booth-coded designs (pragmatic-booth, tactical-tcle, "
+                        "laconic, diffy) are costed in: booth (default; the RTL's radix-4 "
+                        "Booth) or csd (model only: the non-adjacent-form digits of |x|, "
+                        "as some simulators of this family count them)")
     p.add_argument("--images", type=int, default=None,
                    help="photos / inputs simulated (default: the workload's own)")
     p.add_argument("--max-window-groups", type=int, default=None,

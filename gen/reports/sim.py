@@ -169,13 +169,20 @@ def _markdown(doc, archs) -> str:
         lines.append("- Depthwise convolutions: mapping not recorded (`group`, one group per "
                      "channel, the only mapping then).")
     enc = doc.get("encodings") or {}
+    csd = doc.get("signed_digits") == "csd"
     lines += ["- Term encodings (cycles and ideal work): "
-              + (", ".join(f"{d} {e}" for d, e in enc.items()) or "none") + "; Diffy's "
-              "deltas are Booth. `booth` is radix-4 modified Booth recoding of the two's "
+              + (", ".join(f"{d} {e}" for d, e in enc.items()) or "none") + " (Diffy: of "
+              "its deltas). `booth` is radix-4 modified Booth recoding of the two's "
               "complement value (an unsigned activation zero-extended by one bit first); "
-              "`plain` the one-bits of the magnitude. Simulators that count the minimal "
-              "signed digits of |x| (CSD/NAF, `golden/terms.py` encoding `csd`) find about "
-              "10% fewer terms per 8-bit value (docs/papers.md#term-encodings).",
+              "`plain` the one-bits of the magnitude; `csd` the minimal signed digits of "
+              "|x| (the non-adjacent form). "
+              + ("**`--signed-digits csd`: the Booth-coded designs are costed in CSD terms, "
+                 "a model only: their RTL implements Booth** (for comparison with simulators "
+                 "that count CSD, which finds about 10% fewer terms per 8-bit value)."
+                 if csd else "The RTL implements these; `termwise sim --signed-digits csd` "
+                 "costs the Booth-coded designs in CSD terms instead (a model only, about "
+                 "10% fewer terms per 8-bit value).") +
+              " (docs/papers.md#term-encodings)",
               "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
               "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
               "overhead (its runs do not overlap).",
@@ -198,18 +205,22 @@ def _markdown(doc, archs) -> str:
               "`util.`: the fraction of the baseline tile's MAC slots (its cycles x filters x "
               "windows x lanes) that do the layer's MACs under the mapping"
               + (f"; {100 * util:.1f}% for the whole network" if util is not None else "")
-              + ".", "",
-              "| layer | shape | MACs | util. | act zero | p | Pw | group prec | ess. bits | "
-              "Booth a | " + " | ".join(archs) + " |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
+              + ". `sign`: the layer's `act_signed` runtime register, `u` for unsigned input "
+              "activations (none negative, e.g. after a ReLU: detectors and serial PEs spend "
+              "no sign bit, and `p` counts none), `s` for two's complement.", "",
+              "| layer | shape | MACs | util. | sign | act zero | p | Pw | group prec | "
+              "ess. bits | Booth a | " + " | ".join(archs) + " |",
+              "|---|---|---:|---:|:-:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
     for row in doc["layers"]:
         s = row["stats"]
         # p and Pw: the layer's runtime precisions (its profile, else lossless on the data).
         rtp = s.get("profile_act_precision", s["act_precision"])
         rtw = s.get("profile_wgt_precision", s["wgt_precision"])
         u = row.get("utilisation")
+        signed = row["designs"].get(REFERENCE, {}).get("rt", {}).get("act_signed")
+        sign = "-" if signed is None else ("s" if signed else "u")
         lines.append(f"| {row['name']} | {row['shape']} | {row['macs']} | "
-                     f"{'-' if u is None else _percent(u)} | "
+                     f"{'-' if u is None else _percent(u)} | {sign} | "
                      f"{s['act_zero_fraction']:.2f} | {rtp} | {rtw} | "
                      f"{s['act_group_precision_mean']:.1f} | "
                      f"{s['act_essential_bits_mean']:.2f} | {s['act_booth_terms_mean']:.2f} | " +

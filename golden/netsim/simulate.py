@@ -83,7 +83,7 @@ from ...gen.designs import sim_designs, sim_presets
 from ..arch import model
 from ..lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, check_order,
                         conv_k_index, conv_mac_mask, conv_operands, is_depthwise)
-from ..work import grouped_precision, layer_precision
+from ..work import MODEL_ENCODING, grouped_precision, layer_precision
 from ..terms import essential_bits, precision_needed, term_count
 
 __all__ = ["lowered_operands", "lowered_columns", "lowered_mask", "layer_cycles",
@@ -419,16 +419,31 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+#: ``signed_digits`` values: the hardware's radix-4 Booth, or the model-only CSD of ``|x|``.
+SIGNED_DIGITS = ("booth", "csd")
+
+
+def check_signed_digits(value: str) -> str:
+    """``value`` if it is one of :data:`SIGNED_DIGITS` (else a one-line ValueError)."""
+    if value not in SIGNED_DIGITS:
+        raise ValueError(f"signed_digits: must be one of {', '.join(SIGNED_DIGITS)}, got "
+                         f"{value!r}")
+    return value
+
+
 def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER,
                    depthwise: str = DEFAULT_DEPTHWISE, max_window_groups=None,
-                   sample_pairs=None) -> LayerResult:
+                   sample_pairs=None, signed_digits: str = "booth") -> LayerResult:
     """One layer on every design of ``cfgs`` (``{design: TileConfig}``), lowered in brick
     ``order`` (:data:`termwise.golden.lowering.ORDERS`), a depthwise layer in mapping
     ``depthwise`` (:data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS`). The ideal work of a
-    depthwise layer is counted on the :data:`IDEAL_DEPTHWISE` lowering in either mapping."""
+    depthwise layer is counted on the :data:`IDEAL_DEPTHWISE` lowering in either mapping.
+    ``signed_digits``: ``"booth"`` (the hardware's), or the model-only ``"csd"`` for the
+    Booth-coded designs (:data:`termwise.golden.work.MODEL_ENCODING`)."""
     t0 = time.perf_counter()
     check_order(order)
     check_depthwise(depthwise)
+    check_signed_digits(signed_digits)
     ideal_mapping = IDEAL_DEPTHWISE if layer_is_depthwise(layer) else depthwise
     # The lowering depends on the lanes (the "position" order pads to whole bricks, the
     # channel-diagonal packing takes `lanes` channels): one per lane count of the designs,
@@ -458,6 +473,8 @@ def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER,
         a, wm, _, _ = operands(cfg)
         mod = model(cfg.arch)
         rt = layer_runtime(cfg, layer)
+        if signed_digits != "booth":
+            rt[MODEL_ENCODING] = signed_digits
         if hasattr(mod, "layer_registers"):
             rt = dict(rt, **mod.layer_registers(cfg, layer, out_width=_out_width(layer)))
         if hasattr(mod, "layer_cycles"):        # an exact whole-layer model (Diffy)
@@ -488,14 +505,16 @@ def _simulate_index(i: int) -> LayerResult:
 
 def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFAULT_ORDER,
                     depthwise: str = DEFAULT_DEPTHWISE, max_window_groups=None,
-                    sample_pairs=None, progress=None, workers: int | None = None) -> list:
+                    sample_pairs=None, progress=None, workers: int | None = None,
+                    signed_digits: str = "booth") -> list:
     """Simulate every layer on every design of ``archs``, each on its equal-peak 16x16
     preset of ``bits``-bit hardware (:func:`design_config`; default
     :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets), the
     convolutions lowered in brick ``order`` (default the papers' ``"position"``: the
     channels of one kernel position per brick; ``"channel"``: the channel-major im2col row)
     and the depthwise ones in mapping ``depthwise`` (default ``"diagonal"``: ``lanes``
-    channels per tile group, block-diagonal weights; ``"group"``: one group per channel).
+    channels per tile group, block-diagonal weights; ``"group"``: one group per channel);
+    the Booth-coded designs' terms counted in ``signed_digits`` (:func:`simulate_layer`).
 
     Layers are independent, so they are spread over ``workers`` forked processes (default
     :func:`default_workers`); results come back in layer order and do not depend on the
@@ -507,6 +526,7 @@ def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFA
     bits = hardware_bits(layers) if bits is None else bits
     cfgs = {arch: design_config(arch, bits) for arch in archs}
     kw = {"order": check_order(order), "depthwise": check_depthwise(depthwise),
+          "signed_digits": check_signed_digits(signed_digits),
           "max_window_groups": max_window_groups, "sample_pairs": sample_pairs}
     n = len(layers)
     workers = default_workers() if workers is None else max(1, int(workers))

@@ -151,19 +151,36 @@ BEFORE_16 = {
 }
 
 
+#: The designs whose cost reads the activations' sign (a precision detector, or Stripes'
+#: profiled precision): since issue 14 made ``act_signed`` a per-layer runtime register,
+#: digits-cnn's post-ReLU (unsigned) layers cost them one bit less per value. Their totals
+#: (cycles, rtl_cycles, work, runs) since then; every other design's are BEFORE_16's.
+AFTER_SIGN_16 = {
+    "stripes": (15168, 18814, 619315200, 1823),
+    "zstripes": (15053, 18699, 263011648, 1823),
+    "dstripes": (12950, 16596, 372320640, 1823),
+    "loom": (4578, 5946, 97184784, 456),
+    "tactical-tclp": (12250, 15896, 279954240, 1823),
+}
+
+
 def test_sim_16bit_unchanged(termwise, tmp_path):
     """--precision 16 still runs on the 16-bit presets, with the totals of before the 8-bit
     presets existed (the JSON only gained the hardware width, reference and brick order
-    keys), in the channel-major brick order of then."""
+    keys), in the channel-major brick order of then; the designs that detect or profile
+    activation precision are faster by the sign bit unsigned layers no longer pay."""
     ok(termwise("sim", "--workload", "digits-cnn", "--designs", "all", "--precision", "16",
                 "--brick-order", "channel", "--no-plots", "-o", "out"))
     doc = load_json(tmp_path / "out" / "sim.json")
     assert doc["hardware_bits"] == 16 and doc["reference"]["preset"] == "baseline-16x16"
     assert doc["equal_peak_throughput"] == "every design at 256 16-bit MAC/cycle (16x16 presets)"
     assert list(doc["total"]) == list(BEFORE_16)
-    for a, (cycles, rtl, work, runs) in BEFORE_16.items():
+    for a, before in BEFORE_16.items():
         t = doc["total"][a]
-        assert (t["cycles"], t["rtl_cycles"], t["work"], t["runs"]) == (cycles, rtl, work, runs)
+        got = (t["cycles"], t["rtl_cycles"], t["work"], t["runs"])
+        assert got == AFTER_SIGN_16.get(a, before), a
+        if a in AFTER_SIGN_16:
+            assert got[0] < before[0] and got[2] < before[2] and got[3] == before[3], a
         d = doc["designs"][a]
         assert d["preset"] == f"{a}-16x16" and d["peak_macs_per_cycle_16b"] == 256
         assert d["hardware_bits"] == 16 and d["reference"] == "baseline-16x16"
@@ -187,3 +204,29 @@ def test_sim_depthwise_mapping(termwise, tmp_path):
     md = (tmp_path / "group" / "sim.md").read_text()
     assert "- Depthwise convolutions (0 layers of this workload): mapping `group` (one group " \
            "per channel" in md
+
+
+def test_sim_signed_digits_csd(termwise, tmp_path):
+    """Issue 14: --signed-digits csd costs the Booth-coded designs in CSD terms of |x| (a
+    model only, stated in sim.json and sim.md): fewer cycles and less ideal work than
+    Booth, the other designs unchanged; a bad value is one line, exit 2, nothing written."""
+    designs = "baseline,stripes,pragmatic-booth,laconic"
+    runs = {}
+    for digits in ("booth", "csd"):
+        ok(termwise("sim", "--workload", "digits-cnn", "--designs", designs, "--no-plots",
+                    "--signed-digits", digits, "-o", digits))
+        runs[digits] = load_json(tmp_path / digits / "sim.json")
+    booth, csd = runs["booth"], runs["csd"]
+    assert booth["signed_digits"] == "booth" and csd["signed_digits"] == "csd"
+    assert csd["encodings"] == {"pragmatic-booth": "csd", "laconic": "csd"}
+    assert booth["encodings"] == {"pragmatic-booth": "booth", "laconic": "booth"}
+    for a in ("pragmatic-booth", "laconic"):
+        assert csd["total"][a]["cycles"] < booth["total"][a]["cycles"], a
+        assert csd["total"][a]["work"] < booth["total"][a]["work"], a
+    for a in ("baseline", "stripes"):
+        assert csd["total"][a] == booth["total"][a], a
+    md = (tmp_path / "csd" / "sim.md").read_text()
+    assert "a model only: their RTL implements Booth" in md
+    r = termwise("sim", "--workload", "digits-cnn", "--designs", "baseline",
+                 "--signed-digits", "naf", "-o", "bad")
+    assert_usage_error(r, tmp_path / "bad", "signed-digits")
