@@ -61,9 +61,12 @@ def write_reports(out_dir, doc, plot=True) -> list[str]:
         f"{pr['16']['act']['per_layer_single']}, weights {pr['16']['wgt']['per_layer_single']}",
         f"- 8-bit base profile: activations {pr['8']['act']['profile']}, weights "
         f"{pr['8']['wgt']['profile']} (accuracy {pr['8']['wgt']['accuracy']:.2f}%)",
-        "- Stripes runs at the activation precision (runtime `precision`); Loom detects the "
-        "activation precision per group of 16 values and runs at the weight precision "
-        "(`wgt_precision`). Profiles searched on the test set.",
+        "- Precisions are widths of the quantiser's two's complement grid. Stripes runs at the "
+        "activation precision (runtime `precision`), one bit less on a layer whose inputs "
+        "are never negative (pixels, ReLU outputs: its `act_signed` register is 0 and the "
+        "always-0 sign bit is not processed); Loom detects the activation precision per "
+        "group of 16 values and runs at the weight precision (`wgt_precision`). Profiles "
+        "searched on the test set.",
         f"- Brick order of the convolutions: `{doc.get('brick_order', 'channel')}` "
         "(docs/papers.md#mapping-conventions).", "",
         f"| setting | act ({'/'.join(names)}) | wgt | accuracy % | lossless | Stripes | Loom | "

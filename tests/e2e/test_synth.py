@@ -5,7 +5,7 @@ import hashlib
 
 from termwise_e2e import SMALLEST_TILE, SYNTH_CACHE, assert_usage_error, load_json, ok
 
-TOP = "termwise_baseline_f1w1l2_a4sw4_acc11_d4"
+TOP = "termwise_baseline_f1w1l2_a4w4_acc11_d4"
 
 
 def test_synth_smallest_tile(termwise, tmp_path):
