@@ -307,14 +307,18 @@ def lower_conv2d(cfg, x, w, *, stride=1, padding=0, dilation=1, groups=1,
                         _diagonal(cg, groups, depthwise))
 
 
-def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray]) -> np.ndarray:
+def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray], *, dtype=np.int64,
+                    assemble=None) -> np.ndarray:
     """The (N, K, OH, OW) output from every run's (windows, filters) result; the outputs of
-    the padding filters of a channel-diagonal packing (from K on) are dropped."""
+    the padding filters of a channel-diagonal packing (from K on) are dropped. ``dtype`` and
+    ``assemble`` (default :func:`assemble_matmul`) let a floating-point design sum its
+    partial results its own way."""
+    assemble = assemble or assemble_matmul
     n, k, oh, ow = lowering.out_shape
     kg = lowering.group_filters or k // len(lowering.groups)
-    out = np.zeros((n, kg * len(lowering.groups), oh, ow), dtype=np.int64)
+    out = np.zeros((n, kg * len(lowering.groups), oh, ow), dtype=dtype)
     for first, count, g in lowering.groups:
-        mat = assemble_matmul(lowering.runs[first:first + count],
-                              results[first:first + count], n * oh * ow, kg)
+        mat = assemble(lowering.runs[first:first + count],
+                       results[first:first + count], n * oh * ow, kg)
         out[:, g * kg:(g + 1) * kg] = mat.reshape(n, oh, ow, kg).transpose(0, 3, 1, 2)
     return out[:, :k]

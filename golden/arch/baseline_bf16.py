@@ -95,15 +95,9 @@ def assemble_matmul_f32(runs, results, m: int, n: int) -> np.ndarray:
 
 def assemble_conv2d_f32(lowering, results) -> np.ndarray:
     """:func:`termwise.golden.lowering.assemble_conv2d` in float32 (see
-    :func:`assemble_matmul_f32`)."""
-    n, k, oh, ow = lowering.out_shape
-    kg = k // len(lowering.groups)
-    out = np.zeros((n, k, oh, ow), dtype=np.float32)
-    for first, count, g in lowering.groups:
-        mat = assemble_matmul_f32(lowering.runs[first:first + count],
-                                  results[first:first + count], n * oh * ow, kg)
-        out[:, g * kg:(g + 1) * kg] = mat.reshape(n, oh, ow, kg).transpose(0, 3, 1, 2)
-    return out
+    :func:`assemble_matmul_f32`), packed depthwise lowerings included."""
+    from ..lowering import assemble_conv2d
+    return assemble_conv2d(lowering, results, dtype=np.float32, assemble=assemble_matmul_f32)
 
 
 def nan_equal(a, b) -> np.ndarray:

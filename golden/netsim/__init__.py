@@ -6,15 +6,16 @@ golden models of :mod:`termwise.golden.arch` on lowered layers; the report write
 from .simulate import (LAYER_REGISTERS, PRESETS, PRESETS_BY_BITS, REFERENCE, LayerResult,
                        available_designs, default_workers, design_arch, design_config,
                        design_preset, hardware_bits, layer_cycles,
-                       layer_potential, layer_runtime, layer_stats, lowered_columns,
-                       lowered_operands,
-                       simulate_layer, simulate_layers, steps_independent)
+                       layer_is_depthwise, layer_potential, layer_runtime, layer_stats,
+                       lowered_columns, lowered_mask, lowered_operands, IDEAL_DEPTHWISE,
+                       SIGNED_DIGITS, simulate_layer, simulate_layers, steps_independent)
 from .traffic import layer_output_traffic, network_output_traffic
 
 __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerResult",
            "available_designs", "default_workers", "design_arch", "design_config",
            "design_preset", "hardware_bits", "layer_cycles",
-           "layer_potential", "layer_runtime", "layer_stats", "lowered_columns",
-           "lowered_operands",
+           "layer_is_depthwise", "layer_potential", "layer_runtime", "layer_stats",
+           "lowered_columns", "lowered_mask", "lowered_operands", "IDEAL_DEPTHWISE",
+           "SIGNED_DIGITS",
            "simulate_layer", "simulate_layers", "steps_independent", "layer_output_traffic",
            "network_output_traffic"]

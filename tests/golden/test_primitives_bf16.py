@@ -207,3 +207,23 @@ def test_bf16_conv_nonfinite_propagates_and_metric_rejects_it():
         normalized_rms_error(got, conv2d_direct(x, w))
     with pytest.raises(ValueError, match="all zero"):
         normalized_rms_error(np.ones(3), np.zeros(3))
+
+
+def test_f32_assembly_of_a_packed_depthwise_lowering():
+    """assemble_conv2d_f32 drops the padding filters of a channel-diagonal depthwise
+    lowering exactly as the integer assembly does (small integers are exact in float32)."""
+    from termwise.gen.config import preset
+    from termwise.golden.arch.baseline_bf16 import assemble_conv2d_f32
+    from termwise.golden.lowering import assemble_conv2d, lower_conv2d
+    from termwise.golden.primitives import conv2d_direct
+    cfg = preset("baseline-4x4")
+    rng = np.random.default_rng(3)
+    x = rng.integers(-8, 8, (1, 6, 5, 5))
+    w = rng.integers(-8, 8, (6, 1, 3, 3))
+    low = lower_conv2d(cfg, x, w, padding=1, groups=6)
+    assert low.packed
+    results = [r.act @ r.wgt.T for r in low.runs]
+    want = conv2d_direct(x, w, padding=1, groups=6)
+    assert np.array_equal(assemble_conv2d(low, results), want)
+    got = assemble_conv2d_f32(low, [r.astype(np.float32) for r in results])
+    assert got.dtype == np.float32 and np.array_equal(got, want.astype(np.float32))
