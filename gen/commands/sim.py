@@ -89,6 +89,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     from ..reports.sim import summarise, write_reports
     from ...golden.netsim import network_output_traffic
     from ...golden.workloads import WORKLOADS, load_workload
+    from ...golden.arch import model
     from ...golden.work import MODEL_ENCODING, signed_digits as model_encoding
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -147,6 +148,9 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     reference = netsim.design_preset(ref, bits)
     peak = cfgs[ref].peak_macs_per_cycle(bits)
     sampled = any(d["sampled"] for r in layers for d in r["designs"].values())
+    # A design's term encoding: its option, else its golden model's own (Diffy's deltas).
+    encodings = {a: cfg.encoding or getattr(model(cfg.arch), "ENCODING", None)
+                 for a, cfg in cfgs.items()}
     doc = {
         "workload": wl.name,
         "precision": bits,
@@ -177,8 +181,8 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         # The term encoding of every design that counts terms (cycles and ideal work alike):
         # the hardware's, unless --signed-digits csd replaced Booth in the model.
         "signed_digits": digits,
-        "encodings": {d: model_encoding(cfg.encoding, {MODEL_ENCODING: digits})
-                      for d, cfg in cfgs.items() if cfg.encoding or cfg.arch == "diffy"},
+        "encodings": {d: model_encoding(e, {MODEL_ENCODING: digits})
+                      for d, e in encodings.items() if e},
         "sampling": (("; ".join(
             ([f"window groups of each layer sampled evenly (np.linspace(0, WG-1, "
               f"{max_window_groups}).round())"] if max_window_groups else []) +

@@ -57,6 +57,9 @@ RUN_OVERHEAD = 1
 #: Step costs depend on the previous run's last window (the predecessor store).
 STEPS_INDEPENDENT = False
 
+#: The terms a delta costs (the design has no encoding option): radix-4 Booth.
+ENCODING = "booth"
+
 
 def delta_bits(cfg) -> int:
     """Width of a delta: ``act_bits + 1`` bits, two's complement."""
@@ -87,7 +90,7 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     if act.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
     d = run_deltas(cfg, act, rt)
-    masks = term_masks(d, delta_bits(cfg), True, signed_digits("booth", rt))
+    masks = term_masks(d, delta_bits(cfg), True, signed_digits(ENCODING, rt))
     return brick_cycles(masks, cfg.first_stage_bits).max(axis=0)
 
 
@@ -201,12 +204,12 @@ def layer_registers(cfg, layer, *, out_width: int) -> dict:
 
 def layer_cycles(cfg, a, wm, rt) -> dict:
     """Whole-layer cycles (exact): see :func:`layer_step_cycles`."""
-    return layer_step_cycles(cfg, a, wm, rt["out_width"], signed_digits("booth", rt))
+    return layer_step_cycles(cfg, a, wm, rt["out_width"], signed_digits(ENCODING, rt))
 
 
 def work_factors(cfg, a, w, rt, cache=None):
     """Ideal work per MAC: Booth terms of the deltas along x (one bit wider) times ``Ww``."""
     from ..terms import term_count
     deltas = layer_deltas(a, rt["out_width"])
-    return (term_count(deltas, cfg.act_bits + 1, signed_digits("booth", rt), signed=True),
+    return (term_count(deltas, cfg.act_bits + 1, signed_digits(ENCODING, rt), signed=True),
             cfg.wgt_bits)
