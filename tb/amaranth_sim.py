@@ -39,10 +39,14 @@ class InlineLibrary(ModuleLibrary):
         return component
 
 
-async def run_command(ctx, tile, cfg, bricks: int, max_cycles: int = 1000):
-    """Issue one tile command of ``bricks`` (operands already written) and collect the
-    ``windows`` output rows; returns ``(cycles from the command to out.valid, rows)``, the
-    cycle count the golden cycle models predict."""
+async def run_command(ctx, tile, cfg, bricks: int, max_cycles: int = 1000, *,
+                      act_signed: bool = True):
+    """Issue one tile command of ``bricks`` (operands already written) with the run's
+    ``act_signed`` register (integer tiles) and collect the ``windows`` output rows; returns
+    ``(cycles from the command to out.valid, rows)``, the cycle count the golden cycle
+    models predict."""
+    if "act_signed" in cfg.runtime:
+        ctx.set(tile.cmd.payload.act_signed, int(act_signed))
     ctx.set(tile.cmd.payload.bricks, bricks)
     ctx.set(tile.cmd.valid, 1)
     await ctx.tick()

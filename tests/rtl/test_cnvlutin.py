@@ -203,8 +203,7 @@ def test_tile_against_lane_reference(changes, signed):
             if limit:
                 bricks = limit[0]
                 act, wgt = act[:, :bricks * cfg.lanes], wgt[:, :bricks * cfg.lanes]
-            ctx.set(tile.cmd.payload.act_signed, int(sign))
-            measured, got = await run_command(ctx, tile, cfg, bricks)
+            measured, got = await run_command(ctx, tile, cfg, bricks, act_signed=sign)
             ref, steps = _lane_reference(cfg, act, wgt)
             assert np.array_equal(np.array(got), ref)
             assert np.array_equal(ref, act @ wgt.T)
