@@ -23,20 +23,20 @@ The float32 adder aligns the smaller operand with guard, round and sticky bits (
 bit ORs every bit shifted out), adds or subtracts the significands, normalises with a
 leading-zero count and rounds with :func:`round_pack`, which also denormalises results
 below the normal range. :class:`FloatAdderTree` sums ``n`` values pairwise in the same
-order as :class:`termwise.rtl.adder_tree.AdderTree`, with any adder component: both are
+order as :class:`termwise.rtl.adder_tree.AdderTree`, with any adder component: the order of
 :func:`termwise.rtl.adder_tree.tree_reduce` (level by level, ``(0,1), (2,3), ...``, an odd
-last operand passes to the next level).
+last operand passes to the next level), optionally with a register after chosen levels
+(``register_levels``: a pipelined tree, same order, same bits).
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .adder_tree import tree_reduce
 
 __all__ = [
-    "F32_QNAN", "round_pack", "leading_zeros", "BF16Multiplier", "FP32Adder",
-    "FloatAdderTree", "FloatAccumulator", "FP32ToBF16", "local_component",
+    "F32_QNAN", "round_pack", "round_normalised", "leading_zeros", "BF16Multiplier",
+    "FP32Adder", "FloatAdderTree", "FloatAccumulator", "FP32ToBF16", "local_component",
 ]
 
 #: The NaN every component produces (sign 0, quiet bit set, no payload).
@@ -48,13 +48,25 @@ EXP_BITS = 11
 
 
 def leading_zeros(m, value, name: str) -> Signal:
-    """A signal counting the leading zeros of ``value`` (``len(value)`` when it is zero)."""
+    """A signal counting the leading zeros of ``value`` (``len(value)`` when it is zero).
+
+    A balanced tree (``ceil(log2 width)`` levels of 2:1 choices: the count of a pair of
+    halves is the high half's, or the high half's width plus the low half's when the high
+    half is all zero), not a priority chain as long as the value."""
     width = len(value)
     count = Signal(range(width + 1), name=name)
-    m.d.comb += count.eq(width)
-    for i in range(width):          # later assignments win: the highest set bit decides
-        with m.If(value[i]):
-            m.d.comb += count.eq(width - 1 - i)
+
+    def lzc(bits, lo, hi):
+        """(count, all_zero) of ``bits[lo:hi]``, counting from bit ``hi - 1`` down."""
+        n = hi - lo
+        if n == 1:
+            return ~bits[lo], ~bits[lo]
+        half = 1 << ((n - 1).bit_length() - 1)       # the high part: a power of two
+        c_hi, z_hi = lzc(bits, hi - half, hi)
+        c_lo, z_lo = lzc(bits, lo, hi - half)
+        return Mux(z_hi, half + c_lo, c_hi), z_hi & z_lo
+
+    m.d.comb += count.eq(lzc(value, 0, width)[0])
     return count
 
 
@@ -77,9 +89,11 @@ def round_pack(m, sign, exp, sig, name: str) -> Signal:
         m.d.comb += shift.eq(1 - exp)
     shifted = Signal(width, name=f"{name}_shifted")
     lost = Signal(name=f"{name}_lost")
+    low_mask = Signal(width, name=f"{name}_low_mask")    # the bits the shift drops
     m.d.comb += [
         shifted.eq(sig >> shift),
-        lost.eq((shifted << shift)[:width] != sig),
+        low_mask.eq(~(Const((1 << width) - 1, width) << shift)[:width]),
+        lost.eq((sig & low_mask) != 0),
     ]
     mant = shifted[width - 24:]                 # 24 bits with the hidden bit on top
     guard = shifted[width - 25]
@@ -93,8 +107,36 @@ def round_pack(m, sign, exp, sig, name: str) -> Signal:
     return result
 
 
+def round_normalised(m, sign, exp, sig, name: str) -> Signal:
+    """Round to a float32 bit pattern (RNE) a significand that needs no denormalising:
+    ``sig`` (``W >= 26`` bits) represents ``sig * 2**(exp - 127 - (W-1))`` with either
+    ``sig[W-1]`` set and ``exp >= 1``, or ``sig[W-1]`` clear and ``exp == 1`` (a subnormal).
+    The result is :func:`round_pack`'s for these inputs: a carry out of the mantissa
+    increments the exponent (a subnormal to the smallest normal, the largest finite to
+    infinity); ``exp >= 255`` overflows to infinity."""
+    width = len(sig)
+    assert width >= 26
+    mant = sig[width - 24:]                     # 24 bits with the hidden bit on top
+    guard = sig[width - 25]
+    sticky = sig[:width - 25] != 0
+    exp_field = Mux(sig[width - 1], exp[:8], 0)
+    increment = guard & (sticky | mant[0])
+    rounded = Signal(31, name=f"{name}_rounded")
+    m.d.comb += rounded.eq(Cat(mant[:23], exp_field) + increment)
+    result = Signal(32, name=f"{name}_packed")
+    m.d.comb += result.eq(Mux(exp >= 255, Cat(Const(F32_INF, 31), sign), Cat(rounded, sign)))
+    return result
+
+
 class BF16Multiplier(wiring.Component):
     """bfloat16 x bfloat16 -> float32, exactly rounded (see the module docstring).
+
+    Parameters
+    ----------
+    stages : int
+        0: combinational. 1: a pipeline register between the significand product (with
+        the exponent sum and the special-value flags) and the normalisation and rounding;
+        ``product`` is then the product of the operands one cycle earlier. Same bits.
 
     Attributes
     ----------
@@ -102,9 +144,14 @@ class BF16Multiplier(wiring.Component):
         bfloat16 bit patterns.
     product : Out(32)
         float32 bit pattern of ``a * b``.
+    latency : int
+        ``stages``.
     """
 
-    def __init__(self):
+    def __init__(self, stages: int = 0):
+        if stages not in (0, 1):
+            raise ValueError(f"stages: expected 0 or 1, got {stages!r}")
+        self.stages = self.latency = stages
         super().__init__({"a": In(16), "b": In(16), "product": Out(32)})
 
     def elaborate(self, platform):
@@ -112,30 +159,41 @@ class BF16Multiplier(wiring.Component):
         a, b = self.a, self.b
         ea, eb = a[7:15], b[7:15]
         fa, fb = a[:7], b[:7]
-        sign = a[15] ^ b[15]
         nan_a, nan_b = (ea == 0xFF) & (fa != 0), (eb == 0xFF) & (fb != 0)
         inf_a, inf_b = (ea == 0xFF) & (fa == 0), (eb == 0xFF) & (fb == 0)
         zero_a, zero_b = (ea == 0) & (fa == 0), (eb == 0) & (fb == 0)
 
-        # Significands with the hidden bit (subnormals: none, and exponent 1).
-        sig_a = Cat(fa, ea != 0)
-        sig_b = Cat(fb, eb != 0)
-        prod = Signal(16)
-        m.d.comb += prod.eq(sig_a * sig_b)
+        # Stage 1: the significand product (hidden bits: subnormals none, and exponent 1),
+        # the exponent sum and what the special values decide.
+        sign = Signal(name="sign")
+        prod = Signal(16, name="prod")
+        exp_sum = Signal(signed(EXP_BITS), name="exp_sum")
+        is_nan, is_inf, is_zero = (Signal(name=n) for n in ("is_nan", "is_inf", "is_zero"))
+        stage = m.d.sync if self.stages else m.d.comb
+        stage += [
+            sign.eq(a[15] ^ b[15]),
+            prod.eq(Cat(fa, ea != 0) * Cat(fb, eb != 0)),
+            exp_sum.eq(Mux(ea == 0, 1, ea) + Mux(eb == 0, 1, eb) - 126),
+            is_nan.eq(nan_a | nan_b | (inf_a & zero_b) | (inf_b & zero_a)),
+            is_inf.eq(inf_a | inf_b),
+            is_zero.eq(zero_a | zero_b),
+        ]
+
+        # Stage 2: normalise and round.
         lz = leading_zeros(m, prod, "prod_lz")
         norm = Signal(16)
         m.d.comb += norm.eq((prod << lz)[:16])
         # prod * 2**(Ea + Eb - 254 - 14); with norm = prod << lz on bit 15 and the 28-bit
         # significand norm << 12, the biased result exponent is Ea + Eb - 126 - lz.
         exp = Signal(signed(EXP_BITS))
-        m.d.comb += exp.eq(Mux(ea == 0, 1, ea) + Mux(eb == 0, 1, eb) - 126 - lz)
+        m.d.comb += exp.eq(exp_sum - lz)
         packed = round_pack(m, sign, exp, Cat(Const(0, 12), norm), "mul")
 
-        with m.If(nan_a | nan_b | (inf_a & zero_b) | (inf_b & zero_a)):
+        with m.If(is_nan):
             m.d.comb += self.product.eq(F32_QNAN)
-        with m.Elif(inf_a | inf_b):
+        with m.Elif(is_inf):
             m.d.comb += self.product.eq(Cat(Const(F32_INF, 31), sign))
-        with m.Elif(zero_a | zero_b):
+        with m.Elif(is_zero):
             m.d.comb += self.product.eq(Cat(Const(0, 31), sign))
         with m.Else():
             m.d.comb += self.product.eq(packed)
@@ -177,16 +235,19 @@ class FP32Adder(wiring.Component):
         sig_small = Cat(Const(0, self.GRS), small[:23], e_small != 0)
         width = len(sig_big)
 
-        # Align the small operand; every bit shifted out goes into the sticky bit.
+        # Align the small operand; every bit shifted out goes into the sticky bit (a mask of
+        # the low `shift` bits, built beside the shifter rather than after it).
         diff = Signal(8)
         m.d.comb += diff.eq(ee_big - ee_small)
         shift = Signal(range(width + 1))
         m.d.comb += shift.eq(Mux(diff > width, width, diff))
         aligned = Signal(width)
         lost = Signal()
+        low_mask = Signal(width)
         m.d.comb += [
             aligned.eq(sig_small >> shift),
-            lost.eq((aligned << shift)[:width] != sig_small),
+            low_mask.eq(~(Const((1 << width) - 1, width) << shift)[:width]),
+            lost.eq((sig_small & low_mask) != 0),
         ]
         small_op = Cat(aligned[0] | lost, aligned[1:])
 
@@ -194,12 +255,18 @@ class FP32Adder(wiring.Component):
         total = Signal(width + 1)
         m.d.comb += total.eq(Mux(subtract, sig_big - small_op, sig_big + small_op))
         lz = leading_zeros(m, total, "sum_lz")
-        norm = Signal(width + 1)
-        m.d.comb += norm.eq((total << lz)[:width + 1])
         # total's bit width-1 is the hidden bit of exponent ee_big; a carry sits one above.
+        # Normalising by lz gives the exponent ee_big + 1 - lz; below the normal range the
+        # shift stops at ee_big (exponent 1, hidden bit clear: a subnormal). Such a result is
+        # exact (both operands are multiples of the smallest subnormal), so no bit is lost
+        # and round_pack's denormalising shift is not needed: this is its rounding alone.
+        norm_shift = Signal(range(width + 2))
+        m.d.comb += norm_shift.eq(Mux(lz > ee_big, ee_big, lz))
+        norm = Signal(width + 1)
+        m.d.comb += norm.eq((total << norm_shift)[:width + 1])
         exp = Signal(signed(EXP_BITS))
-        m.d.comb += exp.eq(ee_big + 1 - lz)
-        packed = round_pack(m, big[31], exp, norm, "add")
+        m.d.comb += exp.eq(ee_big + 1 - norm_shift)
+        packed = round_normalised(m, big[31], exp, norm, "add")
 
         with m.If(nan_a | nan_b | (inf_a & inf_b & (a[31] != b[31]))):
             m.d.comb += self.sum.eq(F32_QNAN)
@@ -239,16 +306,29 @@ class FloatAdderTree(wiring.Component):
     n : int
     adder : callable ``(m, name) -> interface with a, b, sum``
         Default: a local :class:`FP32Adder` per node.
+    register_levels : iterable of int
+        Levels followed by a pipeline register (every value of the level, a passed-up odd
+        one included, so the values stay aligned): ``sum`` is the sum of the inputs
+        :attr:`latency` cycles earlier. Default: none (combinational). The order of the
+        additions, and so every bit of the result, does not depend on it.
 
     Attributes
     ----------
     inputs : In(ArrayLayout(32, n))
     sum : Out(32)
+    latency : int
+        Registers between ``inputs`` and ``sum``.
     """
 
-    def __init__(self, n: int, adder=None):
+    def __init__(self, n: int, adder=None, *, register_levels=()):
         self.n = n
         self.adder = adder or local_component(FP32Adder)
+        levels = max(n - 1, 0).bit_length()
+        self.register_levels = frozenset(register_levels)
+        if not self.register_levels <= set(range(levels)):
+            raise ValueError(f"register_levels: the tree of {n} values has levels "
+                             f"0..{levels - 1}, got {sorted(self.register_levels)}")
+        self.latency = len(self.register_levels)
         super().__init__({
             "inputs": In(data.ArrayLayout(unsigned(32), n)),
             "sum": Out(32),
@@ -262,7 +342,22 @@ class FloatAdderTree(wiring.Component):
             m.d.comb += [node.a.eq(x), node.b.eq(y)]
             return node.sum
 
-        m.d.comb += self.sum.eq(tree_reduce((self.inputs[i] for i in range(self.n)), add))
+        def stage(values, level):
+            """The level's values, registered when ``level`` is a register level."""
+            if level not in self.register_levels:
+                return values
+            regs = [Signal(32, name=f"l{level}_q{i}") for i in range(len(values))]
+            m.d.sync += [r.eq(v) for r, v in zip(regs, values)]
+            return regs
+
+        # tree_reduce's order, level by level, with a register stage after chosen levels.
+        level, depth = [self.inputs[i] for i in range(self.n)], 0
+        while len(level) > 1:
+            paired = [add(a, b, depth, j)
+                      for j, (a, b) in enumerate(zip(level[0::2], level[1::2]))]
+            level = stage(paired + ([level[-1]] if len(level) % 2 else []), depth)
+            depth += 1
+        m.d.comb += self.sum.eq(level[0])
         return m
 
 

@@ -4,7 +4,8 @@
 Operands are bf16 bit patterns (``uint16``), outputs float32 bit patterns. Every run's
 outputs are compared bit for bit (any NaN equal to any NaN) with the hardware-order golden
 model :func:`termwise.golden.arch.baseline_bf16.tile_outputs_bf16`, and every run's measured
-cycle count with :func:`termwise.golden.cycles.run_cycles` (one cycle per brick + 1).
+cycle count with :func:`termwise.golden.arch.baseline_bf16.run_cycles` (one cycle per brick
+plus the pipelined PE's drain, :func:`termwise.gen.designs.baseline_bf16.pipeline`).
 
 Suites (``TERMWISE_SUITES``, comma-separated):
 
@@ -43,7 +44,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..golden.arch.baseline_bf16 import (assemble_conv2d_f32, nan_equal,
+from ..golden.arch.baseline_bf16 import (assemble_conv2d_f32, nan_equal, run_cycles,
                                          tile_outputs_bf16)
 from ..golden.lowering import lower_conv2d
 from ..golden.primitives.bf16 import BF16_MAX, conv2d_bf16, f32_to_bf16
@@ -225,6 +226,9 @@ class Bf16TB(TB):
     def __init__(self, dut, cfg, *args):
         assert cfg.dtype == "bf16", f"bf16_tests needs a bf16 tile, got dtype {cfg.dtype}"
         super().__init__(dut, cfg, *args)
+
+    def model_cycles(self, act, wgt, rt: dict) -> int:
+        return run_cycles(self.cfg, act, wgt, rt)
 
     def golden(self, act, wgt, rt, **operands):
         return tile_outputs_bf16(self.cfg, act, wgt, order=GOLDEN_ORDER)

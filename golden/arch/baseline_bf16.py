@@ -21,21 +21,49 @@ in sequential ``c, r, s`` order) by the normalised RMS error
 have exact products and differ only in the order of float32 additions, whose error is of
 order ``sqrt(T) * 2**-24`` for ``T`` products per output (~1e-6 for T = 144).
 
-Cycles: the bf16 datapath is not pipelined (multipliers, adder tree and accumulator adder
-in one cycle), so the model is the integer baseline's, one cycle per brick plus
-``RUN_OVERHEAD = 1``; :func:`termwise.golden.cycles.run_cycles` (which looks models up by
-arch) gives it for bf16 configurations too.
+Cycles: the PE is pipelined (:class:`termwise.rtl.baseline_bf16.BF16PE`): two registers
+through the multipliers and one after every adder-tree level
+(:func:`termwise.gen.designs.baseline_bf16.pipeline`, ``latency = 2 + ceil(log2 lanes)``),
+then the accumulator's fp32 adder, one add per cycle (a recurrence, not pipelined). The tile
+still takes one brick per cycle; a run of N >= 1 bricks takes ``N + run_overhead(cfg)``
+cycles, ``run_overhead = max(latency, 1)`` (the integer baseline's 1 plus one per register
+beyond the first, which hides behind the controller's own cycle), and an empty run 1 cycle.
+The summation order (and so every bit of the result) is the unpipelined one: the registers
+only delay each brick's tree sum, which reaches the accumulator in brick order.
+:func:`run_cycles` is this module's cycle model; :class:`termwise.tb.bf16_tests.Bf16TB`
+checks every run against it. (``termwise.golden.cycles.run_cycles`` looks models up by
+arch alone, so it gives the integer baseline's ``N + 1`` for bf16 configurations.)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...gen.designs.baseline_bf16 import pipeline, run_overhead_for
 from ..primitives.bf16 import bf16_to_f32
-from .baseline import RUN_OVERHEAD, step_cycles
+from .baseline import step_cycles
 
-__all__ = ["RUN_OVERHEAD", "step_cycles", "tree_sum", "tile_outputs_bf16",
-           "assemble_matmul_f32", "assemble_conv2d_f32", "nan_equal"]
+__all__ = ["RUN_OVERHEAD", "run_overhead", "run_cycles", "step_cycles", "tree_sum",
+           "tile_outputs_bf16", "assemble_matmul_f32", "assemble_conv2d_f32", "nan_equal"]
+
+
+#: The run overhead of the unpipelined datapath (latency 0, the integer baseline's); a
+#: configuration's own is :func:`run_overhead`.
+RUN_OVERHEAD = run_overhead_for(0)
+
+
+def run_overhead(cfg) -> int:
+    """Cycles a run of at least one brick costs beyond one per brick (module docstring)."""
+    return run_overhead_for(pipeline(cfg).latency)
+
+
+def run_cycles(cfg, act, wgt, rt=None) -> int:
+    """Cycles from the command transfer to ``out.valid`` for one run: ``act`` (windows, K)
+    or (windows, steps, lanes), ``wgt`` likewise; 1 for an empty run, else one per brick
+    plus :func:`run_overhead`."""
+    act = np.asarray(act)
+    bricks = act.shape[1] if act.ndim == 3 else -(-act.shape[1] // cfg.lanes)
+    return 1 if bricks == 0 else bricks + run_overhead(cfg)
 
 
 def tree_sum(values: np.ndarray) -> np.ndarray:

@@ -37,17 +37,24 @@ BF16_SPECIALS = np.array([
 ], dtype=np.uint16)
 
 
-def _run_comb(dut, ports_in, port_out, columns):
+def _run_comb(dut, ports_in, port_out, columns, latency: int = 0):
     """Drive ``columns`` (arrays of equal length) into ``ports_in`` and collect
-    ``port_out`` after each settle."""
+    ``port_out`` after each settle, or, for a pipelined ``dut``, ``latency`` clock cycles
+    after each input (one input per cycle)."""
     out = np.zeros(len(columns[0]), dtype=np.uint64)
 
     async def tb(ctx):
-        for i in range(len(out)):
-            for port, col in zip(ports_in, columns):
-                ctx.set(port, int(col[i]))
-            out[i] = ctx.get(port_out)
+        for i in range(len(out) + latency):
+            if i < len(out):
+                for port, col in zip(ports_in, columns):
+                    ctx.set(port, int(col[i]))
+            if i >= latency:
+                out[i - latency] = ctx.get(port_out)
+            if latency:
+                await ctx.tick()
     sim = Simulator(dut)
+    if latency:
+        sim.add_clock(1e-6)
     sim.add_testbench(tb)
     sim.run()
     return out.astype(np.uint32)
@@ -75,7 +82,8 @@ def _pairs(values):
     return a.ravel(), b.ravel()
 
 
-def test_bf16_multiplier_matches_numpy():
+@pytest.mark.parametrize("stages", [0, 1])
+def test_bf16_multiplier_matches_numpy(stages):
     rng = np.random.default_rng(1)
     sa, sb = _pairs(BF16_SPECIALS)
     ra = rng.integers(0, 1 << 16, 1500).astype(np.uint16)
@@ -88,8 +96,9 @@ def test_bf16_multiplier_matches_numpy():
     ob = (rng.integers(0x5E00, 0x6100, 500)).astype(np.uint16)
     a = np.concatenate([sa, ra, ua, oa]).astype(np.uint16)
     b = np.concatenate([sb, rb, ub, ob]).astype(np.uint16)
-    dut = BF16Multiplier()
-    got = _run_comb(dut, [dut.a, dut.b], dut.product, [a, b])
+    dut = BF16Multiplier(stages)
+    assert dut.latency == stages
+    got = _run_comb(dut, [dut.a, dut.b], dut.product, [a, b], latency=dut.latency)
     with np.errstate(all="ignore"):
         want = bf16_to_f32(a) * bf16_to_f32(b)
     got = _assert_bits_equal(got, want, a, b)
@@ -147,23 +156,33 @@ def test_fp32_adder_matches_numpy():
     assert np.any((got == 0x80000000) & (a == 0x80000000) & (b == 0x80000000))
 
 
-@pytest.mark.parametrize("n", [1, 3, 4])
-def test_float_adder_tree_order(n):
+@pytest.mark.parametrize("n, register_levels", [(1, ()), (3, ()), (4, ()), (3, (0, 1)),
+                                                (4, (1,)), (5, (0, 1, 2))])
+def test_float_adder_tree_order(n, register_levels):
+    """The tree's pairwise order, bit for bit; with pipeline registers after some levels
+    the same sums come out ``len(register_levels)`` cycles later."""
     rng = np.random.default_rng(n)
     count = 300
     vals = rng.standard_normal((count, n)).astype(np.float32) * \
         np.float32(2.0) ** rng.integers(-20, 20, (count, n)).astype(np.float32)
     vals[:40] = _f32(rng.choice(F32_SPECIALS, (40, n)))
     bits = vals.view(np.uint32)
-    dut = FloatAdderTree(n)
+    dut = FloatAdderTree(n, register_levels=register_levels)
+    assert dut.latency == len(register_levels)
     got = np.zeros(count, dtype=np.uint32)
 
     async def tb(ctx):
-        for i in range(count):
-            for j in range(n):
-                ctx.set(dut.inputs[j], int(bits[i, j]))
-            got[i] = ctx.get(dut.sum)
+        for i in range(count + dut.latency):
+            if i < count:
+                for j in range(n):
+                    ctx.set(dut.inputs[j], int(bits[i, j]))
+            if i >= dut.latency:
+                got[i - dut.latency] = ctx.get(dut.sum)
+            if dut.latency:
+                await ctx.tick()
     sim = Simulator(dut)
+    if dut.latency:
+        sim.add_clock(1e-6)
     sim.add_testbench(tb)
     sim.run()
     with np.errstate(all="ignore"):
@@ -172,6 +191,11 @@ def test_float_adder_tree_order(n):
             paired = [x + y for x, y in zip(level[0::2], level[1::2])]
             level = paired + ([level[-1]] if len(level) % 2 else [])
     _assert_bits_equal(got, level[0], bits[:, 0])
+
+
+def test_float_adder_tree_rejects_a_missing_level():
+    with pytest.raises(ValueError, match="register_levels"):
+        FloatAdderTree(4, register_levels=(2,))
 
 
 def test_float_accumulator_sequence():
