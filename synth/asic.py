@@ -17,6 +17,7 @@ import time
 from importlib import resources
 from string import Template
 
+from . import liberty as liberty_mod
 from . import parse, tools
 from .kinds import KINDS, kind_of
 from .wrapper import asic_wrapper, wrapper_name
@@ -24,7 +25,7 @@ from .wrapper import asic_wrapper, wrapper_name
 __all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "run_asic", "refresh", "sta_errors"]
 
 #: Bump when asic.ys / sta.tcl / osu018.constr / this file change what is measured.
-SCRIPT_VERSION = "asic-3"
+SCRIPT_VERSION = "asic-4"
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
 SAFE_SCRIPT = "+strash;map"
@@ -103,6 +104,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                                           PERIOD_NS=f"{clock_ns:g}")
     with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
+    write_drv_files(workdir, liberty)
     try:
         t_sta = tools.run([tools.check_sta(), "-no_init", "-exit", "sta.tcl"], workdir,
                           "sta.log", timeout=STA_TIMEOUT_S)
@@ -121,6 +123,15 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     result["wall_s"] = {"yosys": round(t_yosys, 1), "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
     return result
+
+
+def write_drv_files(workdir: str, liberty: str) -> None:
+    """``drv.tcl`` (the design-rule checks sta.tcl sources) and its ``drv_limits.tcl``, the
+    limits and characterised table ranges of ``liberty`` (:mod:`.liberty`)."""
+    with open(os.path.join(workdir, "drv.tcl"), "w", encoding="utf-8") as f:
+        f.write(resources.files(__package__).joinpath("drv.tcl").read_text(encoding="utf-8"))
+    with open(os.path.join(workdir, "drv_limits.tcl"), "w", encoding="utf-8") as f:
+        f.write(liberty_mod.limits_tcl(liberty_mod.read_limits(liberty)))
 
 
 def refresh(result: dict, workdir: str, top: str, clock_ns: float) -> dict:
@@ -169,6 +180,7 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
     pe = f"{top}__pe"
     path = parse.parse_sta(sta_text)
     wns = parse.parse_sta_wns(sta_text)
+    drv = parse.parse_drv(sta_text, path_instances=path["instances"])
     flops = sum(n for c, n in cells.items() if c.startswith(("DFF", "LATCH")))
     return {
         "area_um2": round(tile["area"], 1),
@@ -191,6 +203,8 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
                                                "worst_stage")}
                          | {"delay_ns": path["arrival_ns"], "slack_ns": path["slack_ns"]},
         "wns_ns": round(wns, 4),
+        # Design-rule checks (drv.tcl): None for a run from before they existed.
+        "drv_violations": drv,
         "fmax_mhz": round(1000.0 / (clock_ns - wns), 2),
         "area_note": "OSU018 liberty area units are um^2 (INVX1 = 1.6 x 10 um in the LEF); "
                      "buffers are memories mapped to flip-flops (no SRAM macros); "

@@ -33,7 +33,8 @@ def file_sha256(path: str) -> str:
 #: means a new entry). The area kind table (kinds.py) is not among them: it is applied to
 #: the cached stat.json at report time (:func:`termwise.synth.asic.refresh`).
 FLOW_FILES = {
-    "asic": ("asic.ys", "sta.tcl", "osu018.constr", "asic.py", "wrapper.py", "parse.py"),
+    "asic": ("asic.ys", "sta.tcl", "drv.tcl", "osu018.constr", "asic.py", "wrapper.py",
+             "parse.py", "liberty.py"),
     "fpga": ("ecp5.ys", "fpga.py", "wrapper.py", "parse.py"),
 }
 

@@ -17,7 +17,25 @@ import os
 from ..gen.config import ConfigError, from_mapping, preset
 from . import report
 
-__all__ = ["load_row_report", "compare_rows", "to_markdown", "to_csv"]
+__all__ = ["load_row_report", "compare_rows", "to_markdown", "to_csv", "drv_count",
+           "DRV_MARK", "UNCHECKED_MARK", "DRV_NOTE", "UNCHECKED_NOTE"]
+
+DRV_MARK = "*"
+UNCHECKED_MARK = "?"
+DRV_NOTE = (f"{DRV_MARK} ASIC Fmax extrapolated: the design breaks the library's design rules "
+            "(DRV = count of max capacitance / transition / fanout violations and loads or "
+            "slews past the liberty tables' characterised range); that Fmax is not signable.")
+UNCHECKED_NOTE = (f"{UNCHECKED_MARK} design rules not checked (a report from before the "
+                  "checks): its Fmax may be extrapolated.")
+
+
+def drv_count(asic: dict | None) -> int | None:
+    """The design-rule violation count of an ``asic`` report section; None when the report
+    predates the checks (no ``drv_violations``) or has no ASIC results."""
+    if not asic:
+        return None
+    drv = asic.get("drv_violations")
+    return drv.get("count") if isinstance(drv, dict) else None
 
 
 def load_row_report(item: str, synth_kwargs: dict) -> dict:
@@ -59,6 +77,9 @@ COLUMNS = [
     ("front_end_share", "front end / area w/o buffers", "{:.1%}", False),
     ("pe_area_um2", "PE area um2", "{:,.0f}", True),
     ("asic_fmax_mhz", "ASIC Fmax MHz", "{:.1f}", True),
+    # Design-rule violations (max cap / slew / fanout, loads past the liberty tables'
+    # range): a non-zero count marks the Fmax as extrapolated (see DRV_NOTE).
+    ("asic_drv", "DRV", "{:,}", False),
     ("asic_gmacs", "GMAC/s", "{:.2f}", True),
     ("asic_gmacs_mm2", "GMAC/s/mm2", "{:.3f}", True),
     ("asic_gmacs_mm2_compute", "GMAC/s/mm2 w/o buffers", "{:.3f}", True),
@@ -93,6 +114,8 @@ def compare_rows(reports: list[dict], precision: int | None = None) -> tuple[lis
             "front_end_share": fe / a["area_compute_um2"] if fe is not None else None,
             "pe_area_um2": a["pe_area_um2"] if a else None,
             "asic_fmax_mhz": a["fmax_mhz"] if a else None,
+            "asic_drv": drv_count(a),
+            "asic_drv_checked": drv_count(a) is not None if a else None,
             "asic_gmacs": t.get("asic_gmacs"),
             "asic_gmacs_mm2": t.get("asic_gmacs_per_mm2"),
             "asic_gmacs_mm2_compute": t.get("asic_gmacs_per_mm2_compute"),
@@ -113,7 +136,16 @@ def compare_rows(reports: list[dict], precision: int | None = None) -> tuple[lis
 
 
 def _cols(rows):
-    return [c for c in COLUMNS if any(r[c[0]] is not None for r in rows)]
+    return [c for c in COLUMNS if any(r[c[0]] is not None for r in rows)
+            or (c[0] == "asic_drv" and any(r["asic_drv_checked"] is not None for r in rows))]
+
+
+def _fmax_mark(r) -> str:
+    if r["asic_drv_checked"] is None:
+        return ""
+    if not r["asic_drv_checked"]:
+        return UNCHECKED_MARK
+    return DRV_MARK if r["asic_drv"] else ""
 
 
 def _ratio(v, base):
@@ -131,10 +163,21 @@ def to_markdown(rows, basis) -> str:
         for key, _, fmt, ratio in cols:
             v = r[key]
             s = "-" if v is None else fmt.format(v)
+            if key == "asic_drv" and v is None and r["asic_drv_checked"] is False:
+                s = "not checked"
+            if key == "asic_fmax_mhz" and v is not None:
+                s += _fmax_mark(r)
             if ratio and i > 0 and _ratio(v, first[key]) is not None:
                 s += f" ({_ratio(v, first[key]):.2f}x)"
             cells.append(s)
         lines.append("| " + " | ".join(cells) + " |")
+    notes = []
+    if any(_fmax_mark(r) == DRV_MARK for r in rows):
+        notes.append(DRV_NOTE)
+    if any(_fmax_mark(r) == UNCHECKED_MARK for r in rows):
+        notes.append(UNCHECKED_NOTE)
+    if notes:
+        lines += [""] + notes
     return "\n".join(lines) + "\n"
 
 

@@ -6,7 +6,7 @@ import json
 import re
 
 __all__ = ["parse_stat_json", "instance_counts", "parse_sta", "parse_sta_wns",
-           "parse_nextpnr_report", "ecp5_resources"]
+           "parse_drv", "DRV_KINDS", "DRV_LISTED", "parse_nextpnr_report", "ecp5_resources"]
 
 
 def parse_stat_json(text: str) -> dict[str, dict]:
@@ -84,6 +84,7 @@ def parse_sta(text: str) -> dict:
         "start_cell": launch[1] if launch else None,
         "end_cell": instances[-1][1] if instances else None,
         "cells": [c for _, c in logic],
+        "instances": [i for i, _ in instances],
         "logic_depth": len(logic),
         "arrival_ns": float(arrival.group(1)) if arrival else None,
         "required_ns": float(required.group(1)) if required else None,
@@ -106,6 +107,79 @@ def parse_sta_wns(text: str) -> float:
     if m:
         return float(m.group(1))
     raise ValueError("no worst slack in OpenSTA output")
+
+
+#: kind of a design-rule violation -> the quantity compared with the limit.
+DRV_KINDS = {"max_capacitance": "load_pf", "max_transition": "slew_ns",
+             "max_fanout": "fanout", "table_range": "load_pf or slew_ns"}
+#: How many violations a report lists (the worst by value / limit); all are counted.
+DRV_LISTED = 50
+_DRV_TCL_KINDS = {"max_capacitance": ("max_capacitance", "load_pf"),
+                  "max_fanout": ("max_fanout", "fanout"),
+                  "table_range_load": ("table_range", "load_pf"),
+                  "table_range_slew": ("table_range", "slew_ns")}
+_CHECK_TYPES_ROW = re.compile(
+    r"^(\S+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+\(VIOLATED\)\s*$")
+
+
+def parse_drv(text: str, listed: int = DRV_LISTED,
+              path_instances: list[str] | None = None) -> dict | None:
+    """Design-rule violations from ``drv.tcl``'s output in an OpenSTA log: the
+    ``TERMWISE_DRV`` lines (max_capacitance, max_fanout, the liberty tables' load and slew
+    range) and OpenSTA's own ``report_check_types -max_transition`` rows. None when the log
+    has no design-rule section (a run from before the checks existed).
+
+    Returns ``{"count", "by_kind", "drivers_checked", "nets", "violations", "listed",
+    "worst"}``: ``violations`` holds the ``listed`` worst (largest value / limit) as dicts
+    ``pin, net, cell, kind, quantity, value, limit, fanout``; ``nets`` counts distinct
+    offending driver pins (one net can break several rules). With ``path_instances`` (the
+    critical path's instances, :func:`parse_sta`), ``on_critical_path`` counts the
+    violations whose pin belongs to one of them: the Fmax itself is then extrapolated."""
+    if "TERMWISE_DRV_BEGIN" not in text:
+        return None
+    found = []
+    drivers = None
+    for line in text.splitlines():
+        if line.startswith("TERMWISE_DRV_DRIVERS"):
+            drivers = int(line.split()[1])
+            continue
+        if not line.startswith("TERMWISE_DRV "):
+            continue
+        f = line.split()
+        if len(f) != 8 or f[1] not in _DRV_TCL_KINDS:
+            raise ValueError(f"malformed design-rule line: {line!r}")
+        kind, qty = _DRV_TCL_KINDS[f[1]]
+        found.append({"pin": f[2], "net": f[3], "cell": f[4], "kind": kind, "quantity": qty,
+                      "value": float(f[5]), "limit": float(f[6]), "fanout": int(f[7])})
+    m = re.search(r"^TERMWISE_CHECK_TYPES_BEGIN\n(.*?)^TERMWISE_CHECK_TYPES_END", text,
+                  re.M | re.S)
+    if m:
+        for line in m.group(1).splitlines():
+            row = _CHECK_TYPES_ROW.match(line.strip())
+            if row:
+                found.append({"pin": row.group(1), "net": None, "cell": None,
+                              "kind": "max_transition", "quantity": "slew_ns",
+                              "value": float(row.group(3)), "limit": float(row.group(2)),
+                              "fanout": None})
+    by_kind = {k: 0 for k in DRV_KINDS}
+    for v in found:
+        by_kind[v["kind"]] += 1
+
+    def ratio(v):
+        return v["value"] / v["limit"] if v["limit"] > 0 else float("inf")
+
+    worst = sorted(found, key=ratio, reverse=True)
+    on_path = None
+    if path_instances is not None:
+        insts = set(path_instances)
+        on_path = sum(1 for v in found if v["pin"].rsplit("/", 1)[0] in insts)
+    return {"count": len(found), "by_kind": by_kind, "drivers_checked": drivers,
+            "on_critical_path": on_path,
+            "nets": len({v["pin"] for v in found if v["net"] is not None}),
+            "violations": worst[:listed], "listed": min(listed, len(worst)),
+            "worst": ({"pin": worst[0]["pin"], "kind": worst[0]["kind"],
+                       "value": worst[0]["value"], "limit": worst[0]["limit"],
+                       "times_limit": round(ratio(worst[0]), 2)} if worst else None)}
 
 
 def parse_nextpnr_report(text: str) -> dict:

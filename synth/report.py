@@ -7,7 +7,58 @@ import subprocess
 
 from .kinds import FRONT_END_KINDS, KINDS, kind_of
 
-__all__ = ["throughput", "git_info", "area_by_kind", "front_end_area", "to_markdown"]
+__all__ = ["throughput", "git_info", "area_by_kind", "front_end_area", "drv_headline",
+           "drv_lines", "to_markdown"]
+
+_QTY = {"load_pf": "pF", "slew_ns": "ns", "fanout": ""}
+
+
+def drv_headline(asic: dict | None) -> str | None:
+    """The one line a report opens with when its ASIC timing is not signable: design-rule
+    violations (the timing is extrapolated beyond the library's characterised range), or
+    no checks at all (a report from before them). None when the checks found nothing."""
+    if not asic:
+        return None
+    drv = asic.get("drv_violations")
+    if not isinstance(drv, dict):
+        return ("**Design rules not checked** (a report from before the checks): the ASIC "
+                "Fmax may rest on loads outside the library's characterised range.")
+    if not drv.get("count"):
+        return None
+    kinds = ", ".join(f"{n:,} {k}" for k, n in drv.get("by_kind", {}).items() if n)
+    w = drv.get("worst")
+    worst = (f"; worst {w['pin']} at {w['times_limit']:g}x its {w['kind']} limit"
+             if w else "")
+    on_path = drv.get("on_critical_path")
+    path = (", on the critical path itself" if on_path else "") if on_path is not None else ""
+    return (f"**Timing extrapolated beyond the library's characterised range: "
+            f"{drv['count']:,} design-rule violation{'s' if drv['count'] != 1 else ''} ({kinds}{worst}{path}). The ASIC Fmax "
+            f"is not signable.**")
+
+
+def drv_lines(drv: dict | None, top_n: int = 10) -> list[str]:
+    """Markdown: the design-rule section of the ASIC part (worst violations first)."""
+    if not isinstance(drv, dict):
+        return ["Design rules: not checked (report from before the checks)."]
+    checked = drv.get("drivers_checked")
+    head = (f"Design rules (max capacitance / transition / fanout where the liberty declares "
+            f"them; every load and slew within the liberty tables' range): "
+            f"{drv['count']:,} violations"
+            + (f" on {drv.get('nets', 0):,} nets" if drv["count"] else "")
+            + (f", {checked:,} driver pins checked" if checked is not None else "") + ".")
+    if not drv["count"]:
+        return [head]
+    lines = [head, "", "| pin | net | cell | kind | value | limit | fanout |",
+             "|---|---|---|---|---|---|---|"]
+    for v in drv.get("violations", [])[:top_n]:
+        unit = _QTY.get(v["quantity"], "")
+        lines.append(f"| {v['pin']} | {v.get('net') or '-'} | {v.get('cell') or '-'} | "
+                     f"{v['kind']} ({v['quantity']}) | {v['value']:g} {unit} | "
+                     f"{v['limit']:g} {unit} | {v['fanout'] if v.get('fanout') is not None else '-'} |")
+    if drv["count"] > top_n:
+        lines.append(f"\n({drv['count'] - top_n:,} more; the JSON lists the worst "
+                     f"{drv.get('listed', 0)}.)")
+    return lines
 
 
 def throughput(cfg, asic: dict | None, fpga: dict | None, precision: int = 16) -> dict:
@@ -82,9 +133,18 @@ def _f(x, nd=2):
     return "-" if x is None else (f"{x:,.{nd}f}" if isinstance(x, float) else f"{x:,}")
 
 
+def _drv_cell(a: dict) -> str:
+    drv = a.get("drv_violations")
+    return "not checked" if not isinstance(drv, dict) else f"{drv['count']:,}"
+
+
 def to_markdown(r: dict) -> str:
     c = r["config"]
-    lines = [f"# Synthesis report: {r['top']}", "",
+    lines = [f"# Synthesis report: {r['top']}", ""]
+    headline = drv_headline(r.get("asic"))
+    if headline:
+        lines += [headline, ""]
+    lines += [
              f"- configuration: {r.get('preset') or 'custom'}: {c['arch']}, {c['filters']} "
              f"filters x {c['windows']} windows x {c['lanes']} lanes, {c['act_bits']}-bit "
              f"activations (signed or unsigned per run), {c['wgt_bits']}-bit "
@@ -108,7 +168,9 @@ def to_markdown(r: dict) -> str:
                   f"| PE area (um2) x instances | {_f(a['pe_area_um2'], 0)} x {a['pe_instances']} |",
                   f"| cells / flops | {_f(a['cell_count'])} / {_f(a['flops'])} |",
                   f"| WNS (ns) at {a['clock_ns']} ns | {a['wns_ns']:.3f} |",
-                  f"| Fmax (MHz) | {a['fmax_mhz']:.1f} |",
+                  f"| Fmax (MHz) | {a['fmax_mhz']:.1f}"
+                  f"{'' if headline is None else ' (not signable, see above)'} |",
+                  f"| design-rule violations | {_drv_cell(a)} |",
                   f"| GMAC/s at Fmax ({t['precision_bits']}-bit) | {_f(t.get('asic_gmacs'), 2)} |",
                   f"| GMAC/s per mm2 | {_f(t.get('asic_gmacs_per_mm2'), 3)} |",
                   f"| wall time (s) | {a['wall_s']['total']} |", "",
@@ -131,6 +193,7 @@ def to_markdown(r: dict) -> str:
                             "that per-module synthesis could not buffer (register or buffer it "
                             "in the RTL)." if ws["cap_pf"] > 1.0 or (
                                 ws["net_leaves_module"] and ws["cap_pf"] > 0.5) else "."))
+        lines += [""] + drv_lines(a.get("drv_violations")) + [""]
         if a.get("abc_fallback_modules"):
             lines.append("ABC fallback script (unbuffered) on: "
                          + ", ".join(a["abc_fallback_modules"]) + ".")

@@ -10,4 +10,7 @@ puts "TERMWISE_END_CHECKS"
 puts "TERMWISE_WNS [sta::worst_slack -max]"
 report_wns
 report_tns
+# Design-rule checks: max capacitance / fanout / transition and the liberty tables' range
+# (drv.tcl, with drv_limits.tcl written from the liberty).
+source drv.tcl
 exit

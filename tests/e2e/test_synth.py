@@ -28,6 +28,16 @@ def test_synth_smallest_tile(termwise, tmp_path):
     assert 0 < a["area_seq_um2"] < a["area_um2"]
     # Fmax is the register-to-register path: 1 / (clock period - worst negative slack).
     assert abs(a["fmax_mhz"] - 1000 / (rep["flow"]["clock_ns"] - a["wns_ns"])) < 1
+    # Design-rule checks ran (OpenSTA + the liberty tables' range): a count and the worst
+    # violations; a non-zero count opens the Markdown with the not-signable line.
+    drv = a["drv_violations"]
+    assert drv["drivers_checked"] > 0 and drv["count"] == sum(drv["by_kind"].values())
+    assert set(drv["by_kind"]) == {"max_capacitance", "max_transition", "max_fanout",
+                                   "table_range"}
+    assert len(drv["violations"]) == drv["listed"] <= drv["count"]
+    for v in drv["violations"]:
+        assert v["value"] > v["limit"] > 0 and v["kind"] in drv["by_kind"]
+    assert ("not signable" in md.splitlines()[2]) == (drv["count"] > 0)
     t = rep["throughput"]
     assert t["peak_macs_per_cycle"] == 1 * 1 * 2 and t["precision_bits"] == 4
     assert abs(t["asic_gmacs"] - 2 * a["fmax_mhz"] / 1000) < 1e-2
