@@ -5,10 +5,10 @@ owns the PEs and decides how many cycles each brick takes. Each cycle the contro
 presents one activation row (a brick per window) and one weight row (a brick per filter);
 the array raises ``advance`` on the cycle it has finished with them (it may also take them
 into registers of its own and advance at once, working on them while the next rows wait).
-``start`` pulses on the command cycle (clear the accumulators); ``precision``,
-``wgt_precision`` and ``act_signed`` (the run's activations are two's complement, else
-unsigned; integer tiles only) are the run's runtime registers, valid from the start cycle
-on; ``busy``
+``start`` pulses on the command cycle (clear the accumulators); ``precision`` and
+``wgt_precision`` are the run's runtime registers, valid from the start cycle on;
+``act_signed`` (the run's activations are two's complement, else unsigned; integer tiles
+only) is valid from the cycle after ``start``, before any operand reaches the array; ``busy``
 says that work is still in flight after the last row was taken; ``acc`` holds the results
 once ``busy`` falls.
 

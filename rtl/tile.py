@@ -125,9 +125,13 @@ class Tile(wiring.Component):
         consume = Signal()
 
         m.d.comb += array.start.eq(start)
-        if "act_signed" in cfg.runtime:   # like the precisions: seen from the start cycle on
+        if "act_signed" in cfg.runtime:
+            # Latched on the start cycle and seen from the next one on, when the first
+            # operands reach the array: no array reads it on the start cycle, so the command
+            # port is not on a path into the datapath (unlike the precisions, which the
+            # sequencers load on the start cycle).
             act_signed = Signal(init=1)
-            m.d.comb += array.act_signed.eq(Mux(start, self.cmd.payload.act_signed, act_signed))
+            m.d.comb += array.act_signed.eq(act_signed)
             with m.If(start):
                 m.d.sync += act_signed.eq(self.cmd.payload.act_signed)
         if "restart" in cfg.runtime:      # valid on the start cycle; the array latches it
