@@ -230,15 +230,21 @@ class FP32Adder(wiring.Component):
         m.d.comb += [big.eq(Mux(swap, b, a)), small.eq(Mux(swap, a, b))]
         e_big, e_small = big[23:31], small[23:31]
         ee_big = Mux(e_big == 0, 1, e_big)
-        ee_small = Mux(e_small == 0, 1, e_small)
         sig_big = Cat(Const(0, self.GRS), big[:23], e_big != 0)       # 27 bits
         sig_small = Cat(Const(0, self.GRS), small[:23], e_small != 0)
         width = len(sig_big)
 
         # Align the small operand; every bit shifted out goes into the sticky bit (a mask of
         # the low `shift` bits, built beside the shifter rather than after it).
+        # ee_big - ee_small, from both differences of the unswapped exponents computed beside
+        # the magnitude comparison (not after the swap): the order of magnitudes orders the
+        # exponents, so the difference the swap picks is never negative.
+        ee_a = Mux(a[23:31] == 0, 1, a[23:31])
+        ee_b = Mux(b[23:31] == 0, 1, b[23:31])
+        d_ab, d_ba = Signal(8), Signal(8)
+        m.d.comb += [d_ab.eq(ee_a - ee_b), d_ba.eq(ee_b - ee_a)]
         diff = Signal(8)
-        m.d.comb += diff.eq(ee_big - ee_small)
+        m.d.comb += diff.eq(Mux(swap, d_ba, d_ab))
         shift = Signal(range(width + 1))
         m.d.comb += shift.eq(Mux(diff > width, width, diff))
         aligned = Signal(width)
