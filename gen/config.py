@@ -346,6 +346,7 @@ class TileConfig:
             "runtime": list(self.runtime),
             "peak_macs_per_cycle_at_16b": self.peak_macs_per_cycle(16),
             "peak_macs_per_cycle_at_act_bits": self.peak_macs_per_cycle(self.act_bits),
+            **(self.spec.derived(self) if self.spec.derived else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:

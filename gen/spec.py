@@ -158,6 +158,9 @@ class DesignSpec:
         width has the same peak (256 MAC/cycle at that width) as the baseline's of that
         width, the reference its speedups divide by; an 8-bit workload runs on the 8-bit
         presets, so a speedup is never the width ratio of data and hardware.
+    derived : callable(cfg) -> dict, optional
+        The design's own derived values (e.g. a pipeline's depth), added to
+        :meth:`termwise.gen.config.TileConfig.derived` and so to the manifest.
     """
 
     arch: str
@@ -175,6 +178,7 @@ class DesignSpec:
     regressions: tuple = ()
     area_kinds: tuple = ()
     sim_designs: dict = field(default_factory=dict)
+    derived: Callable[[Any], dict] | None = None
 
     def __post_init__(self):
         operator.index(self.order)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .arch import model
+from .arch import model_of
 
 __all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for"]
 
@@ -31,7 +31,7 @@ def to_bricks(cfg, values) -> np.ndarray:
 def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
     """Cycles of each step of a run on ``act`` (windows, K) and ``wgt`` (filters, K)."""
     rt = rt or cfg.runtime_values()
-    cycles = model(cfg.arch).step_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)
+    cycles = model_of(cfg).step_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)
     return np.maximum(np.asarray(cycles, dtype=np.int64), 1)
 
 
@@ -41,7 +41,7 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     Designs whose lanes are not in lockstep per step (Cnvlutin's decoupled lanes) define
     ``run_cycles(cfg, act_bricks, wgt_bricks, rt)`` in their model instead of per-step
     costs."""
-    arch = model(cfg.arch)
+    arch = model_of(cfg)
     rt = rt or cfg.runtime_values()
     if hasattr(arch, "run_cycles"):
         return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arch import model
+from .arch import model_of
 from .fixedpoint import value_range, wrap
 
 __all__ = ["effective_operands", "tile_outputs", "check_operands"]
@@ -20,7 +20,7 @@ def effective_operands(cfg, act, wgt, rt=None):
     """The operand values the design multiplies with runtime registers ``rt``."""
     rt = rt or cfg.runtime_values()
     act, wgt = np.asarray(act, dtype=np.int64), np.asarray(wgt, dtype=np.int64)
-    fn = getattr(model(cfg.arch), "effective_operands", None)
+    fn = getattr(model_of(cfg), "effective_operands", None)
     return fn(cfg, act, wgt, rt) if fn else (act, wgt)
 
 

@@ -47,9 +47,9 @@ def _fingerprint_sources() -> str:
     """Hash of the generator's own sources: a cached Verilog is stale when they change."""
     h = hashlib.sha256()
     pkg = Path(__file__).resolve().parent.parent
-    for folder in ("rtl", "gen"):
-        for path in sorted((pkg / folder).glob("*.py")):
-            h.update(path.name.encode())
+    for folder in ("rtl", "gen"):       # with gen/designs/ (the specs derive RTL values)
+        for path in sorted((pkg / folder).rglob("*.py")):
+            h.update(str(path.relative_to(pkg)).encode())
             h.update(path.read_bytes())
     from importlib import metadata
     h.update(metadata.version("amaranth").encode())

@@ -89,7 +89,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     from ..reports.sim import summarise, write_reports
     from ...golden.netsim import network_output_traffic
     from ...golden.workloads import WORKLOADS, load_workload
-    from ...golden.arch import model
+    from ...golden.arch import model_of
     from ...golden.work import MODEL_ENCODING, signed_digits as model_encoding
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -149,7 +149,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     peak = cfgs[ref].peak_macs_per_cycle(bits)
     sampled = any(d["sampled"] for r in layers for d in r["designs"].values())
     # A design's term encoding: its option, else its golden model's own (Diffy's deltas).
-    encodings = {a: cfg.encoding or getattr(model(cfg.arch), "ENCODING", None)
+    encodings = {a: cfg.encoding or getattr(model_of(cfg), "ENCODING", None)
                  for a, cfg in cfgs.items()}
     doc = {
         "workload": wl.name,

@@ -86,4 +86,5 @@ SPEC = DesignSpec(
     ),
     area_kinds=((r"^__(bf16_mul|fp32_add)$", "pe_lanes",
                  "bf16 multipliers and fp32 adders of the bf16 PE"),),
+    derived=lambda cfg: {"bf16_pipeline": pipeline(cfg).as_dict()},
 )

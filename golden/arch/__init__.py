@@ -31,7 +31,7 @@ from types import ModuleType
 
 from ...gen import designs
 
-__all__ = ["model"]
+__all__ = ["model", "model_of"]
 
 
 def model(arch: str, dtype: str = "int") -> ModuleType:
@@ -40,3 +40,9 @@ def model(arch: str, dtype: str = "int") -> ModuleType:
     if spec is None:
         raise ValueError(f"arch: no golden model for {arch!r} yet")
     return importlib.import_module(f"{__name__}.{spec.golden}")
+
+
+def model_of(cfg) -> ModuleType:
+    """The golden model module of configuration ``cfg``'s design and operand type (e.g. the
+    pipelined bf16 baseline's, not the integer baseline's)."""
+    return model(cfg.arch, cfg.dtype)

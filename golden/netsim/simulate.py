@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...gen.designs import sim_designs, sim_presets
-from ..arch import model
+from ..arch import model, model_of
 from ..lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, check_order,
                         conv_k_index, conv_mac_mask, conv_operands, is_depthwise)
 from ..work import MODEL_ENCODING, grouped_precision, layer_precision
@@ -215,7 +215,7 @@ def lowered_mask(layer, order: str = DEFAULT_ORDER, lanes: int = 16,
 def steps_independent(cfg) -> bool:
     """Whether the design's step costs depend only on their own bricks (its golden model's
     ``steps_independent(cfg)`` or ``STEPS_INDEPENDENT``, default True)."""
-    mod = model(cfg.arch)
+    mod = model_of(cfg)
     if hasattr(mod, "steps_independent"):
         return bool(mod.steps_independent(cfg))
     return getattr(mod, "STEPS_INDEPENDENT", True)
@@ -235,7 +235,7 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
     is exact unless window groups were sampled (then ``step_cycles * scale`` rounded).
     """
     rt = rt or cfg.runtime_values()
-    mod = model(cfg.arch)
+    mod = model_of(cfg)
     a = np.asarray(a, dtype=np.int64)
     wm = np.asarray(wm, dtype=np.int64)
     g, m, k = a.shape
@@ -301,7 +301,7 @@ def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
     run_cycles per run (only the sampled window groups)."""
     from ..cycles import run_cycles
     from ..lowering import lower_matmul
-    mod = model(cfg.arch)
+    mod = model_of(cfg)
     acc, steps = 0, 0
     keep = set(int(s) for s in sel)
     for gi in range(a.shape[0]):
@@ -347,7 +347,7 @@ def layer_potential(cfg, a, wm, rt, cache=None, valid=None) -> int:
     ``sum_k (sum_m fa[m, k]) * (sum_n valid[n, k] fw[n, k])``. ``cache`` (a dict) shares
     per-operand factors between the designs of one layer."""
     cache = {} if cache is None else cache
-    fa, fw = model(cfg.arch).work_factors(cfg, a, wm, rt, cache)
+    fa, fw = model_of(cfg).work_factors(cfg, a, wm, rt, cache)
     g, m, k = a.shape
     n = wm.shape[1]
     valid = None if valid is None else np.asarray(valid, dtype=bool)
@@ -471,7 +471,7 @@ def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER,
     res = LayerResult(layer.name, layer.shape_text(), layer.macs, stats)
     for design, cfg in cfgs.items():
         a, wm, _, _ = operands(cfg)
-        mod = model(cfg.arch)
+        mod = model_of(cfg)
         rt = layer_runtime(cfg, layer)
         if signed_digits != "booth":
             rt[MODEL_ENCODING] = signed_digits

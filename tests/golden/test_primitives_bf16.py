@@ -227,3 +227,16 @@ def test_f32_assembly_of_a_packed_depthwise_lowering():
     assert np.array_equal(assemble_conv2d(low, results), want)
     got = assemble_conv2d_f32(low, [r.astype(np.float32) for r in results])
     assert got.dtype == np.float32 and np.array_equal(got, want.astype(np.float32))
+
+
+def test_cycle_model_of_a_bf16_tile_is_its_pipelined_one():
+    """golden.cycles picks the model by arch and dtype: a bf16 baseline run of N bricks
+    takes N + its pipeline latency (4 at 4 lanes), not the integer baseline's N + 1."""
+    from termwise.gen.config import preset
+    from termwise.golden import cycles
+    cfg = preset("baseline-bf16-4x4")
+    act = np.zeros((cfg.windows, 5 * cfg.lanes), np.int64)
+    wgt = np.zeros((cfg.filters, 5 * cfg.lanes), np.int64)
+    assert cycles.run_cycles(cfg, act, wgt) == 5 + 4
+    assert cycles.run_cycles(cfg.twin("baseline", dtype="int", acc_bits=None),
+                             act, wgt) == 5 + 1
