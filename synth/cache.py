@@ -34,7 +34,7 @@ def file_sha256(path: str) -> str:
 #: the cached stat.json at report time (:func:`termwise.synth.asic.refresh`).
 FLOW_FILES = {
     "asic": ("asic.ys", "sta.tcl", "drv.tcl", "osu018.constr", "asic.py", "wrapper.py",
-             "parse.py", "liberty.py"),
+             "parse.py", "liberty.py", "buffer.py"),
     "fpga": ("ecp5.ys", "fpga.py", "wrapper.py", "parse.py"),
 }
 

@@ -193,8 +193,14 @@ def to_markdown(r: dict) -> str:
                             "that per-module synthesis could not buffer (register or buffer it "
                             "in the RTL)." if ws["cap_pf"] > 1.0 or (
                                 ws["net_leaves_module"] and ws["cap_pf"] > 0.5) else "."))
-        lines += [""] + drv_lines(a.get("drv_violations")) + [""]
+        fb = a.get("fanout_buffers")
+        if fb:
+            lines += ["", f"Fanout buffering across the hierarchy: {fb['buffers']:,} "
+                          f"{fb['cell']} on {fb['nets']:,} nets (per module definition; in "
+                          f"the area above)."]
+        lines += [""] + drv_lines(a.get("drv_violations"))
         if a.get("abc_fallback_modules"):
+            lines.append("")
             lines.append("ABC fallback script (unbuffered) on: "
                          + ", ".join(a["abc_fallback_modules"]) + ".")
         lines += ["", a["area_note"] + ".", ""]

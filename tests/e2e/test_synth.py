@@ -38,6 +38,7 @@ def test_synth_smallest_tile(termwise, tmp_path):
     for v in drv["violations"]:
         assert v["value"] > v["limit"] > 0 and v["kind"] in drv["by_kind"]
     assert ("not signable" in md.splitlines()[2]) == (drv["count"] > 0)
+    assert a["fanout_buffers"]["buffers"] >= 0 and "Fanout buffering" in md
     t = rep["throughput"]
     assert t["peak_macs_per_cycle"] == 1 * 1 * 2 and t["precision_bits"] == 4
     assert abs(t["asic_gmacs"] - 2 * a["fmax_mhz"] / 1000) < 1e-2

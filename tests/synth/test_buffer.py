@@ -1,0 +1,83 @@
+"""Fanout buffering across the hierarchy on a hand-written netlist (OSU018 cells)."""
+
+import os
+import re
+
+import pytest
+
+from termwise.synth import buffer, liberty
+from termwise.synth.tools import DEFAULT_LIBERTY
+
+FIX = os.path.join(os.path.dirname(__file__), "fixtures")
+pytestmark = pytest.mark.skipif(not os.path.exists(DEFAULT_LIBERTY),
+                                reason="OSU018 liberty missing")
+
+
+@pytest.fixture(scope="module")
+def lib():
+    with open(DEFAULT_LIBERTY, encoding="utf-8") as f:
+        text = f.read()
+    lim = liberty.parse_limits(text)
+    return text, {k: v.table_max_load for k, v in lim.pins.items()}
+
+
+def test_buffer_trees_and_rewiring(lib):
+    text, table = lib
+    with open(os.path.join(FIX, "fanout_netlist.v"), encoding="utf-8") as f:
+        orig = f.read()
+    new, summary = buffer.buffer_netlist(orig, text, table, "top")
+    # Every original pin still sees its original bit through the buffers (constants too).
+    n = buffer.check_rewiring(orig, new)
+    assert n == sum(summary["buffers"].values()) > 0
+    # Inside `leaf`: `en` (from outside) drives 5 gate inputs, just over the 0.05 pF budget:
+    # one root buffer, so each instance presents one buffer input. The parent buffers the
+    # 40-way broadcast of the flop (DFFPOSX1, characterised to 0.15 pF), the XOR driving
+    # 12 gates and 40 ports x 2 bits, and the input `b` (13 gate inputs).
+    assert summary == {"buffers": {"top.leaf": 1, "top": 10},
+                       "nets": {"top.leaf": 1, "top": 3}}
+    assert "BUFX4 \\termwise_fob_1  (\n    .A(en)," in new
+    # Constants and aliases survive: w[1] is x (assign w = { x, 1'b1 }), 2'b10 two bits.
+    assert ".d({ \\termwise_fo_2 , 1'b1, 1'b0, \\termwise_fo_2  })" in new
+    caps, clocks, _ = buffer.input_pin_caps(text)
+    assert ("DFFPOSX1", "CLK") in clocks
+    # The clock is never buffered; every buffer drives at most 16 pins.
+    assert not re.search(r"\.A\(clk\)", new)
+    for body in new.split("endmodule"):
+        for name in set(re.findall(r"\\termwise_fo_\d+ ", body)):
+            # uses minus the wire declaration and the buffer's own output
+            assert body.count(name) - 2 <= 16
+    # The flop now drives buffer inputs only, within its table's 0.15 pF.
+    en_loads = len(re.findall(r"\(en_q\)", new)) - 1
+    assert en_loads * caps[("BUFX4", "A")] <= 0.9 * table[("DFFPOSX1", "Q")]
+
+
+def test_buffer_leaves_a_light_netlist_alone(lib):
+    text, table = lib
+    small = """module top(a, b, y);
+  input a;
+  wire a;
+  input b;
+  wire b;
+  output y;
+  wire y;
+  NAND2X1 _0_ (
+    .A(a),
+    .B(b),
+    .Y(y)
+  );
+endmodule
+"""
+    new, summary = buffer.buffer_netlist(small, text, table, "top")
+    assert summary["buffers"] == {"top": 0}
+    assert buffer.check_rewiring(small, new) == 0
+
+
+def test_check_rewiring_catches_a_moved_pin(lib):
+    text, table = lib
+    with open(os.path.join(FIX, "fanout_netlist.v"), encoding="utf-8") as f:
+        orig = f.read()
+    new, _ = buffer.buffer_netlist(orig, text, table, "top")
+    broken = new.replace(".D(a),", ".D(b),", 1)
+    assert broken != new
+    with pytest.raises(AssertionError):
+        buffer.check_rewiring(orig, broken)
