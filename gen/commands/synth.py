@@ -65,6 +65,11 @@ def register(subparsers) -> None:
                          for k, v in rep["cache"].items())
         print(f"{cfg.top_name}: " + "; ".join(parts)
               + f" ({hits}, {rep['wall_s']['this_call']} s)")
+        drv = (a or {}).get("drv_violations")
+        if drv and drv.get("count"):
+            print(f"warning: {drv['count']:,} design-rule violations: the ASIC Fmax is "
+                  "extrapolated beyond the library's characterised range, not signable "
+                  "(see synth_report.md)")
         print(f"wrote {os.path.join(args.output, 'synth_report.json')} and synth_report.md")
         return 0
 
