@@ -92,6 +92,11 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     table = {k: v.table_max_load for k, v in limits.pins.items()
              if v.table_max_load is not None}
     out, summary = buffer_mod.buffer_netlist(text, lib_text, table, wrap)
+    try:    # every original pin still on its original bit, through buffers only
+        buffer_mod.check_rewiring(text, out)
+    except AssertionError as err:
+        raise tools.ToolError(f"fanout buffering broke the netlist ({err}): see "
+                              f"{net}") from None
     os.replace(net, os.path.join(workdir, "netlist_abc.v"))
     with open(net, "w", encoding="utf-8") as f:
         f.write(out)
