@@ -99,6 +99,13 @@ def round_pack(m, sign, exp, sig, name: str) -> Signal:
     guard = shifted[width - 25]
     sticky = (shifted[:width - 25] != 0) | lost
     exp_field = Mux(exp < 1, 0, exp[:8])
+    return _round_half_even(m, sign, exp, exp_field, mant, guard, sticky, name)
+
+
+def _round_half_even(m, sign, exp, exp_field, mant, guard, sticky, name: str) -> Signal:
+    """The float32 pattern of ``mant`` (24 bits, hidden bit on top) with exponent field
+    ``exp_field``, rounded to nearest even by ``guard`` and ``sticky`` (a mantissa carry
+    moves into the exponent); ``exp >= 255`` overflows to infinity."""
     increment = guard & (sticky | mant[0])
     rounded = Signal(31, name=f"{name}_rounded")
     m.d.comb += rounded.eq(Cat(mant[:23], exp_field) + increment)
@@ -120,12 +127,7 @@ def round_normalised(m, sign, exp, sig, name: str) -> Signal:
     guard = sig[width - 25]
     sticky = sig[:width - 25] != 0
     exp_field = Mux(sig[width - 1], exp[:8], 0)
-    increment = guard & (sticky | mant[0])
-    rounded = Signal(31, name=f"{name}_rounded")
-    m.d.comb += rounded.eq(Cat(mant[:23], exp_field) + increment)
-    result = Signal(32, name=f"{name}_packed")
-    m.d.comb += result.eq(Mux(exp >= 255, Cat(Const(F32_INF, 31), sign), Cat(rounded, sign)))
-    return result
+    return _round_half_even(m, sign, exp, exp_field, mant, guard, sticky, name)
 
 
 class BF16Multiplier(wiring.Component):

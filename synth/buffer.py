@@ -223,6 +223,17 @@ def _bit_text(bit, mod: _Module) -> str:
     return f"{name}{sep}[{idx}]"
 
 
+
+def _port_nets(mod, uf, direction: str):
+    """The nets (``uf`` roots) of every bit of ``mod``'s ports of ``direction``."""
+    for port, d in mod.dirs.items():
+        if d != direction:
+            continue
+        msb, lsb = mod.widths.get(port, (0, 0))
+        step = -1 if msb >= lsb else 1
+        for k in range(msb, lsb + step, step):
+            yield uf.find((port, k))
+
 def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str, str], float],
                    top: str, margin: float = 0.9, port_load_pf: float = 0.05,
                    buffer_cell: tuple[str, str, str] = BUFFER_CELL,
@@ -297,26 +308,14 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
         extra: dict = {}
         # A net leaving through an output port: the parent buffers anything above
         # port_load_pf there, so budget that much for the outside.
-        for port, direction in mod.dirs.items():
-            if direction != "output":
-                continue
-            msb, lsb = mod.widths.get(port, (0, 0))
-            step = -1 if msb >= lsb else 1
-            for k in range(msb, lsb + step, step):
-                net = uf.find((port, k))
-                load[net] = load.get(net, 0.0) + port_load_pf
-                extra[net] = extra.get(net, 0.0) + port_load_pf
-                loads_of.setdefault(net, [])
+        for net in _port_nets(mod, uf, "output"):
+            load[net] = load.get(net, 0.0) + port_load_pf
+            extra[net] = extra.get(net, 0.0) + port_load_pf
+            loads_of.setdefault(net, [])
         # Port loads and clock ports for the parents.
         pl, pc = {}, set()
-        for port, direction in mod.dirs.items():
-            if direction != "input":
-                continue
-            msb, lsb = mod.widths.get(port, (0, 0))
-            step = -1 if msb >= lsb else 1
-            for k in range(msb, lsb + step, step):
-                net = uf.find((port, k))
-                driver.setdefault(net, ("port",))
+        for net in _port_nets(mod, uf, "input"):
+            driver.setdefault(net, ("port",))
         # Buffer trees.
         new_lines: list[str] = []
         rewires: dict[tuple[int, str, int], tuple] = {}
