@@ -80,9 +80,13 @@ def test_sim_digits_cnn(termwise, tmp_path):
     assert "- Depthwise convolutions (0 layers of this workload): mapping `diagonal` " \
            "(channel-diagonal packing: " in md
     conv1 = doc["layers"][0]
-    assert "| layer | shape | MACs | util. |" in md
+    assert "| layer | shape | MACs | util. | sign |" in md
+    # Issue 14: every layer of digits-cnn reads non-negative inputs (pixels, ReLU outputs),
+    # so each runs with act_signed = 0, recorded per design and shown as `u`.
+    assert all(l["designs"][a]["rt"]["act_signed"] is False
+               for l in doc["layers"] for a in ("baseline", "stripes"))
     assert f"| conv1 | {conv1['shape']} | {conv1['macs']} | " \
-           f"{100 * conv1['utilisation']:.1f}% |" in md
+           f"{100 * conv1['utilisation']:.1f}% | u |" in md
     assert f"{100 * total['baseline']['utilisation']:.1f}% for the whole network" in md
     line = next(l for l in r.stdout.splitlines() if l.startswith("baseline"))
     assert "speedup   1.00x" in line
