@@ -142,15 +142,14 @@ def signed_corner_cases(cfg, rng, signed: bool) -> list[Case]:
             cases.append(Case(f"wgt_precision_{pw}", values((w, lanes), a_bits),
                               _weights(rng, cfg, (f, lanes), pw), full, wgt_precision=pw))
     if _act_precision_runtime(cfg):
-        lowest = 1
         cases += [
-            Case(f"precision_{lowest}", values((w, 2 * lanes), lowest),
-                 _weights(rng, cfg, (f, 2 * lanes)), lowest),
+            Case("precision_1", values((w, 2 * lanes), 1),
+                 _weights(rng, cfg, (f, 2 * lanes)), 1),
             Case("precision_full", values((w, 2 * lanes), a_bits),
                  _weights(rng, cfg, (f, 2 * lanes)), a_bits),
             # Values wider than P: the tile uses their P low bits, as the model says.
             Case("precision_truncates", values((w, lanes), a_bits),
-                 _weights(rng, cfg, (f, lanes)), max(lowest, a_bits // 2)),
+                 _weights(rng, cfg, (f, lanes)), max(1, a_bits // 2)),
         ]
         # Reuse the weights already in the tile: only activations are reloaded.
         last = cases[-1]

@@ -47,8 +47,10 @@ def _fingerprint_sources() -> str:
     """Hash of the generator's own sources: a cached Verilog is stale when they change."""
     h = hashlib.sha256()
     pkg = Path(__file__).resolve().parent.parent
-    for folder in ("rtl", "gen"):       # with gen/designs/ (the specs derive RTL values)
-        for path in sorted((pkg / folder).rglob("*.py")):
+    # The generator proper: the RTL, the configuration and the design specs (which derive
+    # RTL values); not the commands and reports, whose edits leave the Verilog alone.
+    for pattern in ("rtl/*.py", "gen/*.py", "gen/designs/*.py"):
+        for path in sorted(pkg.glob(pattern)):
             h.update(str(path.relative_to(pkg)).encode())
             h.update(path.read_bytes())
     from importlib import metadata

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..spec import Testbench
 
-__all__ = ["tile_testbench", "own_testbench", "booth_digits", "act_booth_digits",
+__all__ = ["tile_testbench", "own_testbench", "booth_digits",
            "GENERIC_TB"]
 
 #: The generic cocotb tile regression (random, corner, conv and depthwise suites; fused
@@ -38,9 +38,3 @@ def own_testbench(module: str, suites: tuple, default: tuple | None = None):
 def booth_digits(bits: int) -> int:
     """Radix-4 Booth digits of a signed ``bits``-bit value."""
     return (bits + 1) // 2
-
-
-def act_booth_digits(cfg, bits: int) -> int:
-    """Booth digits of a ``bits``-bit activation: unsigned ones are zero-extended by one
-    bit before recoding."""
-    return booth_digits(bits) if cfg.act_signed else (bits + 2) // 2
