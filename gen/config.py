@@ -206,6 +206,14 @@ class TileConfig:
         if self.acc_bits > RANGES["acc_bits"][1]:
             raise ConfigError("acc_bits", f"derived width {self.acc_bits} exceeds "
                               f"{RANGES['acc_bits'][1]}: reduce depth, lanes or operand bits")
+        if self.fc_columns:
+            if self.windows < 2:
+                raise ConfigError("windows", "must be at least 2 with fc_columns = 1 (the "
+                                  f"input bricks are dealt over the columns), got {self.windows}")
+            if self.depth < self.windows:
+                raise ConfigError("depth", f"must be at least windows ({self.windows}) with "
+                                  "fc_columns = 1 (an fc round takes a weight row per "
+                                  f"column), got {self.depth}")
         if self.spec.check is not None:
             self.spec.check(self)
 
@@ -229,7 +237,9 @@ class TileConfig:
     @property
     def top_name(self) -> str:
         """Verilog name of the tile: the configuration spelled out, so files never collide."""
-        options = "".join(f"_{self.spec.option(k).short}{v}" for k, v in self.options)
+        options = "".join(f"_{opt.short}{v}" for opt, v in
+                          ((self.spec.option(k), v) for k, v in self.options)
+                          if opt.named_at_default or v != opt.default)
         if self.dtype != "int":
             options += f"_{self.dtype}"
         if self.output_stage:
@@ -248,7 +258,14 @@ class TileConfig:
     def runtime(self) -> tuple:
         """Runtime registers the command carries for this design (``precision``,
         ``wgt_precision``, ...; ``act_signed`` on every integer tile)."""
-        return (("act_signed",) if self.dtype == "int" else ()) + self.spec.runtime
+        return ((("act_signed",) if self.dtype == "int" else ()) + self.spec.runtime
+                + (("fc",) if self.fc_columns else ()))
+
+    @property
+    def fc_rounds(self) -> int:
+        """With ``fc_columns``: the most rounds (rows of ``windows`` input bricks) one fc
+        run holds, each round taking ``windows`` weight rows of the ``depth``-row buffer."""
+        return self.depth // self.windows
 
     def worst_brick_cycles(self, precision: int) -> int:
         """Cycles a brick takes in the worst case with ``precision``-bit operands (the
@@ -293,7 +310,7 @@ class TileConfig:
     def runtime_values(self, precision: int | None = None, wgt_precision: int | None = None,
                        *, act_signed: bool | None = None, restart: int | None = None,
                        multiplier: int | None = None, shift: int | None = None,
-                       cap: int | None = None) -> dict:
+                       cap: int | None = None, fc: bool | None = None) -> dict:
         """The runtime registers of one run, validated. Defaults: full precisions, signed
         (two's complement) activations; a design with per-window ``restart`` bits (Diffy)
         restarts window 0 only (1); for the output stage a scale of 1 (multiplier 1,
@@ -302,7 +319,11 @@ class TileConfig:
         ``act_signed`` says how the run's ``act_bits``-bit activations are read: two's
         complement, or unsigned (``0 .. 2**act_bits - 1``, e.g. after a ReLU), so that
         precision detectors and serial PEs spend no bit on a sign that is always 0. Every
-        integer design has it; a bf16 tile has no such register."""
+        integer design has it; a bf16 tile has no such register.
+
+        ``fc`` (only with the ``fc_columns`` option, default False): the run is a
+        fully-connected one whose input bricks are dealt over the window columns, each
+        column with its own weights (:func:`termwise.golden.lowering.lower_fc_columns`)."""
         rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
         if "act_signed" in self.runtime:
             value = True if act_signed is None else act_signed
@@ -316,6 +337,14 @@ class TileConfig:
                                        (1 << self.windows) - 1)
         elif restart is not None:
             raise ConfigError("restart", f"is not a runtime register of {self.arch}")
+        if "fc" in self.runtime:
+            value = False if fc is None else fc
+            if not isinstance(value, bool):
+                raise ConfigError("fc", f"must be true or false, got {value!r}")
+            rt["fc"] = value
+        elif fc:
+            raise ConfigError("fc", f"needs fc_columns = 1 (a design option of "
+                              f"{', '.join(s.arch for s in designs.options()['fc_columns'])})")
         if precision is not None:
             rt["precision"] = self.check_precision(precision)
         if wgt_precision is not None:

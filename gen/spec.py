@@ -43,6 +43,9 @@ class Option:
         Prefix of the value in the tile's Verilog name (``s`` gives ``_s2`` for 2).
     help : str
         One line for ``--help``.
+    named_at_default : bool
+        Whether the Verilog name shows the option at its default value (False for an
+        option that adds hardware only when set, so that a tile without it keeps its name).
     """
 
     name: str
@@ -50,6 +53,7 @@ class Option:
     valid: tuple
     short: str = ""
     help: str = ""
+    named_at_default: bool = True
 
     def __post_init__(self):
         if self.default not in self.valid:

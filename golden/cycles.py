@@ -13,7 +13,7 @@ import numpy as np
 
 from .arch import model_of
 
-__all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for"]
+__all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for", "fc_run_cycles"]
 
 
 def bricks_for(cfg, k: int) -> int:
@@ -48,3 +48,26 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     if np.asarray(act).shape[1] == 0:
         return 1
     return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD
+
+
+def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
+    """Cycles of one ``fc`` run (``rtl/column_weights.py``): ``act`` (windows, K) and
+    ``wgt_cols`` (windows, filters, K), ``n`` rounds of step costs ``c_k`` (the design's
+    ``step_cycles`` on the round's bricks; every design with ``fc_columns`` costs a step by
+    its activations and runtime registers only).
+
+    The first round's weights take ``windows`` cycles to read, one row per column; each
+    later round's are read while the array works on the one before, so round ``k + 1``
+    starts ``max(c_k, windows)`` cycles after round ``k``::
+
+        windows + sum(max(c_k, windows) for k < n - 1) + c_{n-1} + RUN_OVERHEAD
+    """
+    arch = model_of(cfg)
+    rt = rt or cfg.runtime_values(fc=True)
+    act = np.asarray(act, dtype=np.int64)
+    if act.shape[1] == 0:
+        return 1
+    wgt = np.asarray(wgt_cols, dtype=np.int64).reshape(-1, act.shape[1])
+    c = step_cycles(cfg, act, wgt, rt)
+    cols = cfg.windows
+    return int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + arch.RUN_OVERHEAD

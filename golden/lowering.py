@@ -18,7 +18,10 @@ and lays its inner dimension out in bricks (:func:`conv_operands`, ``order``):
 
 Both give the same products (the padding is zero on both sides); the brick contents, and so
 a value-dependent design's cycles, differ. Fully-connected layers (:func:`lower_matmul`) have
-no kernel positions. The weights of a filter group stay in the tile across window groups, so
+no kernel positions. At batch 1 a tile with per-column weight registers (the ``fc_columns``
+option) deals the input vector's bricks over its window columns instead, as the papers do
+(:func:`lower_fc_columns`): each column adds up a share of the inner product and the host
+sums the columns. The weights of a filter group stay in the tile across window groups, so
 a driver loads them once (``Run.same_weights_as_previous``).
 
 A depthwise convolution (one input channel per group, ``groups > 1``) has a one-channel
@@ -50,7 +53,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Run", "ConvLowering", "lower_matmul", "assemble_matmul", "im2col", "lower_conv2d",
+__all__ = ["Run", "FcRun", "lower_fc_columns", "assemble_fc_columns",
+           "ConvLowering", "lower_matmul", "assemble_matmul", "im2col", "lower_conv2d",
            "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
            "conv_k_index", "conv_operands", "DEPTHWISE_MAPPINGS", "DEFAULT_DEPTHWISE",
            "check_depthwise", "is_depthwise", "pack_depthwise", "conv_lowered_shape",
@@ -110,6 +114,66 @@ def lower_matmul(cfg, act, wgt) -> list[Run]:
                 runs.append(Run(a, w, rows, cols, chunk, previous == key))
                 previous = key
     return runs
+
+
+@dataclass
+class FcRun:
+    """One fully-connected run on per-column weights (an ``fc`` run, ``rtl/column_weights.py``).
+
+    ``act`` (windows, k): column ``c`` holds input bricks ``r * windows + c`` of the run's
+    rounds ``r``; ``wgt`` (windows, filters, k): column ``c``'s weights for those bricks;
+    ``cols`` the output (filter) index per tile filter (-1 = padding). The run's result
+    (windows, filters) holds each column's share; the output is their sum.
+    """
+    act: np.ndarray
+    wgt: np.ndarray
+    cols: np.ndarray
+    chunk: int
+    same_weights_as_previous: bool = False
+
+    @property
+    def k(self) -> int:
+        return self.act.shape[1]
+
+
+def lower_fc_columns(cfg, x, wgt) -> list[FcRun]:
+    """Split the batch-1 product ``wgt`` (N, K) @ ``x`` (K,) into ``fc`` runs of ``cfg``
+    (``fc_columns = 1``): the input's bricks dealt round-robin over the ``windows`` columns,
+    up to ``cfg.fc_rounds`` rounds per run, one run per (K chunk, filter group)."""
+    if not cfg.fc_columns:
+        raise ValueError("fc_columns: the configuration has no per-column weight registers")
+    x = np.asarray(x, dtype=np.int64).ravel()
+    wgt = np.asarray(wgt, dtype=np.int64)
+    n, k = wgt.shape
+    if x.shape[0] != k:
+        raise ValueError(f"k: the input has {x.shape[0]} values, the weights {k}")
+    lanes, cols = cfg.lanes, cfg.windows
+    rounds = max(1, math.ceil(k / (lanes * cols)))
+    k_pad = rounds * cols * lanes
+    xb = np.pad(x, (0, k_pad - k)).reshape(rounds, cols, lanes).transpose(1, 0, 2)
+    wb = np.pad(wgt, ((0, 0), (0, k_pad - k))).reshape(n, rounds, cols, lanes)
+    wb = wb.transpose(2, 0, 1, 3)                                  # (cols, N, rounds, lanes)
+    runs = []
+    for chunk, r0 in enumerate(range(0, rounds, cfg.fc_rounds)):
+        r1 = min(r0 + cfg.fc_rounds, rounds)
+        act = xb[:, r0:r1].reshape(cols, -1)
+        for n0 in range(0, n, cfg.filters):
+            ids = np.arange(n0, n0 + cfg.filters)
+            ids[ids >= n] = -1
+            w = np.zeros((cols, cfg.filters, (r1 - r0) * lanes), dtype=np.int64)
+            w[:, ids >= 0] = wb[:, ids[ids >= 0], r0:r1].reshape(cols, int((ids >= 0).sum()),
+                                                                 -1)
+            runs.append(FcRun(act, w, ids, chunk))
+    return runs
+
+
+def assemble_fc_columns(runs: list[FcRun], results: list[np.ndarray], n: int) -> np.ndarray:
+    """The (N,) output: every run's columns summed into its filters' outputs."""
+    out = np.zeros(n, dtype=np.int64)
+    for run, res in zip(runs, results):
+        keep = run.cols >= 0
+        out[run.cols[keep]] += np.asarray(res).sum(axis=0)[keep]
+    return out
 
 
 def assemble_matmul(runs: list[Run], results: list[np.ndarray], m: int, n: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from .arch import model_of
 from .fixedpoint import value_range, wrap
 
-__all__ = ["effective_operands", "tile_outputs", "check_operands"]
+__all__ = ["effective_operands", "tile_outputs", "check_operands", "fc_column_outputs"]
 
 
 def effective_operands(cfg, act, wgt, rt=None):
@@ -78,6 +78,15 @@ def tile_outputs(cfg, act, wgt, rt=None, *, bias=None, residual=None) -> np.ndar
         out = conv_bias_act(x, kernel, b, **kwargs)
     out = out[0, :, 0, :].T
     return out if cfg.out_bits else wrap(out, cfg.acc_bits, True)
+
+
+def fc_column_outputs(cfg, act, wgt_cols, rt) -> np.ndarray:
+    """Outputs of one ``fc`` run (:class:`~termwise.golden.lowering.FcRun`): ``act``
+    (windows, K), ``wgt_cols`` (windows, filters, K) -> (windows, filters), column ``c``
+    the inner products of its own activations and weights."""
+    act = np.asarray(act, dtype=np.int64)
+    return np.stack([tile_outputs(cfg, act[c:c + 1], wgt_cols[c], rt)[0]
+                     for c in range(act.shape[0])])
 
 
 def _acc_cap(requant, cap_out: int) -> int:

@@ -10,7 +10,8 @@ into registers of its own and advance at once, working on them while the next ro
 ``act_signed`` (the run's activations are two's complement, else unsigned; integer tiles
 only) is valid from the cycle after ``start``, before any operand reaches the array; ``busy``
 says that work is still in flight after the last row was taken; ``acc`` holds the results
-once ``busy`` falls.
+once ``busy`` falls. The controller may hold ``valid`` low between two steps (an fc run
+waits for its next round of weights, :mod:`.column_weights`); the array then holds still.
 
 The rows are plain bit vectors here (as on the tile's buffers and streams); arrays read
 them through the layouts of :mod:`.rows`. Each architecture's module ``rtl/<arch>.py``
@@ -18,7 +19,7 @@ names its array class ``ARRAY``, most of them a :class:`.grid.PEGrid`.
 """
 
 from amaranth import unsigned
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .rows import acc_layout
@@ -31,12 +32,23 @@ def _act_signed(cfg) -> dict:
     return {"act_signed": In(1)} if "act_signed" in cfg.runtime else {}
 
 
+def _wgt_cols(cfg) -> dict:
+    """With the ``fc_columns`` option: ``wgt_cols``, each window column's own weight row
+    (:mod:`.column_weights`; in a run without ``fc`` every column's is ``wgt_row``)."""
+    if not cfg.fc_columns:
+        return {}
+    return {"wgt_cols": In(data.ArrayLayout(unsigned(cfg.wgt_row_bits), cfg.windows))}
+
+
 def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
     """``restart=True`` adds ``restart`` (``windows`` bits, valid on the ``start`` cycle:
-    the command's per-window restart register, e.g. Diffy's)."""
+    the command's per-window restart register, e.g. Diffy's). With the ``fc_columns``
+    option the array reads each column's weights from ``wgt_cols`` instead of
+    ``wgt_row`` (:meth:`.grid.PEGrid.wgt_bricks_of`)."""
     members = {
         "act_row": In(unsigned(cfg.act_row_bits)),
         "wgt_row": In(unsigned(cfg.wgt_row_bits)),
+        **_wgt_cols(cfg),
         "valid": In(1),
         "start": In(1),
         "precision": In(range(cfg.act_bits + 1)),

@@ -95,6 +95,13 @@ class PEGrid(wiring.Component):
         """The weight row on the tile's buffer output, ``wgt_bricks[filter][lane]``."""
         return wgt_bricks(self.cfg, self.wgt_row)
 
+    def wgt_bricks_of(self, w: int) -> data.View:
+        """The weight bricks window column ``w`` works with, ``[filter][lane]``: the broadcast
+        row, or with the ``fc_columns`` option the column's own (``wgt_cols[w]``)."""
+        if self.cfg.fc_columns:
+            return wgt_bricks(self.cfg, self.wgt_cols[operator.index(w)])
+        return self.wgt_bricks
+
     def pe_column(self, m, w: int):
         """Instantiate the PEs of window ``w`` (a column of the grid), filter by filter.
 

@@ -173,7 +173,7 @@ class LoomArray(PEGrid):
         ]
         m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit)
 
-        act, wgt = self.act_bricks, self.wgt_bricks
+        act = self.act_bricks
         shape = chunk_shape(cfg)
         ext_bits = nch * sb
         chunks = []
@@ -192,18 +192,26 @@ class LoomArray(PEGrid):
             sig = Signal(shape.width * cfg.lanes, name=f"act_chunks_w{w}")
             m.d.comb += sig.eq(Cat(lanes))
             chunks.append(sig)
-        wbits = []
-        for f in range(cfg.filters):
-            # The filter's weight-bit serialiser, shared by all windows.
-            sig = Signal(cfg.lanes, name=f"wgt_bits_f{f}")
+        def weight_bits(wgt, f, name):
+            sig = Signal(cfg.lanes, name=name)
             m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(wseq.bitpos, 1)
                                    for lane in range(cfg.lanes)))
-            wbits.append(sig)
+            return sig
+
+        if cfg.fc_columns:
+            # Each column has its own weights (fc runs): a serialiser per PE.
+            wbits = {(w, f): weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}")
+                     for w in range(cfg.windows) for f in range(cfg.filters)}
+        else:
+            # The filter's weight-bit serialiser, shared by all windows.
+            shared = [weight_bits(self.wgt_bricks, f, f"wgt_bits_f{f}")
+                      for f in range(cfg.filters)]
+            wbits = {(w, f): shared[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 
         for w, f, pe in self.pes(m):
             m.d.comb += [
                 pe.act_chunk.as_value().eq(chunks[w]),
-                pe.wgt_bit.eq(wbits[f]),
+                pe.wgt_bit.eq(wbits[w, f]),
                 pe.en.eq(self.valid),
                 pe.first.eq(seq.first),
                 pe.commit.eq(seq.commit),

@@ -96,8 +96,9 @@ class StripesArray(PEGrid):
             self.advance.eq(seq.last),
             self.busy.eq(seq.commit),
         ]
-        act, wgt = self.act_bricks, self.wgt_bricks
+        act = self.act_bricks
         for w in range(cfg.windows):
+            wgt = self.wgt_bricks_of(w)
             # The window's serialiser: bit `bitpos` of every lane (of its bit pattern),
             # shared by all filters.
             bits = Signal(cfg.lanes, name=f"act_bits_w{w}")

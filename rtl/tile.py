@@ -5,7 +5,9 @@ Protocol (one run)
 1. Write ``n`` weight rows through ``wgt`` and ``n`` activation rows through ``act`` (row
    ``i`` holds brick ``i`` of every filter / window; lane 0 in the least significant bits).
    Rows already loaded may be kept: each run rewinds the write pointers.
-2. Send a command ``{bricks: n, precision: P, wgt_precision: Pw}``. Both precisions are
+2. Send a command ``{bricks: n, precision: P, wgt_precision: Pw, ...}`` (the runtime
+   registers, :func:`command_layout`; with ``fc`` set, ``n`` rounds and ``n * windows``
+   weight rows, :mod:`.column_weights`). Both precisions are
    clamped to 1..act_bits / 1..wgt_bits; arrays without runtime precisions ignore them.
 3. The array runs with no host involvement; then ``out`` delivers ``windows`` rows, window
    0 first, each holding one accumulator per filter (filter 0 in the least significant bits).
@@ -22,6 +24,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..gen.config import ConfigError, clog2
 from .buffer import OperandBuffer
+from .column_weights import ColumnWeights
 from .library import ModuleLibrary
 from .output_stage import MULTIPLIER_BITS, SHIFT_BITS, OutputStage
 
@@ -50,6 +53,8 @@ def command_layout(cfg) -> data.StructLayout:
     }
     if "act_signed" in cfg.runtime:   # the run's activations: two's complement or unsigned
         fields["act_signed"] = unsigned(1)
+    if "fc" in cfg.runtime:           # an fc run: input bricks dealt over the columns
+        fields["fc"] = unsigned(1)
     if "restart" in cfg.runtime:      # Diffy: one restart bit per window
         fields["restart"] = unsigned(cfg.windows)
     if cfg.out_bits:
@@ -140,16 +145,26 @@ class Tile(wiring.Component):
             m.d.comb += array.bricks.eq(self.cmd.payload.bricks)
             finished = ~array.busy
         else:
+            # In an fc run the rows are on the array only once their round's weights are
+            # (`_weight_reads`), else from the cycle after the read.
+            rows_ready = Signal() if cfg.fc_columns else None
+            wgt_addr = Signal.like(wbuf.read_addr) if cfg.fc_columns else index_next
+            valid = running & (index < bricks)
+            if cfg.fc_columns:
+                valid = valid & rows_ready
             m.d.comb += [
-                consume.eq(running & (index < bricks) & array.advance),
+                consume.eq(valid & array.advance),
                 index_next.eq(Mux(start, 0, index + consume)),
                 # Synchronous reads: the row addressed now is on the array next cycle.
-                wbuf.read_addr.eq(index_next),
+                wbuf.read_addr.eq(wgt_addr),
                 abuf.read_addr.eq(index_next),
                 array.act_row.eq(abuf.read_data),
                 array.wgt_row.eq(wbuf.read_data),
-                array.valid.eq(running & (index < bricks)),
+                array.valid.eq(valid),
             ]
+            if cfg.fc_columns:
+                self._column_weights(m, array, wbuf, start, running, bricks, consume,
+                                     index_next, wgt_addr, rows_ready)
             m.d.sync += index.eq(index_next)
             finished = (index >= bricks) & ~array.busy
 
@@ -202,9 +217,37 @@ class Tile(wiring.Component):
                             m.d.comb += array.rewind.eq(1)
                         else:
                             m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
+                            if cfg.fc_columns:
+                                m.d.comb += m.submodules.column_weights.clear.eq(1)
                         m.next = "IDLE"
         self._output(m, array, window, start)
         return m
+
+    def _column_weights(self, m, array, wbuf, start, running, bricks, consume, index_next,
+                        wgt_addr, rows_ready):
+        """With the ``fc_columns`` option: the run's ``fc`` register and the per-column
+        weight registers (:mod:`.column_weights`), which in an fc run drive the weight
+        buffer's address ``wgt_addr`` (else ``index_next``), each column's weights and
+        ``rows_ready`` (the round's weights are on the array; always outside an fc run)."""
+        cfg = self.cfg
+        m.submodules.column_weights = cw = ColumnWeights(cfg)
+        # The fc register is latched on the command cycle; the loader reads its first row
+        # on that cycle already, so it sees the command's value then.
+        fc_reg = Signal()
+        fc = Signal()
+        with m.If(start):
+            m.d.sync += fc_reg.eq(self.cmd.payload.fc)
+        m.d.comb += [
+            fc.eq(Mux(start, self.cmd.payload.fc, fc_reg)),
+            cw.enable.eq(fc & (start | running)),
+            cw.rounds.eq(Mux(start, self.cmd.payload.bricks, bricks)),
+            cw.row.eq(wbuf.read_data),
+            cw.take.eq(consume),
+            wgt_addr.eq(Mux(fc, cw.read_addr, index_next)),
+        ]
+        for c in range(cfg.windows):
+            m.d.comb += array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
+        m.d.comb += rows_ready.eq(~fc_reg | cw.present)
 
     def _output(self, m, array, window, start):
         """The output row: the window's accumulators, through the fused stage if any."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..golden.fixedpoint import value_range
 
-__all__ = ["Case", "SUITES", "suite", "conv_layer"]
+__all__ = ["Case", "SUITES", "suite", "conv_layer", "fc_layers"]
 
 
 @dataclass
@@ -176,6 +176,30 @@ def conv_layer(cfg, rng, *, channels=16, filters=16, size=8, kernel=3, padding=1
     rt = cfg.runtime_values(p if _act_precision_runtime(cfg) else None,
                             pw if _wgt_precision_runtime(cfg) else None, **sign)
     return x, w, dict(stride=1, padding=padding, dilation=1, groups=1), rt
+
+
+def fc_layers(cfg, rng) -> list:
+    """Fully-connected layers at batch 1 for an ``fc_columns`` tile: ``(name, x (K,),
+    w (N, K), rt)``. Lengths cover one partial brick, a partial last round, and more
+    rounds than one run holds (two K chunks); N one filter group and a partial second; both
+    signednesses; a runtime precision below the hardware's (rounds shorter than the
+    ``windows`` cycles of their weight reads) where the design has one."""
+    per_run = cfg.fc_rounds * cfg.windows * cfg.lanes
+    lengths = (cfg.lanes - 1, 3 * cfg.windows * cfg.lanes // 2 + 1, per_run + 2 * cfg.lanes)
+    layers = []
+    for i, k in enumerate(lengths):
+        signed = bool(i % 2)
+        p = min(cfg.act_bits, 8) if i < 2 else min(cfg.act_bits, 3)
+        pw = min(cfg.wgt_bits, 8) if i != 1 else min(cfg.wgt_bits, 3)
+        n = cfg.filters if i == 0 else cfg.filters + cfg.filters // 2
+        x = _precision_values(rng, cfg, (k,), p, signed)
+        x[rng.random(k) < 0.25] = 0
+        w = _weights(rng, cfg, (n, k), pw)
+        sign = {"act_signed": signed} if "act_signed" in cfg.runtime else {}
+        rt = cfg.runtime_values(p if _act_precision_runtime(cfg) else None,
+                                pw if _wgt_precision_runtime(cfg) else None, fc=True, **sign)
+        layers.append((f"fc_k{k}_n{n}_{'s' if signed else 'u'}", x, w, rt))
+    return layers
 
 
 def fused_cases(cfg, rng, count: int = 10) -> list[Case]:

@@ -77,8 +77,15 @@ class TileDriver:
         return [pack_row(act[:, i, :], cfg.act_bits) for i in range(act.shape[1])]
 
     def wgt_rows(self, wgt) -> list[int]:
+        """Row i: brick i of every filter; for an fc run's per-column weights (windows,
+        filters, K), row ``r * windows + c``: column ``c``'s bricks of round ``r``."""
         cfg = self.cfg
-        wgt = np.asarray(wgt).reshape(cfg.filters, -1, cfg.lanes)
+        wgt = np.asarray(wgt)
+        if wgt.ndim == 3:
+            wgt = wgt.reshape(cfg.windows, cfg.filters, -1, cfg.lanes)
+            return [pack_row(wgt[c, :, r, :], cfg.wgt_bits)
+                    for r in range(wgt.shape[2]) for c in range(cfg.windows)]
+        wgt = wgt.reshape(cfg.filters, -1, cfg.lanes)
         return [pack_row(wgt[:, i, :], cfg.wgt_bits) for i in range(wgt.shape[1])]
 
     def command(self, bricks: int, rt: dict) -> int:
@@ -91,13 +98,15 @@ class TileDriver:
     async def run(self, act, wgt, rt=None, *, load_weights=True, timeout_cycles=None,
                   bias=None, residual=None):
         """One tile run on zero-padded operands with runtime registers ``rt``; returns
-        (outputs (W, F), cycles). ``bias`` (filters,) is loaded first when given;
+        (outputs (W, F), cycles). ``wgt`` is (filters, K), or for an fc run (``rt["fc"]``)
+        each column's weights (windows, filters, K). ``bias`` (filters,) is loaded first when given;
         ``residual`` (windows, filters) is streamed beside the output rows."""
         cfg, dut = self.cfg, self.dut
         k = act.shape[1]
         pad = (-k) % cfg.lanes
         act = np.pad(np.asarray(act), ((0, 0), (0, pad)))
-        wgt = np.pad(np.asarray(wgt), ((0, 0), (0, pad)))
+        wgt = np.asarray(wgt)   # (filters, K), or an fc run's (windows, filters, K)
+        wgt = np.pad(wgt, ((0, 0),) * (wgt.ndim - 1) + ((0, pad),))
         bricks = act.shape[1] // cfg.lanes
         if bias is not None:
             await self._write("bias", [pack_row(bias, cfg.acc_bits)])
@@ -114,8 +123,11 @@ class TileDriver:
         dut.cmd__valid.value = 0
         # An unsigned run's act_bits-bit values take up to an (act_bits + 1)-bit signed
         # value's steps (e.g. one more Booth digit): bound by that width.
-        limit = timeout_cycles or (bricks * cfg.worst_brick_cycles(max(cfg.act_bits + 1,
-                                                                       cfg.wgt_bits)) + 64)
+        # An fc run's round takes at least `windows` cycles (its weight reads).
+        worst = cfg.worst_brick_cycles(max(cfg.act_bits + 1, cfg.wgt_bits))
+        if wgt.ndim == 3:
+            worst = max(worst, cfg.windows)
+        limit = timeout_cycles or (bricks * worst + cfg.windows + 64)
         w0 = time.perf_counter()
         if cfg.residual:   # out.valid waits for the first residual row
             await self._present_residual(0, residual)

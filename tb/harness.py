@@ -40,7 +40,7 @@ from ..gen.config import from_mapping
 from ..golden import cycles as cycle_model
 from ..golden.lowering import DEFAULT_ORDER, assemble_conv2d, lower_conv2d
 from ..golden.primitives import conv2d_direct
-from ..golden.tile_model import tile_outputs
+from ..golden.tile_model import fc_column_outputs, tile_outputs
 from .driver import PERIOD_NS, TileDriver
 
 __all__ = ["TB", "Record", "Lowered", "differs"]
@@ -167,9 +167,13 @@ class TB:
     # The golden side: what a run should give.
 
     def golden(self, act, wgt, rt: dict, **operands) -> np.ndarray:
+        if rt.get("fc"):        # an fc run: each column with its own weights
+            return fc_column_outputs(self.cfg, act, wgt, rt)
         return tile_outputs(self.cfg, act, wgt, rt, **operands)
 
     def model_cycles(self, act, wgt, rt: dict) -> int:
+        if rt.get("fc"):
+            return cycle_model.fc_run_cycles(self.cfg, act, wgt, rt)
         return cycle_model.run_cycles(self.cfg, act, wgt, rt)
 
     def equal(self, got, expected) -> np.ndarray:

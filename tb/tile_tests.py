@@ -16,6 +16,11 @@
     (:func:`termwise.golden.lowering.pack_depthwise`).
 ``chain``
     Two conv layers through the fused output stage, the first feeding the second.
+``fc``
+    (``fc_columns`` tiles) Fully-connected layers at batch 1 with the input bricks dealt
+    over the window columns (:func:`termwise.golden.lowering.lower_fc_columns`), each run's
+    columns against the golden model, the summed layer against ``w @ x``, then a
+    convolution run on the same tile (the ``fc`` register back to 0).
 ``real``
     Sampled runs of every layer of a real network (``TERMWISE_REAL_LAYERS``
     (:data:`REAL_LAYERS_ENV`): the layers as written by :func:`write_real_layers`; default:
@@ -224,6 +229,27 @@ async def real_suite(tb, suite, sample: int = 10):
                  mismatch=f"{bad} runs differ from golden" if bad else None,
                  cycles=done.cycles, model_cycles=done.model_cycles, runtime=rt,
                  runs=len(picks))
+
+
+@TileTB.suite("fc")
+async def fc_suite(tb, suite):
+    """Fully-connected layers at batch 1 on per-column weights (:func:`cases.fc_layers`):
+    every run's outputs and cycles against the golden models (``fc_column_outputs``,
+    ``fc_run_cycles``), the assembled layer against the plain product ``w @ x``."""
+    from ..golden.lowering import assemble_fc_columns, lower_fc_columns
+    rng = tb.rng()
+    for name, x, w, rt in cases.fc_layers(tb.cfg, rng):
+        runs = lower_fc_columns(tb.cfg, x, w)
+        done = await tb.run_lowered(runs, rt, compare=True)
+        bad = ", ".join(f"run {i}: {why}" for i, why in done.mismatches[:3])
+        tb.check(suite, name, mismatch=bad or differs(
+            assemble_fc_columns(runs, done.outputs, w.shape[0]), w @ x, "w @ x"),
+            cycles=done.cycles, model_cycles=done.model_cycles, runtime=rt, runs=len(runs),
+            macs=int(w.size))
+    # A convolution run right after: the columns share the broadcast weights again.
+    x, w, geometry, rt = cases.conv_layer(tb.cfg, rng, channels=8, filters=tb.cfg.filters,
+                                          size=4)
+    await tb.run_conv(suite, "conv_after_fc", x, w, geometry, rt)
 
 
 @TileTB.suite("bench")

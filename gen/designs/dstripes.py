@@ -2,19 +2,21 @@
 per step."""
 
 from ..spec import DesignSpec, Regression
-from .common import tile_testbench
+from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
     arch="dstripes",
     description="Dynamic Stripes (arXiv 1706.00504): bit-serial at the precision detected "
                 "per step",
     order=20,
+    options=(FC_COLUMNS,),
     worst_step_cycles=lambda cfg, p: p,
     rtl="dstripes",
     golden="dstripes",
     testbench=tile_testbench,
     regressions=(
         Regression("dstripes-4x4"),
+        Regression("dstripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("dstripes-4x4", suites=("conv_channel",)),   # the other brick order
         Regression("dstripes-4x4", suites=("real",), slow=True),
         Regression("dstripes-16x16", slow=True),

@@ -2,14 +2,15 @@
 ``serial_bits`` at a time at the detected precision."""
 
 from ..spec import DesignSpec, Option, Regression
-from .common import tile_testbench
+from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
     arch="loom",
     description="Loom (DAC 2018): weights bit-serial at a runtime precision Pw, activations "
                 "serial_bits at a time at the detected precision",
     order=30,
-    options=(Option("serial_bits", 1, (1, 2, 4), "s", "activation bits per cycle"),),
+    options=(Option("serial_bits", 1, (1, 2, 4), "s", "activation bits per cycle"),
+             FC_COLUMNS),
     runtime=("wgt_precision",),
     worst_step_cycles=lambda cfg, p: -(-p // cfg.serial_bits) * p,
     rtl="loom",
@@ -17,6 +18,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("loom-4x4"),
+        Regression("loom-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("loom-4x4", suites=("real",), slow=True),
     ),
     area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),

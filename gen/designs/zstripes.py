@@ -3,13 +3,14 @@ instead of P on a step whose activations are all zero (every window's brick), a
 Cnvlutin-style skip at step granularity. The variant docs/adding-a-design.md adds."""
 
 from ..spec import DesignSpec, Regression
-from .common import tile_testbench
+from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
     arch="zstripes",
     description="Stripes with zero-step skipping: a step whose activations are all zero "
                 "takes 1 cycle instead of P",
     order=15,
+    options=(FC_COLUMNS,),
     runtime=("precision",),
     worst_step_cycles=lambda cfg, p: p,
     rtl="zstripes",
@@ -17,6 +18,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("zstripes-4x4"),
+        Regression("zstripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("zstripes-4x4", suites=("real",)),
     ),
     sim_designs={"zstripes": {16: "zstripes-16x16", 8: "zstripes-16x16-8b"}},

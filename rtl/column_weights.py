@@ -1,0 +1,107 @@
+"""Per-column weight registers: fully-connected layers at batch 1 on every window column.
+
+A convolution's windows share each step's weight bricks, which the tile broadcasts from its
+weight buffer. A fully-connected layer at batch 1 has one window; the papers (Stripes,
+MICRO 2016; Loom, DAC 2018) keep every column busy by dealing successive input bricks over
+the columns, so each column needs its own weight brick per filter. With the design option
+``fc_columns`` a run whose ``fc`` register is set works in *rounds*: round ``k``'s
+activation row holds input brick ``k * windows + c`` in column ``c``, and weight rows
+``k * windows .. k * windows + windows - 1`` hold those bricks' weights, one row per column.
+
+The buffer delivers one weight row per cycle, so a round needs ``windows`` cycles of weight
+reads. :class:`ColumnWeights` reads the next round's rows while the array works on the
+current one (double buffering: ``windows - 1`` shadow rows plus the last row, which the
+buffer's read port holds), and hands the whole round to the array at once. Successive
+rounds therefore start ``max(step cycles, windows)`` cycles apart, and the first one
+``windows`` cycles after the command (:func:`termwise.golden.cycles.fc_run_cycles`). The
+papers stagger the columns instead (column ``c`` starts ``c`` cycles after column 0, with
+one weight register per PE and per-column control); both reach a round every
+``max(p, windows)`` cycles, and the double buffer costs ``windows - 1`` rows of registers
+more where the stagger would cost per-column delayed control.
+"""
+
+from amaranth import Module, Mux, Signal, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["ColumnWeights"]
+
+
+class ColumnWeights(wiring.Component):
+    """The weight loader and registers of an fc run (see the module docstring).
+
+    Attributes
+    ----------
+    enable : In(1)
+        An fc run is in progress (from its command cycle on): read weight rows.
+    rounds : In(range(depth + 1))
+        The run's rounds (the command's ``bricks``), valid while ``enable``.
+    row : In(unsigned(wgt_row_bits))
+        The weight buffer's read data (the row addressed on the previous cycle).
+    read_addr : Out(range(depth))
+        The weight row to read (held on the last one read while the shadow is full, so that
+        ``row`` keeps the round's last row until the hand-over).
+    take : In(1)
+        The array takes the round on ``cols`` this cycle (its last cycle on it).
+    present : Out(1)
+        ``cols`` holds the weights of the array's current round.
+    clear : In(1)
+        The run's results have been delivered: back to round 0 (and wins).
+    cols : Out(ArrayLayout(unsigned(wgt_row_bits), windows))
+        Column ``c``'s weight row (a brick per filter) of the current round.
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({
+            "enable": In(1),
+            "rounds": In(range(cfg.depth + 1)),
+            "row": In(unsigned(cfg.wgt_row_bits)),
+            "read_addr": Out(range(cfg.depth)),
+            "take": In(1),
+            "present": Out(1),
+            "clear": In(1),
+            "cols": Out(data.ArrayLayout(unsigned(cfg.wgt_row_bits), cfg.windows)),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        cols = cfg.windows
+        m = Module()
+        # The next round's rows 0 .. cols - 2; its last row stays on the buffer's output.
+        shadow = [Signal(cfg.wgt_row_bits, name=f"shadow{c}") for c in range(cols - 1)]
+        request = Signal(range(cfg.depth + 1))     # the next row to read
+        last = Signal(range(cfg.depth))            # the row read most recently
+        col = Signal(range(cols))                  # the column of row `request`
+        requested = Signal(range(cfg.depth + 1))   # rounds whose rows are all requested
+        full = Signal()      # the shadow and the buffer output hold a whole round
+        pending = Signal()   # `row` holds the row requested on the previous cycle
+        pending_col = Signal(range(cols))
+        swap = Signal()
+        issue = Signal()
+        m.d.comb += [
+            swap.eq(full & (~self.present | self.take)),
+            # A new round's first row may be read on the hand-over cycle: the shadow
+            # registers are copied at its end, the row arrives a cycle later.
+            issue.eq(self.enable & (requested < self.rounds) & (~full | swap)),
+            self.read_addr.eq(Mux(issue, request, last)),
+        ]
+        m.d.sync += [pending.eq(issue), pending_col.eq(col)]
+        for c in range(cols - 1):
+            with m.If(pending & (pending_col == c)):
+                m.d.sync += shadow[c].eq(self.row)
+        with m.If(issue):
+            m.d.sync += [request.eq(request + 1), last.eq(request),
+                         col.eq(col + 1)]
+            with m.If(col == cols - 1):
+                m.d.sync += [col.eq(0), requested.eq(requested + 1), full.eq(1)]
+        with m.If(swap):
+            m.d.sync += [full.eq(0), self.present.eq(1)]
+            m.d.sync += [self.cols[c].eq(shadow[c]) for c in range(cols - 1)]
+            m.d.sync += self.cols[cols - 1].eq(self.row)
+        with m.Elif(self.take):
+            m.d.sync += self.present.eq(0)
+        with m.If(self.clear):
+            m.d.sync += [request.eq(0), col.eq(0), requested.eq(0), full.eq(0),
+                         self.present.eq(0)]
+        return m
