@@ -53,8 +53,9 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
 def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     """Cycles of one ``fc`` run (``rtl/column_weights.py``): ``act`` (windows, K) and
     ``wgt_cols`` (windows, filters, K), ``n`` rounds of step costs ``c_k`` (the design's
-    ``step_cycles`` on the round's bricks; every design with ``fc_columns`` costs a step by
-    its activations and runtime registers only).
+    ``step_cycles`` on the round's bricks with every column's filters stacked, right for a
+    design that costs a step by its activations and runtime registers only; a design whose
+    model defines ``fc_run_cycles(cfg, act, wgt_cols, rt)`` gives its own).
 
     The first round's weights take ``windows`` cycles to read, one row per column; each
     later round's are read while the array works on the one before, so round ``k + 1``
@@ -64,6 +65,8 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     """
     arch = model_of(cfg)
     rt = rt or cfg.runtime_values(fc=True)
+    if hasattr(arch, "fc_run_cycles"):     # a design whose array times fc rounds its own way
+        return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt))
     act = np.asarray(act, dtype=np.int64)
     if act.shape[1] == 0:
         return 1
