@@ -13,7 +13,8 @@ import numpy as np
 
 from .arch import model_of
 
-__all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for", "fc_run_cycles"]
+__all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for", "fc_step_cycles",
+           "fc_run_cycles"]
 
 
 def bricks_for(cfg, k: int) -> int:
@@ -50,12 +51,26 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD
 
 
+def fc_step_cycles(cfg, act, wgt_cols, rt=None) -> np.ndarray:
+    """Cycles of every round of an ``fc`` run (``act`` (windows, K), ``wgt_cols``
+    (windows, filters, K)) on the array, its weights aside: the model's own
+    ``fc_step_cycles`` when it has one, else its ``step_cycles`` with every column's filters
+    stacked (right for a design that costs a step by its activations and runtime registers
+    only)."""
+    arch = model_of(cfg)
+    rt = rt or cfg.runtime_values(fc=True)
+    if hasattr(arch, "fc_step_cycles"):
+        return np.asarray(arch.fc_step_cycles(cfg, act, wgt_cols, rt), dtype=np.int64)
+    act = np.asarray(act, dtype=np.int64)
+    wgt = np.asarray(wgt_cols, dtype=np.int64).reshape(-1, act.shape[1])
+    return step_cycles(cfg, act, wgt, rt)
+
+
 def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     """Cycles of one ``fc`` run (``rtl/column_weights.py``): ``act`` (windows, K) and
-    ``wgt_cols`` (windows, filters, K), ``n`` rounds of step costs ``c_k`` (the design's
-    ``step_cycles`` on the round's bricks with every column's filters stacked, right for a
-    design that costs a step by its activations and runtime registers only; a design whose
-    model defines ``fc_run_cycles(cfg, act, wgt_cols, rt)`` gives its own).
+    ``wgt_cols`` (windows, filters, K), ``n`` rounds of costs ``c_k``
+    (:func:`fc_step_cycles`); a design whose model defines ``fc_run_cycles(cfg, act,
+    wgt_cols, rt)`` gives its own.
 
     The first round's weights take ``windows`` cycles to read, one row per column; each
     later round's are read while the array works on the one before, so round ``k + 1``
@@ -67,10 +82,8 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     rt = rt or cfg.runtime_values(fc=True)
     if hasattr(arch, "fc_run_cycles"):     # a design whose array times fc rounds its own way
         return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt))
-    act = np.asarray(act, dtype=np.int64)
-    if act.shape[1] == 0:
+    if np.asarray(act).shape[1] == 0:
         return 1
-    wgt = np.asarray(wgt_cols, dtype=np.int64).reshape(-1, act.shape[1])
-    c = step_cycles(cfg, act, wgt, rt)
+    c = fc_step_cycles(cfg, act, wgt_cols, rt)
     cols = cfg.windows
     return int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + arch.RUN_OVERHEAD

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Run", "FcRun", "lower_fc_columns", "assemble_fc_columns",
+__all__ = ["Run", "FcRun", "lower_fc_columns", "iter_fc_columns", "assemble_fc_columns",
            "ConvLowering", "lower_matmul", "assemble_matmul", "im2col", "lower_conv2d",
            "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
            "conv_k_index", "conv_operands", "DEPTHWISE_MAPPINGS", "DEFAULT_DEPTHWISE",
@@ -140,6 +140,12 @@ def lower_fc_columns(cfg, x, wgt) -> list[FcRun]:
     """Split the batch-1 product ``wgt`` (N, K) @ ``x`` (K,) into ``fc`` runs of ``cfg``
     (``fc_columns = 1``): the input's bricks dealt round-robin over the ``windows`` columns,
     up to ``cfg.fc_rounds`` rounds per run, one run per (K chunk, filter group)."""
+    return list(iter_fc_columns(cfg, x, wgt))
+
+
+def iter_fc_columns(cfg, x, wgt):
+    """:func:`lower_fc_columns` one run at a time (a large layer's runs need not all be
+    held at once)."""
     if not cfg.fc_columns:
         raise ValueError("fc_columns: the configuration has no per-column weight registers")
     x = np.asarray(x, dtype=np.int64).ravel()
@@ -153,7 +159,6 @@ def lower_fc_columns(cfg, x, wgt) -> list[FcRun]:
     xb = np.pad(x, (0, k_pad - k)).reshape(rounds, cols, lanes).transpose(1, 0, 2)
     wb = np.pad(wgt, ((0, 0), (0, k_pad - k))).reshape(n, rounds, cols, lanes)
     wb = wb.transpose(2, 0, 1, 3)                                  # (cols, N, rounds, lanes)
-    runs = []
     for chunk, r0 in enumerate(range(0, rounds, cfg.fc_rounds)):
         r1 = min(r0 + cfg.fc_rounds, rounds)
         act = xb[:, r0:r1].reshape(cols, -1)
@@ -163,8 +168,7 @@ def lower_fc_columns(cfg, x, wgt) -> list[FcRun]:
             w = np.zeros((cols, cfg.filters, (r1 - r0) * lanes), dtype=np.int64)
             w[:, ids >= 0] = wb[:, ids[ids >= 0], r0:r1].reshape(cols, int((ids >= 0).sum()),
                                                                  -1)
-            runs.append(FcRun(act, w, ids, chunk))
-    return runs
+            yield FcRun(act, w, ids, chunk)
 
 
 def assemble_fc_columns(runs: list[FcRun], results: list[np.ndarray], n: int) -> np.ndarray:

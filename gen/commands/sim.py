@@ -1,7 +1,8 @@
 """``termwise sim``: network-level cycles of every design on a workload.
 
     termwise sim --workload NAME --arch ARCH[,ARCH...|all] [--precision 8|16]
-                 [--brick-order position|channel] [--depthwise diagonal|group] -o DIR
+                 [--brick-order position|channel] [--depthwise diagonal|group]
+                 [--fc columns|window] -o DIR
 
 Each design runs on its equal-peak 16x16 preset of hardware as wide as the workload's values:
 ``-16x16`` at ``--precision 16`` (256 16-bit MAC/cycle), ``-16x16-8b`` at ``--precision 8``
@@ -12,7 +13,11 @@ default, the papers') the channels of one kernel position, zero padded to whole 
 ``channel`` 16 consecutive values of the channel-major im2col row. ``--depthwise`` chooses
 how a depthwise convolution is mapped: ``diagonal`` (the default) packs 16 channels into one
 tile group with block-diagonal weights, so every filter row of the tile works; ``group``
-runs one group per channel on one filter row. Writes DIR/sim.json (per design: its preset,
+runs one group per channel on one filter row. ``--fc`` chooses how a fully-connected layer at
+batch 1 is mapped: ``columns`` (the default, the papers') deals its input bricks over the
+window columns on the designs that have per-column weight registers (``fc_columns``, set on
+their presets for the simulation); ``window`` runs it on one window column, as a design
+without them must. Writes DIR/sim.json (per design: its preset,
 hardware width and reference preset; ``brick_order``, ``depthwise``), sim.csv, sim.md (its
 header states the brick order and the depthwise mapping; per layer, the utilisation of the
 baseline's MAC slots) and sim_*.png.
@@ -54,6 +59,16 @@ DEPTHWISE_TEXT = {
              "the tile (and, in the position order, one lane)",
 }
 
+#: How a batch-1 fully-connected layer is mapped in each mapping, as sim.json and sim.md
+#: state it.
+FC_TEXT = {
+    "columns": "the input bricks dealt over the window columns, each column with its own "
+               "weights (the papers' staggering; per-column weight registers, fc_columns = 1, "
+               "on the designs that have them, one round of weights read per max(step, "
+               "windows) cycles); the other designs run it on one window column",
+    "window": "a matrix product whose one window is the image: one window column works",
+}
+
 #: Window groups sampled per layer by default for the synthetic shape-only workloads.
 SHAPES_DEFAULT_SAMPLE = 64
 #: Default bound of PE-lane evaluations per layer and design (netsim ``sample_pairs``):
@@ -78,12 +93,14 @@ def parse_archs(text: str) -> list[str]:
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
             log=None, workers: int | None = None, brick_order: str | None = None,
-            depthwise: str | None = None, signed_digits: str | None = None) -> dict:
+            depthwise: str | None = None, signed_digits: str | None = None,
+            fc: str | None = None) -> dict:
     """Simulate and write the reports; returns the sim.json document. ``brick_order``:
     :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``);
     ``depthwise``: :data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS` (default
     ``diagonal``); ``signed_digits``: the terms the Booth-coded designs are costed in,
-    ``booth`` (the default, the hardware's) or ``csd`` (a model-only comparison point)."""
+    ``booth`` (the default, the hardware's) or ``csd`` (a model-only comparison point);
+    ``fc``: :data:`termwise.golden.netsim.FC_MAPPINGS` (default ``columns``)."""
     from ...golden import netsim
     from ...golden.netsim import simulate as netsim_simulate
     from ..reports.sim import summarise, write_reports
@@ -110,6 +127,10 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if digits not in netsim_simulate.SIGNED_DIGITS:
         raise ConfigError("signed_digits", f"must be one of "
                           f"{', '.join(netsim_simulate.SIGNED_DIGITS)}, got {signed_digits!r}")
+    fc = netsim_simulate.DEFAULT_FC if fc is None else fc
+    if fc not in netsim_simulate.FC_MAPPINGS:
+        raise ConfigError("fc", f"must be one of {', '.join(netsim_simulate.FC_MAPPINGS)}, "
+                          f"got {fc!r}")
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
     if images is not None and (isinstance(images, bool) or not isinstance(images, int)
                                or images < 1):
@@ -133,18 +154,19 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if wl.synthetic and max_window_groups is None:
         max_window_groups = SHAPES_DEFAULT_SAMPLE
     log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "
-        f"{', '.join(ok)}, brick order {order}, depthwise {mapping}, signed digits {digits}")
+        f"{', '.join(ok)}, brick order {order}, depthwise {mapping}, signed digits {digits}, "
+        f"fc {fc}")
 
     def progress(i, n, layer, sec):
         log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
 
     results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=order, depthwise=mapping,
-                                     signed_digits=digits,
+                                     signed_digits=digits, fc=fc,
                                      max_window_groups=max_window_groups,
                                      sample_pairs=sample_pairs, progress=progress,
                                      workers=workers)
     layers, total = summarise(results, ok)
-    cfgs = {a: netsim.design_config(a, bits) for a in ok}
+    cfgs = {a: netsim.sim_config(a, bits, fc) for a in ok}
     reference = netsim.design_preset(ref, bits)
     peak = cfgs[ref].peak_macs_per_cycle(bits)
     sampled = any(d["sampled"] for r in layers for d in r["designs"].values())
@@ -177,6 +199,11 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "depthwise_text": DEPTHWISE_TEXT[mapping],
         "depthwise_layers": sum(netsim_simulate.layer_is_depthwise(layer)
                                 for layer in wl.layers),
+        # How a batch-1 fully-connected layer is mapped, and on which designs its input
+        # bricks are dealt over the columns (per-column weight registers).
+        "fc": fc,
+        "fc_text": FC_TEXT[fc],
+        "fc_columns": [a for a in ok if cfgs[a].fc_columns],
         "skipped": skipped,
         # The term encoding of every design that counts terms (cycles and ideal work alike):
         # the hardware's, unless --signed-digits csd replaced Booth in the model.
@@ -210,7 +237,7 @@ def _cmd_sim(args) -> int:
                   sample_pairs=None if args.exact else args.sample_pairs,
                   plots=not args.no_plots, workers=args.workers,
                   brick_order=args.brick_order, depthwise=args.depthwise,
-                  signed_digits=args.signed_digits)
+                  signed_digits=args.signed_digits, fc=args.fc)
     for a, t in doc["total"].items():
         print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
               f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
@@ -247,6 +274,11 @@ def register(subparsers):
                         "laconic, diffy) are costed in: booth (default; the RTL's radix-4 "
                         "Booth) or csd (model only: the non-adjacent-form digits of |x|, "
                         "as some simulators of this family count them)")
+    p.add_argument("--fc", choices=("columns", "window"), default="columns",
+                   help="how a fully-connected layer at batch 1 is mapped: columns (default, "
+                        "the papers': input bricks dealt over the window columns on the "
+                        "designs with per-column weight registers, fc_columns = 1) or window "
+                        "(one window column)")
     p.add_argument("--images", type=int, default=None,
                    help="photos / inputs simulated (default: the workload's own)")
     p.add_argument("--max-window-groups", type=int, default=None,

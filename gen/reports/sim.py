@@ -168,6 +168,15 @@ def _markdown(doc, archs) -> str:
     else:       # a document written before the mapping was recorded
         lines.append("- Depthwise convolutions: mapping not recorded (`group`, one group per "
                      "channel, the only mapping then).")
+    fc = doc.get("fc")
+    if fc:
+        on = doc.get("fc_columns") or []
+        lines.append(f"- Fully-connected layers at batch 1: mapping `{fc}` ({doc.get('fc_text')})"
+                     + (f"; on per-column weights: {', '.join(on)} (their presets with "
+                        "`fc_columns = 1`)" if on else "") + ".")
+    else:       # a document written before the mapping was recorded
+        lines.append("- Fully-connected layers at batch 1: mapping not recorded (`window`, "
+                     "one window column, the only mapping then).")
     enc = doc.get("encodings") or {}
     csd = doc.get("signed_digits") == "csd"
     lines += ["- Term encodings (cycles and ideal work): "

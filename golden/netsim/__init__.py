@@ -8,7 +8,9 @@ from .simulate import (LAYER_REGISTERS, PRESETS, PRESETS_BY_BITS, REFERENCE, Lay
                        design_preset, hardware_bits, layer_cycles,
                        layer_is_depthwise, layer_potential, layer_runtime, layer_stats,
                        lowered_columns, lowered_mask, lowered_operands, IDEAL_DEPTHWISE,
-                       SIGNED_DIGITS, simulate_layer, simulate_layers, steps_independent)
+                       SIGNED_DIGITS, simulate_layer, simulate_layers, steps_independent,
+                       DEFAULT_FC, FC_MAPPINGS, check_fc_mapping, fc_layer_cycles,
+                       layer_fc_columns, sim_config)
 from .traffic import layer_output_traffic, network_output_traffic
 
 __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerResult",
@@ -16,6 +18,7 @@ __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerR
            "design_preset", "hardware_bits", "layer_cycles",
            "layer_is_depthwise", "layer_potential", "layer_runtime", "layer_stats",
            "lowered_columns", "lowered_mask", "lowered_operands", "IDEAL_DEPTHWISE",
-           "SIGNED_DIGITS",
+           "SIGNED_DIGITS", "DEFAULT_FC", "FC_MAPPINGS", "check_fc_mapping", "fc_layer_cycles",
+           "layer_fc_columns", "sim_config",
            "simulate_layer", "simulate_layers", "steps_independent", "layer_output_traffic",
            "network_output_traffic"]

@@ -131,6 +131,59 @@ def design_config(design: str, bits: int = 16):
     return preset(design_preset(design, bits))
 
 
+#: How a fully-connected layer at batch 1 is mapped (``termwise sim --fc``): ``columns``
+#: deals its input bricks over the window columns on a design with the ``fc_columns``
+#: option (the papers' staggering; per-column weight registers, rtl/column_weights.py);
+#: ``window`` runs it as a matrix product whose one window is the image.
+FC_MAPPINGS = ("columns", "window")
+DEFAULT_FC = "columns"
+
+
+def check_fc_mapping(value: str) -> str:
+    if value not in FC_MAPPINGS:
+        raise ValueError(f"fc: must be one of {', '.join(FC_MAPPINGS)}, got {value!r}")
+    return value
+
+
+def sim_config(design: str, bits: int = 16, fc: str = DEFAULT_FC):
+    """The configuration ``design`` is simulated on: :func:`design_config`, with the
+    ``fc_columns`` option set when ``fc`` is ``"columns"`` and the design has it (and the
+    buffers at least ``windows`` rows deep, so that they hold one round of weights: Loom's
+    64-window presets have 16-row buffers)."""
+    cfg = design_config(design, bits)
+    if check_fc_mapping(fc) == "columns" and cfg.spec.option("fc_columns"):
+        # An fc round takes a weight row per column: the buffer holds at least one round.
+        cfg = cfg.replace(fc_columns=1, depth=max(cfg.depth, cfg.windows))
+    return cfg
+
+
+def layer_fc_columns(cfg, layer) -> bool:
+    """Whether ``layer`` runs as ``fc`` runs on ``cfg``: a fully-connected layer at batch 1
+    on a tile with per-column weight registers."""
+    return bool(cfg.fc_columns) and layer.kind == "fc" and np.shape(layer.act)[0] == 1
+
+
+def fc_layer_cycles(cfg, x, w, rt) -> dict:
+    """Cycles of a batch-1 fully-connected layer (``x`` (K,), ``w`` (N, K)) as ``fc`` runs
+    (:func:`termwise.golden.lowering.iter_fc_columns`). ``rtl_cycles`` is exact
+    (:func:`termwise.golden.cycles.fc_run_cycles`); ``cycles``, the steady-state basis of
+    the other layers, costs every round ``max(c_k, windows)`` (its compute, or its weight
+    reads when those take longer: :func:`termwise.golden.cycles.fc_step_cycles`), leaving
+    out each run's fixed overhead and the first round's weight reads, which a host
+    streaming weights without a break would overlap."""
+    from ..cycles import fc_run_cycles, fc_step_cycles
+    from ..lowering import iter_fc_columns
+    total = runs = steps = steady = 0
+    for run in iter_fc_columns(cfg, x, w):
+        total += fc_run_cycles(cfg, run.act, run.wgt, rt)
+        steady += int(np.maximum(fc_step_cycles(cfg, run.act, run.wgt, rt),
+                                 cfg.windows).sum())
+        runs += 1
+        steps += run.k // cfg.lanes
+    return {"cycles": steady, "rtl_cycles": total, "runs": runs, "steps": steps,
+            "step_cycles": steady, "sampled": False, "scale": 1.0}
+
+
 def design_arch(design: str) -> str:
     """The architecture (golden model) of a :data:`PRESETS` design."""
     return design_config(design).arch
@@ -318,7 +371,7 @@ def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
 
 
 #: Runtime registers a layer sets (from its precision profile); the others are per run.
-LAYER_REGISTERS = ("precision", "wgt_precision", "act_signed")
+LAYER_REGISTERS = ("precision", "wgt_precision", "act_signed", "fc")
 
 
 def layer_runtime(cfg, layer) -> dict:
@@ -477,7 +530,10 @@ def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER,
             rt[MODEL_ENCODING] = signed_digits
         if hasattr(mod, "layer_registers"):
             rt = dict(rt, **mod.layer_registers(cfg, layer, out_width=_out_width(layer)))
-        if hasattr(mod, "layer_cycles"):        # an exact whole-layer model (Diffy)
+        if layer_fc_columns(cfg, layer):        # batch-1 fc on every window column
+            rt["fc"] = True
+            cyc = fc_layer_cycles(cfg, a[0, 0], wm[0], rt)
+        elif hasattr(mod, "layer_cycles"):      # an exact whole-layer model (Diffy)
             cyc = dict(mod.layer_cycles(cfg, a, wm, rt), sampled=False, scale=1.0)
         else:
             cyc = layer_cycles(cfg, a, wm, rt, max_window_groups=max_window_groups,
@@ -506,7 +562,7 @@ def _simulate_index(i: int) -> LayerResult:
 def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFAULT_ORDER,
                     depthwise: str = DEFAULT_DEPTHWISE, max_window_groups=None,
                     sample_pairs=None, progress=None, workers: int | None = None,
-                    signed_digits: str = "booth") -> list:
+                    signed_digits: str = "booth", fc: str = DEFAULT_FC) -> list:
     """Simulate every layer on every design of ``archs``, each on its equal-peak 16x16
     preset of ``bits``-bit hardware (:func:`design_config`; default
     :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets), the
@@ -514,7 +570,9 @@ def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFA
     channels of one kernel position per brick; ``"channel"``: the channel-major im2col row)
     and the depthwise ones in mapping ``depthwise`` (default ``"diagonal"``: ``lanes``
     channels per tile group, block-diagonal weights; ``"group"``: one group per channel);
-    the Booth-coded designs' terms counted in ``signed_digits`` (:func:`simulate_layer`).
+    the Booth-coded designs' terms counted in ``signed_digits`` (:func:`simulate_layer`);
+    batch-1 fully-connected layers mapped as ``fc`` says (:data:`FC_MAPPINGS`,
+    :func:`sim_config`).
 
     Layers are independent, so they are spread over ``workers`` forked processes (default
     :func:`default_workers`); results come back in layer order and do not depend on the
@@ -524,7 +582,7 @@ def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFA
     """
     global _JOB
     bits = hardware_bits(layers) if bits is None else bits
-    cfgs = {arch: design_config(arch, bits) for arch in archs}
+    cfgs = {arch: sim_config(arch, bits, fc) for arch in archs}
     kw = {"order": check_order(order), "depthwise": check_depthwise(depthwise),
           "signed_digits": check_signed_digits(signed_digits),
           "max_window_groups": max_window_groups, "sample_pairs": sample_pairs}

@@ -49,7 +49,15 @@ def test_sim_digits_cnn(termwise, tmp_path):
         # Stripes: 16 windows at once, one activation bit per cycle at the layer's precision.
         p = stripes["rt"]["precision"]
         assert p == layer["stats"]["profile_act_precision"] and 1 <= p <= 16
-        assert stripes["cycles"] == _steps(windows, k, filters, channels, 16) * p
+        if channels is None:
+            # Issue 14 pt 2: the batch-1 fc layer's 16 bricks are dealt over the 16 columns
+            # (one round), and a round costs max(p, 16): its 16 weight rows are read one per
+            # cycle. As one window column it would cost 16 bricks x p.
+            assert stripes["rt"]["fc"] is True
+            assert stripes["cycles"] == ceil(k / (16 * 16)) * max(p, 16) * ceil(filters / 16)
+        else:
+            assert stripes["rt"]["fc"] is False
+            assert stripes["cycles"] == _steps(windows, k, filters, channels, 16) * p
         # The ideal work counts the MACs, not the padding of the bricks.
         assert base["work"] == layer["macs"] * 16 * 16
         # Utilisation of the baseline's MAC slots under the mapping.
@@ -79,6 +87,10 @@ def test_sim_digits_cnn(termwise, tmp_path):
     assert "- Brick order: `position` (the papers' bricks: the channels of one kernel " in md
     assert "- Depthwise convolutions (0 layers of this workload): mapping `diagonal` " \
            "(channel-diagonal packing: " in md
+    assert doc["fc"] == "columns" and doc["fc_columns"] == ["stripes"]
+    assert doc["designs"]["stripes"]["config"]["fc_columns"] == 1
+    assert "- Fully-connected layers at batch 1: mapping `columns` (the input bricks dealt " \
+           "over the window columns" in md
     conv1 = doc["layers"][0]
     assert "| layer | shape | MACs | util. | sign |" in md
     # Issue 14: every layer of digits-cnn reads non-negative inputs (pixels, ReLU outputs),
@@ -96,6 +108,8 @@ def test_sim_bad_input(termwise, tmp_path):
     for args, fragment in ((["--designs", "nope"], "must be 'all' or a comma list"),
                            (["--designs", "stripes", "--depthwise", "rows"],
                             "argument --depthwise: invalid choice: 'rows'"),
+                           (["--designs", "stripes", "--fc", "rows"],
+                            "argument --fc: invalid choice: 'rows'"),
                            (["--designs", "stripes", "--precision", "12"], "precision: must be 8 or 16"),
                            (["--designs", "stripes", "--images", "0"], "images: must be a positive")):
         r = termwise("sim", "--workload", "digits-cnn", *args, "-o", "out")
@@ -125,7 +139,10 @@ def test_sim_8bit_on_8bit_hardware(termwise, tmp_path):
         assert base["cycles"] == _steps(windows, k, filters, channels, 1, "channel")
         p = stripes["rt"]["precision"]
         assert 1 <= p <= 8
-        assert stripes["cycles"] == _steps(windows, k, filters, channels, 8, "channel") * p
+        if channels is None:    # batch-1 fc: 16 bricks dealt over 8 columns, max(p, 8) each
+            assert stripes["cycles"] == ceil(k / (16 * 8)) * max(p, 8) * ceil(filters / 16)
+        else:
+            assert stripes["cycles"] == _steps(windows, k, filters, channels, 8, "channel") * p
         # Stripes' ideal over an 8-bit baseline: 8 / p, not 16 / p.
         assert abs(stripes["ideal"] - 8 / p) < 1e-9
     md = (tmp_path / "out" / "sim.md").read_text()
@@ -234,3 +251,35 @@ def test_sim_signed_digits_csd(termwise, tmp_path):
     r = termwise("sim", "--workload", "digits-cnn", "--designs", "baseline",
                  "--signed-digits", "naf", "-o", "bad")
     assert_usage_error(r, tmp_path / "bad", "signed-digits")
+
+
+def test_sim_fc_mapping(termwise, tmp_path):
+    """Issue 14, point 2: a fully-connected layer at batch 1 on a bit-serial tile. The
+    issue's repro (digits-cnn, one image, 16 bits): as one window column the fc layer costs
+    Stripes 16 bricks x p cycles against the baseline's 16; dealt over the columns
+    (``--fc columns``, the default) one round of max(p, 16). Loom's 64 columns take one
+    round too. The conv layers are the same in both mappings."""
+    designs = "stripes,dstripes,loom"
+    runs = {}
+    for fc in ("columns", "window"):
+        ok(termwise("sim", "--workload", "digits-cnn", "--designs", designs, "--images", "1",
+                    "--no-plots", "--fc", fc, "-o", fc))
+        runs[fc] = load_json(tmp_path / fc / "sim.json")
+    cols, win = runs["columns"], runs["window"]
+    assert win["fc"] == "window" and win["fc_columns"] == []
+    assert cols["fc_columns"] == ["stripes", "dstripes", "loom"]
+    fc_c, fc_w = cols["layers"][-1]["designs"], win["layers"][-1]["designs"]
+    assert cols["layers"][-1]["name"] == "fc"
+    assert fc_w["baseline"]["cycles"] == fc_c["baseline"]["cycles"] == 16
+    p = fc_w["stripes"]["rt"]["precision"]
+    assert fc_w["stripes"]["cycles"] == 16 * p           # 16 bricks on one column
+    assert fc_c["stripes"]["cycles"] == max(p, 16)        # one round over 16 columns
+    assert fc_c["loom"]["cycles"] == 64                   # one round of 64 weight rows
+    assert fc_c["loom"]["cycles"] < fc_w["loom"]["cycles"]
+    assert fc_c["dstripes"]["cycles"] < fc_w["dstripes"]["cycles"]
+    for a in ("stripes", "dstripes", "loom"):
+        assert [l["designs"][a]["cycles"] for l in cols["layers"][:-1]] == \
+               [l["designs"][a]["cycles"] for l in win["layers"][:-1]], a
+    md = (tmp_path / "window" / "sim.md").read_text()
+    assert "- Fully-connected layers at batch 1: mapping `window` (a matrix product whose " \
+           "one window is the image" in md
