@@ -21,6 +21,7 @@ from . import buffer as buffer_mod
 from . import liberty as liberty_mod
 from . import parse, tools
 from .kinds import KINDS, kind_of
+from .path_kinds import path_kinds
 from .wrapper import asic_wrapper, wrapper_name
 
 __all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "FANOUT_BUFFERING", "run_asic", "refresh",
@@ -253,7 +254,11 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
         "critical_path": {k: path[k] for k in ("startpoint", "endpoint", "start_cell",
                                                "end_cell", "logic_depth", "cells",
                                                "worst_stage")}
-                         | {"delay_ns": path["arrival_ns"], "slack_ns": path["slack_ns"]},
+                         | {"delay_ns": path["arrival_ns"], "slack_ns": path["slack_ns"]}
+                         # Where the path's delay is spent, by kind of hardware.
+                         | path_kinds(path["stages"], mods, top, wrap,
+                                      endpoint=path["instances"][-1] if path["instances"]
+                                      else None),
         "wns_ns": round(wns, 4),
         # Design-rule checks (drv.tcl): None for a run from before they existed.
         "drv_violations": drv,

@@ -80,6 +80,9 @@ COLUMNS = [
     # Design-rule violations (max cap / slew / fanout, loads past the liberty tables'
     # range): a non-zero count marks the Fmax as extrapolated (see DRV_NOTE).
     ("asic_drv", "DRV", "{:,}", False),
+    # The kind of hardware most of the critical path's delay is spent in (datapath or
+    # plumbing: synth/path_kinds.py).
+    ("asic_slowest_kind", "slowest stage", "{}", False),
     ("asic_gmacs", "GMAC/s", "{:.2f}", True),
     ("asic_gmacs_mm2", "GMAC/s/mm2", "{:.3f}", True),
     ("asic_gmacs_mm2_compute", "GMAC/s/mm2 w/o buffers", "{:.3f}", True),
@@ -116,6 +119,7 @@ def compare_rows(reports: list[dict], precision: int | None = None) -> tuple[lis
             "asic_fmax_mhz": a["fmax_mhz"] if a else None,
             "asic_drv": drv_count(a),
             "asic_drv_checked": drv_count(a) is not None if a else None,
+            "asic_slowest_kind": (a.get("critical_path") or {}).get("slowest_kind") if a else None,
             "asic_gmacs": t.get("asic_gmacs"),
             "asic_gmacs_mm2": t.get("asic_gmacs_per_mm2"),
             "asic_gmacs_mm2_compute": t.get("asic_gmacs_per_mm2_compute"),

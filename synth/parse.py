@@ -85,6 +85,9 @@ def parse_sta(text: str) -> dict:
         "end_cell": instances[-1][1] if instances else None,
         "cells": [c for _, c in logic],
         "instances": [i for i, _ in instances],
+        # Every output pin on the path, launching flop first: (instance, cell, cap pF,
+        # incremental delay ns).
+        "stages": [list(st) for st in stages],
         "logic_depth": len(logic),
         "arrival_ns": float(arrival.group(1)) if arrival else None,
         "required_ns": float(required.group(1)) if required else None,

@@ -185,6 +185,11 @@ def to_markdown(r: dict) -> str:
         lines += ["", f"Critical path: {cp['startpoint']} ({cp['start_cell']}) -> "
                       f"{cp['endpoint']} ({cp['end_cell']}), {cp['logic_depth']} cells, "
                       f"{cp['delay_ns']} ns."]
+        if cp.get("delay_by_kind_ns"):
+            lines.append(f"Delay by kind of hardware: " + ", ".join(
+                f"{k} {v:.2f} ns" for k, v in cp["delay_by_kind_ns"].items())
+                + f"; the path is limited by **{cp['slowest_kind']}** (launched in "
+                  f"{cp['start_kind']}, captured in {cp['end_kind']}).")
         ws = cp.get("worst_stage")
         if ws:
             lines.append(f"Slowest stage: {ws['instance']} ({ws['cell']}) driving "
