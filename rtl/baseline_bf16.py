@@ -106,7 +106,7 @@ class BF16PE(wiring.Component):
         output_stage = pipe.multiplier_stages - multiplier_internal_stages(pipe)
         for lane in range(cfg.lanes):
             mul = self.multiplier(m, f"mul{lane}")
-            product = Signal(32, name=f"product{lane}")
+            product = Signal(32, name=f"product{lane}", reset_less=True)   # data register
             m.d.comb += [mul.a.eq(self.act[lane]), mul.b.eq(self.wgt[lane])]
             if output_stage:
                 m.d.sync += product.eq(mul.product)

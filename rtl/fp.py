@@ -167,10 +167,12 @@ class BF16Multiplier(wiring.Component):
 
         # Stage 1: the significand product (hidden bits: subnormals none, and exponent 1),
         # the exponent sum and what the special values decide.
-        sign = Signal(name="sign")
-        prod = Signal(16, name="prod")
-        exp_sum = Signal(signed(EXP_BITS), name="exp_sum")
-        is_nan, is_inf, is_zero = (Signal(name=n) for n in ("is_nan", "is_inf", "is_zero"))
+        # Pipeline data registers (when staged): no reset, only their data matters.
+        sign = Signal(name="sign", reset_less=True)
+        prod = Signal(16, name="prod", reset_less=True)
+        exp_sum = Signal(signed(EXP_BITS), name="exp_sum", reset_less=True)
+        is_nan, is_inf, is_zero = (Signal(name=n, reset_less=True)
+                                   for n in ("is_nan", "is_inf", "is_zero"))
         stage = m.d.sync if self.stages else m.d.comb
         stage += [
             sign.eq(a[15] ^ b[15]),
@@ -354,7 +356,9 @@ class FloatAdderTree(wiring.Component):
             """The level's values, registered when ``level`` is a register level."""
             if level not in self.register_levels:
                 return values
-            regs = [Signal(32, name=f"l{level}_q{i}") for i in range(len(values))]
+            # Data registers: no reset (the valid pipeline says which hold a brick).
+            regs = [Signal(32, name=f"l{level}_q{i}", reset_less=True)
+                    for i in range(len(values))]
             m.d.sync += [r.eq(v) for r, v in zip(regs, values)]
             return regs
 
