@@ -279,6 +279,15 @@ class TileConfig:
                 or self.out_bits is not None)
 
     @property
+    def output_latency(self) -> int:
+        """Registers an output row passes through in the pipelined fused output stage
+        (rtl/output_stage.py): the sum, the requantisation product (with ``out_bits``) and
+        the result; 0 without a stage. A run's first result comes that many cycles later."""
+        if not self.output_stage:
+            return 0
+        return 3 if self.out_bits else 2
+
+    @property
     def out_value_bits(self) -> int:
         """Width of one output value: ``out_bits`` after requantisation, else ``acc_bits``."""
         return self.out_bits or self.acc_bits
@@ -370,6 +379,7 @@ class TileConfig:
             "wgt_row_bits": self.wgt_row_bits,
             "out_row_bits": self.out_row_bits,
             "output_stage": self.output_stage,
+            **({"output_latency": self.output_latency} if self.output_stage else {}),
             "out_value_bits": self.out_value_bits,
             "max_k": self.depth * self.lanes,
             "runtime": list(self.runtime),

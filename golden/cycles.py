@@ -37,7 +37,9 @@ def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
 
 
 def run_cycles(cfg, act, wgt, rt=None) -> int:
-    """Cycles from the command transfer to ``out.valid`` for one run.
+    """Cycles from the command transfer to ``out.valid`` for one run: the steps, the
+    design's ``RUN_OVERHEAD`` and, with the fused output stage, its pipeline
+    (``cfg.output_latency``).
 
     Designs whose lanes are not in lockstep per step (Cnvlutin's decoupled lanes) define
     ``run_cycles(cfg, act_bricks, wgt_bricks, rt)`` in their model instead of per-step
@@ -45,10 +47,11 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     arch = model_of(cfg)
     rt = rt or cfg.runtime_values()
     if hasattr(arch, "run_cycles"):
-        return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt))
+        return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)) \
+            + cfg.output_latency
     if np.asarray(act).shape[1] == 0:
-        return 1
-    return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD
+        return 1 + cfg.output_latency
+    return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD + cfg.output_latency
 
 
 def fc_step_cycles(cfg, act, wgt_cols, rt=None) -> np.ndarray:
@@ -81,9 +84,10 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     arch = model_of(cfg)
     rt = rt or cfg.runtime_values(fc=True)
     if hasattr(arch, "fc_run_cycles"):     # a design whose array times fc rounds its own way
-        return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt))
+        return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt)) + cfg.output_latency
     if np.asarray(act).shape[1] == 0:
-        return 1
+        return 1 + cfg.output_latency
     c = fc_step_cycles(cfg, act, wgt_cols, rt)
     cols = cfg.windows
-    return int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + arch.RUN_OVERHEAD
+    return (int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + arch.RUN_OVERHEAD
+            + cfg.output_latency)

@@ -14,70 +14,65 @@ units) are runtime registers from the command. A non-negative multiplier keeps t
 requantisation monotone with ``requant(0) == 0``, so clipping after it equals the
 activation before it (the golden model, :func:`termwise.golden.primitives.conv_bias_act`,
 folds it the same way).
+
+The stage is pipelined, one register after each step (``cfg.output_latency``): the sum
+``s``; with ``out_bits`` the product ``s * multiplier``; the result (rounded, saturated,
+clipped). So the requantisation multiplier is never on a path with the accumulator's
+adder or the window multiplexer, and a tile with the stage keeps its Fmax (issue 15). A
+row enters when the stage moves (``en``) and leaves ``cfg.output_latency`` moves later.
 """
 
 from amaranth import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["OutputStage", "MULTIPLIER_BITS", "SHIFT_BITS", "RequantUnit"]
+__all__ = ["OutputStage", "MULTIPLIER_BITS", "SHIFT_BITS"]
 
 MULTIPLIER_BITS = 16
 SHIFT_BITS = 6
 
 
-class RequantUnit(wiring.Component):
-    """``saturate(round_half_even(value * multiplier / 2**shift), out_bits)``, signed.
-    Combinational."""
-
-    def __init__(self, in_bits: int, out_bits: int):
-        self.in_bits, self.out_bits = in_bits, out_bits
-        super().__init__({
-            "value": In(signed(in_bits)),
-            "multiplier": In(unsigned(MULTIPLIER_BITS)),
-            "shift": In(unsigned(SHIFT_BITS)),
-            "result": Out(signed(out_bits)),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        width = self.in_bits + MULTIPLIER_BITS + 1
-        product = Signal(signed(width))
-        m.d.comb += product.eq(self.value * self.multiplier)
-        # Shifts past the product's width leave only its sign: clamp to keep widths finite.
-        shift = Signal(range(width + 1))
-        m.d.comb += shift.eq(Mux(self.shift > width, width, self.shift))
-        floor = Signal(signed(width))
-        rem = Signal(unsigned(width))
-        half = Signal(unsigned(width + 1))
-        m.d.comb += [
-            floor.eq(product >> shift),                       # arithmetic: floor division
-            rem.eq(product.as_unsigned() & ((1 << shift) - 1)),
-            half.eq((1 << shift) >> 1),
-        ]
-        up = (shift != 0) & ((rem > half) | ((rem == half) & floor[0]))
-        rounded = Signal(signed(width + 1))
-        m.d.comb += rounded.eq(floor + up)
-        lo, hi = -(1 << (self.out_bits - 1)), (1 << (self.out_bits - 1)) - 1
-        m.d.comb += self.result.eq(Mux(rounded > hi, hi, Mux(rounded < lo, lo, rounded)))
-        return m
+def _round_saturate(m, product, shift, out_bits: int, name: str):
+    """``saturate(round_half_even(product / 2**shift), out_bits)``, signed, combinational."""
+    width = len(product)
+    # Shifts past the product's width leave only its sign: clamp to keep widths finite.
+    clamped = Signal(range(width + 1), name=f"{name}_shift")
+    m.d.comb += clamped.eq(Mux(shift > width, width, shift))
+    floor = Signal(signed(width), name=f"{name}_floor")
+    rem = Signal(unsigned(width), name=f"{name}_rem")
+    half = Signal(unsigned(width + 1), name=f"{name}_half")
+    m.d.comb += [
+        floor.eq(product >> clamped),                     # arithmetic: floor division
+        rem.eq(product.as_unsigned() & ((1 << clamped) - 1)),
+        half.eq((1 << clamped) >> 1),
+    ]
+    up = (clamped != 0) & ((rem > half) | ((rem == half) & floor[0]))
+    rounded = Signal(signed(width + 1), name=f"{name}_rounded")
+    m.d.comb += rounded.eq(floor + up)
+    lo, hi = -(1 << (out_bits - 1)), (1 << (out_bits - 1)) - 1
+    return Mux(rounded > hi, hi, Mux(rounded < lo, lo, rounded))
 
 
 class OutputStage(wiring.Component):
-    """The fused output stage for one output row (``filters`` accumulators of one window).
+    """The fused output stage, pipelined: one output row (``filters`` accumulators of one
+    window) per move.
 
     Attributes
     ----------
+    en : In(1)
+        Move: every register takes its input (the row on ``acc``/``residual`` enters).
     acc, bias, residual : In(ArrayLayout(signed(acc_bits), filters))
     multiplier, shift, cap : In
-        Runtime registers (``cap`` in output units, used by ReLU6).
+        Runtime registers (``cap`` in output units, used by ReLU6), steady during a run.
     result : Out(ArrayLayout(signed(out_value_bits), filters))
+        The row that entered ``cfg.output_latency`` moves ago.
     """
 
     def __init__(self, cfg):
         self.cfg = cfg
         row = data.ArrayLayout(signed(cfg.acc_bits), cfg.filters)
         super().__init__({
+            "en": In(1),
             "acc": In(row),
             "bias": In(row),
             "residual": In(row),
@@ -90,6 +85,7 @@ class OutputStage(wiring.Component):
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
+        # Data registers: no reset (the tile's valid pipeline says which hold a row).
         for f in range(cfg.filters):
             total = self.acc[f]
             if cfg.bias:
@@ -97,18 +93,23 @@ class OutputStage(wiring.Component):
             if cfg.residual:
                 total = total + self.residual[f]
             if cfg.out_bits:
-                unit = RequantUnit(cfg.acc_bits + 2, cfg.out_bits)
-                m.submodules[f"requant_{f}"] = unit
-                m.d.comb += [unit.value.eq(total), unit.multiplier.eq(self.multiplier),
-                             unit.shift.eq(self.shift)]
-                value = unit.result
+                s = Signal(signed(cfg.acc_bits + 2), name=f"sum_{f}", reset_less=True)
+                product = Signal(signed(cfg.acc_bits + 2 + MULTIPLIER_BITS + 1),
+                                 name=f"product_{f}", reset_less=True)
+                with m.If(self.en):
+                    m.d.sync += [s.eq(total), product.eq(s * self.multiplier)]
+                value = _round_saturate(m, product, self.shift, cfg.out_bits, f"requant_{f}")
             else:
                 # Without requantisation the sum wraps to the accumulator width.
-                value = Signal(signed(cfg.acc_bits), name=f"sum_{f}")
-                m.d.comb += value.eq(total)
+                value = Signal(signed(cfg.acc_bits), name=f"sum_{f}", reset_less=True)
+                with m.If(self.en):
+                    m.d.sync += value.eq(total)
             if cfg.activation in ("relu", "relu6"):
                 value = Mux(value < 0, 0, value)
             if cfg.activation == "relu6":
                 value = Mux(value > self.cap, self.cap, value)
-            m.d.comb += self.result[f].eq(value)
+            result = Signal(signed(cfg.out_value_bits), name=f"result_{f}", reset_less=True)
+            with m.If(self.en):
+                m.d.sync += result.eq(value)
+            m.d.comb += self.result[f].eq(result)
         return m

@@ -184,6 +184,8 @@ class Tile(wiring.Component):
             array.precision.eq(Mux(start, p_clamped, precision)),
             array.wgt_precision.eq(Mux(start, pw_clamped, wgt_precision)),
         ]
+        if cfg.output_stage:
+            m.submodules.output_stage = self._stage = OutputStage(cfg)
         with m.FSM():
             with m.State("IDLE"):
                 m.d.comb += [self.cmd.ready.eq(1), start.eq(self.cmd.valid)]
@@ -204,22 +206,27 @@ class Tile(wiring.Component):
                     m.next = "OUT"
             with m.State("OUT"):
                 m.d.comb += self.busy.eq(1)
-                # With a residual input, a row leaves only together with its residual row.
-                row_ready = self.residual.valid if cfg.residual else 1
-                m.d.comb += self.out.valid.eq(row_ready)
-                if cfg.residual:
-                    m.d.comb += self.residual.ready.eq(self.out.ready)
-                with m.If(self.out.ready & row_ready):
-                    m.d.sync += window.eq(window + 1)
-                    with m.If(window == cfg.windows - 1):
-                        m.d.sync += window.eq(0)
-                        if owning:
-                            m.d.comb += array.rewind.eq(1)
-                        else:
-                            m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
-                            if cfg.fc_columns:
-                                m.d.comb += m.submodules.column_weights.clear.eq(1)
-                        m.next = "IDLE"
+
+                def finish():
+                    m.d.sync += window.eq(0)
+                    if owning:
+                        m.d.comb += array.rewind.eq(1)
+                    else:
+                        m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
+                        if cfg.fc_columns:
+                            m.d.comb += m.submodules.column_weights.clear.eq(1)
+                    m.next = "IDLE"
+
+                if cfg.output_stage:
+                    with m.If(self._stage_rows(m, window)):
+                        finish()
+                else:
+                    row_ready = 1
+                    m.d.comb += self.out.valid.eq(row_ready)
+                    with m.If(self.out.ready & row_ready):
+                        m.d.sync += window.eq(window + 1)
+                        with m.If(window == cfg.windows - 1):
+                            finish()
         self._output(m, array, window, start)
         return m
 
@@ -249,13 +256,49 @@ class Tile(wiring.Component):
             m.d.comb += array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
         m.d.comb += rows_ready.eq(~fc_reg | cw.present)
 
+    def _stage_rows(self, m, window):
+        """In the OUT state of a tile with the fused output stage: the rows enter the
+        pipelined stage window by window (each with its residual row) whenever it moves,
+        and leave ``cfg.output_latency`` moves later on ``out``. Returns the last row's
+        transfer."""
+        cfg, stage = self.cfg, self._stage
+        valid = [Signal(name=f"out_stage_valid{k}") for k in range(cfg.output_latency)]
+        all_in = Signal()          # every window's row has entered
+        sent = Signal(range(max(cfg.windows, 2)))
+        move = Signal()
+        enter = Signal()
+        done = Signal()
+        transfer = self.out.valid & self.out.ready
+        m.d.comb += [
+            self.out.valid.eq(valid[-1]),
+            move.eq(~valid[-1] | self.out.ready),
+            # With a residual input, a row enters only together with its residual row.
+            enter.eq(move & ~all_in & (self.residual.valid if cfg.residual else 1)),
+            stage.en.eq(move),
+            done.eq(transfer & (sent == cfg.windows - 1)),
+        ]
+        if cfg.residual:
+            m.d.comb += self.residual.ready.eq(enter)
+        with m.If(move):
+            m.d.sync += [valid[0].eq(enter)] + [valid[k].eq(valid[k - 1])
+                                                for k in range(1, len(valid))]
+        with m.If(enter):
+            m.d.sync += window.eq(window + 1)
+            with m.If(window == cfg.windows - 1):
+                m.d.sync += [window.eq(0), all_in.eq(1)]
+        with m.If(transfer):
+            m.d.sync += sent.eq(sent + 1)
+        with m.If(done):
+            m.d.sync += [sent.eq(0), all_in.eq(0)]
+        return done
+
     def _output(self, m, array, window, start):
         """The output row: the window's accumulators, through the fused stage if any."""
         cfg = self.cfg
         if not cfg.output_stage:
             m.d.comb += self.out.payload.eq(array.acc[window])
             return
-        m.submodules.output_stage = stage = OutputStage(cfg)
+        stage = self._stage
         m.d.comb += [stage.acc.eq(array.acc[window]), self.out.payload.eq(stage.result)]
         if cfg.bias:
             bias = Signal.like(stage.bias)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+import cocotb
 import numpy as np
 from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
@@ -52,10 +53,21 @@ class TileDriver:
         dut.rst.value = 0
         await RisingEdge(dut.clk)
 
-    async def _present_residual(self, window, residual):
-        row = np.zeros(self.cfg.filters, np.int64) if residual is None else residual[window]
-        self.dut.residual__payload.value = pack_row(row, self.cfg.acc_bits)
-        self.dut.residual__valid.value = 1
+    async def _feed_residual(self, residual):
+        """The residual stream, a row per window in order, each held until the tile takes
+        it (``valid & ready`` at a clock edge)."""
+        dut, cfg = self.dut, self.cfg
+        for window in range(cfg.windows):
+            row = np.zeros(cfg.filters, np.int64) if residual is None else residual[window]
+            dut.residual__payload.value = pack_row(row, cfg.acc_bits)
+            dut.residual__valid.value = 1
+            while True:
+                await ReadOnly()
+                taken = bool(dut.residual__ready.value)
+                await RisingEdge(dut.clk)
+                if taken:
+                    break
+        dut.residual__valid.value = 0
 
     async def _write(self, stream: str, rows: list[int]):
         valid = getattr(self.dut, f"{stream}__valid")
@@ -129,8 +141,7 @@ class TileDriver:
             worst = max(worst, cfg.windows)
         limit = timeout_cycles or (bricks * worst + cfg.windows + 64)
         w0 = time.perf_counter()
-        if cfg.residual:   # out.valid waits for the first residual row
-            await self._present_residual(0, residual)
+        feeder = cocotb.start_soon(self._feed_residual(residual)) if cfg.residual else None
         fired = await First(RisingEdge(dut.out__valid), Timer(limit * PERIOD_NS, unit="ns"))
         self.compute_wall += time.perf_counter() - w0
         if not dut.out__valid.value:
@@ -138,15 +149,13 @@ class TileDriver:
         cycles = round((get_sim_time("ns") - t0) / PERIOD_NS)
         rows = []
         for w in range(cfg.windows):
-            if cfg.residual:
-                await self._present_residual(w, residual)
             await ReadOnly()
             if not dut.out__valid.value:
                 raise AssertionError("out.valid dropped before every window was read")
             rows.append(unpack_row(int(dut.out__payload.value), cfg.filters,
                                    cfg.out_value_bits))
             await RisingEdge(dut.clk)
-        if cfg.residual:
-            dut.residual__valid.value = 0
+        if feeder is not None:
+            await feeder
         del fired
         return np.array(rows, dtype=np.int64), cycles
