@@ -16,8 +16,8 @@ activation before it (the golden model, :func:`termwise.golden.primitives.conv_b
 folds it the same way).
 
 The stage is pipelined, one register after each step (``cfg.output_latency``): the sum
-``s``; with ``out_bits`` the product ``s * multiplier``; the result (rounded, saturated,
-clipped). So the requantisation multiplier is never on a path with the accumulator's
+``s``; with ``out_bits`` the products of ``s`` and the multiplier's two halves, then their
+sum ``s * multiplier``; the result (rounded, saturated, clipped). So the requantisation multiplier is never on a path with the accumulator's
 adder or the window multiplexer, and a tile with the stage keeps its Fmax (issue 15). A
 row enters when the stage moves (``en``) and leaves ``cfg.output_latency`` moves later.
 """
@@ -94,10 +94,20 @@ class OutputStage(wiring.Component):
                 total = total + self.residual[f]
             if cfg.out_bits:
                 s = Signal(signed(cfg.acc_bits + 2), name=f"sum_{f}", reset_less=True)
+                # The multiplier in two halves, each product registered, then their sum: no
+                # register-to-register path holds more than a sum x half-multiplier array.
+                half = MULTIPLIER_BITS // 2
+                partial = [Signal(signed(cfg.acc_bits + 2 + half + 1), name=f"partial{i}_{f}",
+                                  reset_less=True) for i in range(2)]
                 product = Signal(signed(cfg.acc_bits + 2 + MULTIPLIER_BITS + 1),
                                  name=f"product_{f}", reset_less=True)
                 with m.If(self.en):
-                    m.d.sync += [s.eq(total), product.eq(s * self.multiplier)]
+                    m.d.sync += [
+                        s.eq(total),
+                        partial[0].eq(s * self.multiplier[:half]),
+                        partial[1].eq(s * self.multiplier[half:]),
+                        product.eq(partial[0] + (partial[1] << half)),
+                    ]
                 value = _round_saturate(m, product, self.shift, cfg.out_bits, f"requant_{f}")
             else:
                 # Without requantisation the sum wraps to the accumulator width.
