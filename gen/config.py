@@ -282,11 +282,11 @@ class TileConfig:
     def output_latency(self) -> int:
         """Registers an output row passes through in the pipelined fused output stage
         (rtl/output_stage.py): the sum, with ``out_bits`` the requantisation's two half
-        products and their sum, and the result; 0 without a stage. A run's first result
-        comes that many cycles later."""
+        products, their sum and the shifted floor with its rounding flags, and the result;
+        0 without a stage. A run's first result comes that many cycles later."""
         if not self.output_stage:
             return 0
-        return 4 if self.out_bits else 2
+        return 5 if self.out_bits else 2
 
     @property
     def out_value_bits(self) -> int:

@@ -16,8 +16,9 @@ activation before it (the golden model, :func:`termwise.golden.primitives.conv_b
 folds it the same way).
 
 The stage is pipelined, one register after each step (``cfg.output_latency``): the sum
-``s``; with ``out_bits`` the products of ``s`` and the multiplier's two halves, then their
-sum ``s * multiplier``; the result (rounded, saturated, clipped). So the requantisation multiplier is never on a path with the accumulator's
+``s``; with ``out_bits`` the products of ``s`` and the multiplier's two halves, their sum
+``s * multiplier``, its floor after the shift with the rounding flags; the result
+(rounded, saturated, clipped). So the requantisation multiplier is never on a path with the accumulator's
 adder or the window multiplexer, and a tile with the stage keeps its Fmax (issue 15). A
 row enters when the stage moves (``en``) and leaves ``cfg.output_latency`` moves later.
 """
@@ -32,21 +33,33 @@ MULTIPLIER_BITS = 16
 SHIFT_BITS = 6
 
 
-def _round_saturate(m, product, shift, out_bits: int, name: str):
-    """``saturate(round_half_even(product / 2**shift), out_bits)``, signed, combinational."""
+def _round_saturate(m, product, shift, en, out_bits: int, name: str):
+    """``saturate(round_half_even(product / 2**shift), out_bits)``, signed, in two
+    registered steps (under ``en``): the floor and the rounding flags, then the rounded and
+    saturated value (returned, combinational from the first step's registers). The masks
+    derived from ``shift`` (a run's register, steady from the cycle after the command) are
+    registered free-running, so no path holds a decoder and the barrel shifter together."""
     width = len(product)
     # Shifts past the product's width leave only its sign: clamp to keep widths finite.
-    clamped = Signal(range(width + 1), name=f"{name}_shift")
-    m.d.comb += clamped.eq(Mux(shift > width, width, shift))
-    floor = Signal(signed(width), name=f"{name}_floor")
-    rem = Signal(unsigned(width), name=f"{name}_rem")
-    half = Signal(unsigned(width + 1), name=f"{name}_half")
-    m.d.comb += [
-        floor.eq(product >> clamped),                     # arithmetic: floor division
-        rem.eq(product.as_unsigned() & ((1 << clamped) - 1)),
+    clamped = Signal(range(width + 1), name=f"{name}_shift", reset_less=True)
+    low_mask = Signal(unsigned(width), name=f"{name}_low_mask", reset_less=True)
+    half = Signal(unsigned(width + 1), name=f"{name}_half", reset_less=True)
+    m.d.sync += [
+        clamped.eq(Mux(shift > width, width, shift)),
+        low_mask.eq((1 << clamped) - 1),
         half.eq((1 << clamped) >> 1),
     ]
-    up = (clamped != 0) & ((rem > half) | ((rem == half) & floor[0]))
+    floor = Signal(signed(width), name=f"{name}_floor", reset_less=True)
+    above = Signal(name=f"{name}_above", reset_less=True)     # remainder > half
+    tie = Signal(name=f"{name}_tie", reset_less=True)         # remainder == half
+    rem = product.as_unsigned() & low_mask
+    with m.If(en):
+        m.d.sync += [
+            floor.eq(product >> clamped),                     # arithmetic: floor division
+            above.eq((clamped != 0) & (rem > half)),
+            tie.eq((clamped != 0) & (rem == half)),
+        ]
+    up = above | (tie & floor[0])
     rounded = Signal(signed(width + 1), name=f"{name}_rounded")
     m.d.comb += rounded.eq(floor + up)
     lo, hi = -(1 << (out_bits - 1)), (1 << (out_bits - 1)) - 1
@@ -108,7 +121,8 @@ class OutputStage(wiring.Component):
                         partial[1].eq(s * self.multiplier[half:]),
                         product.eq(partial[0] + (partial[1] << half)),
                     ]
-                value = _round_saturate(m, product, self.shift, cfg.out_bits, f"requant_{f}")
+                value = _round_saturate(m, product, self.shift, self.en, cfg.out_bits,
+                                        f"requant_{f}")
             else:
                 # Without requantisation the sum wraps to the accumulator width.
                 value = Signal(signed(cfg.acc_bits), name=f"sum_{f}", reset_less=True)

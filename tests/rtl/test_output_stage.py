@@ -27,7 +27,7 @@ def _pack(values, bits):
 def test_rows_through_the_stage_under_backpressure(stage, seed):
     cfg = TileConfig("stripes", filters=2, windows=3, lanes=2, act_bits=4, wgt_bits=4,
                      depth=4, **stage)
-    assert cfg.output_latency == (4 if cfg.out_bits else 2)
+    assert cfg.output_latency == (5 if cfg.out_bits else 2)
     tile = Tile(cfg)
     tile.array.library = InlineLibrary(tile.library.modules)
     rng = np.random.default_rng(seed)
