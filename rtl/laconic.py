@@ -45,6 +45,16 @@ Structure
   (per lane: the largest activation count times the largest weight count; the largest over
   lanes; at least 1) and the lanes' inner-loop lengths. A counter ends the step: no
   completion signal has to be collected from the PEs.
+* **Per-column weights (``fc_columns``).** With the option every window column has its own
+  weight row (:meth:`~.grid.PEGrid.wgt_bricks_of`, :mod:`.column_weights`), so the weight
+  encoders and serializers are per (column, filter, lane) (``wgt_encoder_f*_w*_l*``,
+  ``wgt_serializer_f*_w*_l*``) and feed that column's PEs only, and the inner loops are per
+  (column, lane), each of ``max(1, terms(a[w, l]))`` cycles (a shared loop over the longest
+  activation of the lane would make a column whose weight has many terms wait on another
+  column's activation). The step then takes ``max(1, max over w, l of terms(a[w, l]) *
+  (max_f terms(wgt[w, f, l])))`` cycles, the largest pair count of any lane of any PE as
+  before; a run without ``fc`` (every column's row the broadcast one) costs what it costs
+  without the option. Without the option the array is built exactly as before.
 
 Timing (double buffered)
 ------------------------
@@ -56,6 +66,12 @@ bubble between steps. The first
 row of a run costs one fill cycle; ``busy`` stays high until the last step's last cycle has
 been added to the accumulators. A run of steps ``S_i`` takes ``sum(S_i) + 2`` cycles from
 the command transfer to ``out.valid`` (``RUN_OVERHEAD = 2`` in the golden model).
+
+In an ``fc`` run the tile holds ``valid`` low until a round's weights are in the column
+registers; the array waits idle (``ready`` high), takes the round as soon as it is valid
+and, since the serializers hold both operands from then on, never reads the registers
+again during the round, which lets them take the next round at once
+(:func:`termwise.golden.arch.laconic.fc_run_cycles` gives the schedule).
 """
 
 from amaranth import Cat, Module, Mux, Signal, signed
@@ -202,35 +218,64 @@ class PairCountDetector(wiring.Component):
     counts are non-negative (Sharify et al., ISCA 2019: a lane takes ``terms(a) *
     terms(w)`` cycles; the tile's PEs run in lockstep).
 
+    With ``columns`` (the ``fc_columns`` option: each window column has its own weights)
+    the weight counts are per column, and ``cycles = max(1, max over windows w, lanes l of
+    act_count[w, l] * (max_f wgt_count[w, f, l]))``: a column's activations pair with its
+    own weights only.
+
     Parameters
     ----------
     windows, filters, lanes : int
     nda, ndw : int
         Booth digits of an activation and of a weight (the largest counts).
+    columns : bool
+        Per-column weight counts (see above).
 
     Attributes
     ----------
     act_count : In(ArrayLayout(range(nda + 1), windows * lanes))
         Term count of activation ``(w, l)`` at index ``w * lanes + l``.
     wgt_count : In(ArrayLayout(range(ndw + 1), filters * lanes))
-        Term count of weight ``(f, l)`` at index ``f * lanes + l``.
+        Term count of weight ``(f, l)`` at index ``f * lanes + l``; with ``columns``
+        ``windows * filters * lanes`` of them, weight ``(w, f, l)`` at index
+        ``(w * filters + f) * lanes + l``.
     cycles : Out(range(nda * ndw + 1))
     act_max : Out(ArrayLayout(range(nda + 1), lanes))
-        The largest activation term count of each lane (its inner-loop length).
+        The largest activation term count of each lane (its inner-loop length). Not with
+        ``columns``, where each column's lane runs its own inner loop of ``act_count[w,
+        l]`` cycles.
     """
 
-    def __init__(self, windows: int, filters: int, lanes: int, nda: int, ndw: int):
+    def __init__(self, windows: int, filters: int, lanes: int, nda: int, ndw: int,
+                 columns: bool = False):
         self.windows, self.filters, self.lanes = windows, filters, lanes
         self.nda, self.ndw = nda, ndw
-        super().__init__({
+        self.columns = columns
+        members = {
             "act_count": In(data.ArrayLayout(range(nda + 1), windows * lanes)),
-            "wgt_count": In(data.ArrayLayout(range(ndw + 1), filters * lanes)),
+            "wgt_count": In(data.ArrayLayout(range(ndw + 1),
+                                             (windows if columns else 1) * filters * lanes)),
             "cycles": Out(range(max(nda * ndw, 1) + 1)),
-            "act_max": Out(data.ArrayLayout(range(nda + 1), lanes)),
-        })
+        }
+        if not columns:
+            members["act_max"] = Out(data.ArrayLayout(range(nda + 1), lanes))
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
+        if self.columns:
+            products = self._column_products(m)
+        else:
+            products = self._products(m)
+        most = Signal.like(self.cycles)
+        m.d.comb += [
+            most.eq(_max_tree(products)),
+            self.cycles.eq(Mux(most == 0, 1, most)),
+        ]
+        return m
+
+    def _products(self, m):
+        """Per lane: the largest activation count times the largest weight count."""
         lanes = self.lanes
         products = []
         for lane in range(lanes):
@@ -246,12 +291,24 @@ class PairCountDetector(wiring.Component):
                 self.act_max[lane].eq(amax),
             ]
             products.append(prod)
-        most = Signal.like(self.cycles)
-        m.d.comb += [
-            most.eq(_max_tree(products)),
-            self.cycles.eq(Mux(most == 0, 1, most)),
-        ]
-        return m
+        return products
+
+    def _column_products(self, m):
+        """Per column and lane: the activation's count times the column's largest weight
+        count."""
+        lanes, filters = self.lanes, self.filters
+        products = []
+        for w in range(self.windows):
+            for lane in range(lanes):
+                wmax = Signal(range(self.ndw + 1), name=f"wgt_max_w{w}_l{lane}")
+                prod = Signal(range(self.nda * self.ndw + 1), name=f"pairs_w{w}_l{lane}")
+                m.d.comb += [
+                    wmax.eq(_max_tree(self.wgt_count[(w * filters + f) * lanes + lane]
+                                      for f in range(filters))),
+                    prod.eq(self.act_count[w * lanes + lane] * wmax),
+                ]
+                products.append(prod)
+        return products
 
 
 class LaconicArray(PEGrid):
@@ -271,9 +328,13 @@ class LaconicArray(PEGrid):
         m = Module()
         nda, ndw = digit_counts(cfg)
         lanes = cfg.lanes
+        # With fc_columns each window column has its own weights (wgt_bricks_of): a weight
+        # encoder and serializer per (column, filter, lane) and an inner loop per (column,
+        # lane), so that a column's lanes pair its activations with its own weights only.
+        columns = bool(cfg.fc_columns)
 
         m.submodules.pair_detector = det = PairCountDetector(
-            cfg.windows, cfg.filters, lanes, nda, ndw)
+            cfg.windows, cfg.filters, lanes, nda, ndw, columns=columns)
 
         # Step control: `remaining` cycles of the current step are left (this one included).
         active = Signal()
@@ -296,30 +357,47 @@ class LaconicArray(PEGrid):
                 m.d.sync += active.eq(0)
 
         # Per lane: the inner loop (activation terms) runs max(1, largest activation term
-        # count of the lane) cycles; `wrap` marks its last cycle.
-        wrap = []
-        for lane in range(lanes):
-            length = Signal(range(nda + 1), name=f"inner_length{lane}")
-            index = Signal(range(nda + 1), name=f"inner_index{lane}")
-            last = Signal(name=f"inner_wrap{lane}")
+        # count of the lane) cycles; `wrap` marks its last cycle. With per-column weights,
+        # per (column, lane): max(1, the activation's term count); wrap[w][lane].
+        def inner_loop(suffix, length_of):
+            length = Signal(range(nda + 1), name=f"inner_length{suffix}")
+            index = Signal(range(nda + 1), name=f"inner_index{suffix}")
+            last = Signal(name=f"inner_wrap{suffix}")
             m.d.comb += last.eq((index + 1 >= length))
             with m.If(take):
-                m.d.sync += [index.eq(0), length.eq(det.act_max[lane])]
+                m.d.sync += [index.eq(0), length.eq(length_of)]
             with m.Elif(active):
                 m.d.sync += index.eq(Mux(last, 0, index + 1))
-            wrap.append(last)
+            return last
+
+        if columns:
+            wrap = [[inner_loop(f"_w{w}_l{lane}", det.act_count[w * lanes + lane])
+                     for lane in range(lanes)] for w in range(cfg.windows)]
+        else:
+            shared = [inner_loop(f"{lane}", det.act_max[lane]) for lane in range(lanes)]
+            wrap = [shared] * cfg.windows
 
         # Weights: a Booth encoder and a term serializer per filter lane, broadcast to the
-        # filter's PEs (outer loop: the next term when the lane's inner loop wraps).
-        wgt_terms = []
-        for f in range(cfg.filters):
-            brick = self.wgt_bricks[f]
-            terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes), name=f"wgt_terms_f{f}")
+        # filter's PEs (outer loop: the next term when the lane's inner loop wraps). With
+        # per-column weights, one per (column, filter, lane), for the column's PE only.
+        def weight_terms(brick, w, suffix, count_base):
+            terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes),
+                           name=f"wgt_terms_{suffix}")
             for lane in range(lanes):
-                term_lane(m, "wgt", f"f{f}_l{lane}", brick[lane], cfg.wgt_bits, is_signed=True,
-                          count=det.wgt_count[f * lanes + lane], load=take,
-                          advance=active & wrap[lane], term=terms[lane])
-            wgt_terms.append(terms)
+                term_lane(m, "wgt", f"{suffix}_l{lane}", brick[lane], cfg.wgt_bits,
+                          is_signed=True, count=det.wgt_count[count_base + lane], load=take,
+                          advance=active & wrap[w][lane], term=terms[lane])
+            return terms
+
+        if columns:
+            wgt_terms = {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
+                                              (w * cfg.filters + f) * lanes)
+                         for w in range(cfg.windows) for f in range(cfg.filters)}
+        else:
+            per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", f * lanes)
+                          for f in range(cfg.filters)]
+            wgt_terms = {(w, f): per_filter[f]
+                         for w in range(cfg.windows) for f in range(cfg.filters)}
 
         # Activations: a Booth encoder and a term serializer per window lane, broadcast to
         # the window's PEs (inner loop: the next term every cycle; reloaded when the loop
@@ -339,12 +417,12 @@ class LaconicArray(PEGrid):
                 term_lane(m, "act", f"w{w}_l{lane}", value,
                           cfg.act_bits + 1, is_signed=True,
                           count=det.act_count[w * lanes + lane],
-                          load=take | (active & wrap[lane]), advance=active, term=terms[lane],
-                          reload=kept)
+                          load=take | (active & wrap[w][lane]), advance=active,
+                          term=terms[lane], reload=kept)
             act_terms.append(terms)
 
         for w, f, pe in self.pes(m):
-            m.d.comb += [pe.wgt.eq(wgt_terms[f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
+            m.d.comb += [pe.wgt.eq(wgt_terms[w, f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
         return m
 
 

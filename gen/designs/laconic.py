@@ -2,7 +2,7 @@
 per lane per cycle."""
 
 from ..spec import DesignSpec, Option, Regression
-from .common import booth_digits, tile_testbench
+from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 SPEC = DesignSpec(
     arch="laconic",
@@ -10,13 +10,15 @@ SPEC = DesignSpec(
                 "pair per lane per cycle",
     order=50,
     options=(Option("encoding", "booth", ("booth",), "",
-                    "term encoding"),),
+                    "term encoding"),
+             FC_COLUMNS),
     worst_step_cycles=lambda cfg, p: booth_digits(p) * booth_digits(p),
     rtl="laconic",
     golden="laconic",
     testbench=tile_testbench,
     regressions=(
         Regression("laconic-4x4"),
+        Regression("laconic-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("laconic-4x4", suites=("real",), slow=True),
     ),
     sim_designs={"laconic": {16: "laconic-16x16", 8: "laconic-16x16-8b"}},

@@ -128,3 +128,193 @@ def test_pair_counts_match_potential_work():
     work = mac_work(act[:, None, 0, :], wgt[None, :, 0, :], "laconic", encoding="booth",
                     act_bits=8, wgt_bits=8, act_signed=False)
     assert np.array_equal(pairs[:, :, 0, :], work)
+
+
+# --- fc runs (fc_columns): per-column round costs and the round schedule -----------------
+
+#: An 8-bit value with each Booth term count (the table in the module docstring).
+WITH_TERMS = {0: 0, 1: 1, 2: 3, 3: 21, 4: 85}
+
+
+def _fc_cfg(windows=2, filters=1, lanes=1, depth=None):
+    return _cfg(filters=filters, windows=windows, lanes=lanes, fc_columns=1,
+                depth=depth or 8 * windows)
+
+
+def _fc_rt(cfg, signed=True):
+    return cfg.runtime_values(fc=True, act_signed=signed)
+
+
+def _generic(cfg, costs):
+    """The generic schedule of golden/cycles.fc_run_cycles (rounds max(c_k, windows) apart)
+    on given round costs."""
+    w = cfg.windows
+    return w + sum(max(c, w) for c in costs[:-1]) + costs[-1] + laconic.RUN_OVERHEAD
+
+
+def test_fc_round_cost_pairs_a_column_with_its_own_weights():
+    cfg = _fc_cfg(windows=2, filters=2)
+    rt = _fc_rt(cfg)
+    # Column 0: activation 85 (4 terms) x weights (1, 0): 4 pairs. Column 1: activation 1
+    # x weights (0, 85): 4 pairs. Own weights: 4 cycles; any column's activation with any
+    # column's weight (the filters stacked) would pair 85 with 85: 16.
+    act = np.array([[85], [1]])
+    wgt = np.array([[[1], [0]], [[0], [85]]])
+    assert laconic.fc_step_cycles(cfg, act, wgt, rt).tolist() == [4]
+    assert cycles.step_cycles(cfg, act, wgt.reshape(-1, 1), rt).tolist() == [16]
+    # The columns' weights swapped: 85 x 85 in column 0 now.
+    assert laconic.fc_step_cycles(cfg, act, wgt[::-1], rt).tolist() == [16]
+    # An activation with terms only where its column's weights are zero: no pair at all.
+    assert laconic.fc_step_cycles(cfg, np.array([[85], [0]]),
+                                  np.array([[[0], [0]], [[85], [85]]]), rt).tolist() == [1]
+
+
+def test_fc_round_costs_per_round_and_lane():
+    # Two lanes, two columns, three rounds (K = 6 per column); round k is bricks k.
+    cfg = _fc_cfg(windows=2, filters=1, lanes=2)
+    rt = _fc_rt(cfg)
+    act = np.array([[21, 0, 0, 0, 3, 85],      # column 0
+                    [0, 85, 1, 0, 0, 85]])     # column 1
+    wgt = np.array([[[21, 85, 0, 0, 85, 0]],   # column 0, filter 0
+                    [[85, 1, 85, 0, 85, 85]]])  # column 1, filter 0
+    # Round 0: col 0 lane 0 3x3 = 9, col 1 lane 1 4x1 = 4 (not 4x4 with col 0's weight).
+    # Round 1: col 1 lane 0 1x4 = 4. Round 2: col 0 lane 0 2x4 = 8 (col 0 lane 1: 85 x 0;
+    # col 1 lane 0: 0 x 85), col 1 lane 1 4x4 = 16.
+    assert laconic.fc_step_cycles(cfg, act, wgt, rt).tolist() == [9, 4, 16]
+    # K not a multiple of lanes: zero padded (round 2's lane 1 empty): 8.
+    assert laconic.fc_step_cycles(cfg, act[:, :5], wgt[:, :, :5], rt).tolist() == [9, 4, 8]
+
+
+def test_fc_unsigned_round_cost():
+    cfg = _fc_cfg(windows=2)
+    # 170 unsigned: 5 Booth terms (zero-extended); x 85 (4): 20.
+    act, wgt = np.array([[170], [0]]), np.array([[[85]], [[0]]])
+    assert laconic.fc_step_cycles(cfg, act, wgt, _fc_rt(cfg, signed=False)).tolist() == [20]
+
+
+def _fc_operands(cfg, pairs):
+    """One lane, one filter: round ``k``'s column 0 holds (activation, weight) with the
+    term counts ``pairs[k]``, every other column zero: round costs ``max(1, ta * tw)``."""
+    n = len(pairs)
+    act = np.zeros((cfg.windows, n), np.int64)
+    wgt = np.zeros((cfg.windows, 1, n), np.int64)
+    for k, (ta, tw) in enumerate(pairs):
+        act[0, k], wgt[0, 0, k] = WITH_TERMS[ta], WITH_TERMS[tw]
+    return act, wgt
+
+
+def test_fc_schedule_by_hand():
+    # 4 columns; rounds of 9, 1, 1 cycles (3 x 3 terms, then 1 x 1). Command = cycle 0.
+    # Round 0's rows are read on cycles 0-3 and handed over on 4; the array takes it on 5
+    # and computes on 6-14. Round 1's rows are read on 4-7; the registers are free from 6
+    # (round 0 is in the serializers), so it is handed over on 8 and taken on 14 (round
+    # 0's last cycle). Round 2's rows are read on 8-11 and wait for the registers until 14;
+    # taken on 15 (round 1's only cycle). The controller sees the array idle on 17:
+    # 15 + 1 + RUN_OVERHEAD - 1 = 17. The generic schedule spaces rounds max(c, 4) apart:
+    # 4 + 9 + 4 + 1 + 2 = 20.
+    cfg = _fc_cfg(windows=4)
+    act, wgt = _fc_operands(cfg, [(3, 3), (1, 1), (1, 1)])
+    rt = _fc_rt(cfg)
+    assert laconic.fc_step_cycles(cfg, act, wgt, rt).tolist() == [9, 1, 1]
+    assert laconic.fc_run_cycles(cfg, act, wgt, rt) == 17
+    assert cycles.fc_run_cycles(cfg, act, wgt, rt) == 17     # the design's own model
+    assert _generic(cfg, [9, 1, 1]) == 20
+    # Short rounds only: paced by the weight reads, 4 cycles apart: 5 + 4 + 4 + 1 + 1.
+    act, wgt = _fc_operands(cfg, [(1, 1)] * 3)
+    assert laconic.fc_run_cycles(cfg, act, wgt, rt) == 15 == _generic(cfg, [1, 1, 1])
+    # One round: read, handed over, taken on 5; 16 cycles; 5 + 16 + 1.
+    act, wgt = _fc_operands(cfg, [(4, 4)])
+    assert laconic.fc_run_cycles(cfg, act, wgt, rt) == 22
+
+
+def test_fc_empty_run():
+    cfg = _fc_cfg(windows=2)
+    assert laconic.fc_run_cycles(cfg, np.zeros((2, 0), np.int64),
+                                 np.zeros((2, 1, 0), np.int64), _fc_rt(cfg)) == 1
+
+
+def _event_simulation(costs, windows, fc=True):
+    """Cycle by cycle (command transfer = cycle 0), the tile's events in a run of rounds
+    costing ``costs``; returns the cycle on which the controller sees the array idle after
+    the last round, which the driver counts as the run's cycles (it counts from the edge
+    that ends the command cycle, and ``out.valid`` rises one cycle later).
+
+    Weight path of an fc run: one weight row read per cycle from the command cycle on, a
+    round needing ``windows``; its rows are handed over to the column registers together
+    on the cycle after the last one is read (the row is on the buffer's output then), if
+    the registers hold no round or the array takes theirs on that cycle; reads continue
+    from the hand-over cycle. Without ``fc`` the round's rows are read on the command cycle
+    and on each take, and are there on the next cycle. The array takes the round on the
+    registers when it is idle or on its current round's last cycle, then computes it for
+    its cost in the cycles that follow."""
+    n = len(costs)
+    remaining = 0           # cycles of the array's round left, this cycle included
+    taken = 0               # rounds the array has taken
+    on_regs = None          # round on the column registers (or on the buffer's output)
+    next_on_regs = 0 if not fc else None
+    rows = 0                # rows of the round being read, read so far
+    read_rounds = 0         # rounds whose rows are all read
+    full = False            # a round's rows are all read, waiting for the hand-over
+    cycle = 0
+    while True:
+        if taken == n and remaining == 0:
+            return cycle
+        ready = remaining <= 1
+        take = on_regs is not None and ready
+        # next cycle's state
+        new_remaining = costs[on_regs] if take else max(remaining - 1, 0)
+        new_on_regs = None if take else on_regs
+        if fc:
+            hand = full and (on_regs is None or take)
+            if hand:
+                new_on_regs = read_rounds - 1
+                full = False
+            if read_rounds < n and (not full):
+                rows += 1
+                if rows == windows:
+                    rows, read_rounds, full = 0, read_rounds + 1, True
+        else:
+            # the buffer reads round 0 on the command cycle, round k + 1 on round k's take
+            if cycle == 0:
+                new_on_regs = 0
+            elif take and on_regs + 1 < n:
+                new_on_regs = on_regs + 1
+        if take:
+            taken += 1
+        remaining = new_remaining
+        on_regs = new_on_regs
+        cycle += 1
+
+
+def test_event_simulation_reproduces_plain_runs():
+    """Anchor: without fc the simulation gives run_cycles (sum of steps + RUN_OVERHEAD)."""
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        costs = rng.integers(1, 17, rng.integers(1, 9)).tolist()
+        assert _event_simulation(costs, 4, fc=False) == sum(costs) + laconic.RUN_OVERHEAD
+
+
+@pytest.mark.parametrize("windows", [2, 3, 4, 5, 8])
+def test_fc_run_cycles_match_event_simulation(windows):
+    cfg = _fc_cfg(windows=windows, depth=16 * windows)
+    rt = _fc_rt(cfg)
+    rng = np.random.default_rng(windows)
+    differs = 0
+    for trial in range(300):
+        n = int(rng.integers(1, 17))
+        # mostly short rounds with some long ones: every mix of c < windows and c > windows
+        pairs = [(int(rng.integers(0, 5)), int(rng.integers(0, 5))) if rng.random() < 0.4
+                 else (1, 1) for _ in range(n)]
+        act, wgt = _fc_operands(cfg, pairs)
+        costs = laconic.fc_step_cycles(cfg, act, wgt, rt).tolist()
+        assert costs == [max(1, ta * tw) for ta, tw in pairs]
+        got = laconic.fc_run_cycles(cfg, act, wgt, rt)
+        assert got == _event_simulation(costs, windows), (pairs, costs)
+        # Never slower than the generic schedule, never faster than the weight reads or
+        # the compute allow.
+        assert got <= _generic(cfg, costs)
+        assert got >= max(windows * n + 1, windows + sum(costs)) + laconic.RUN_OVERHEAD - 1
+        if all(c >= windows for c in costs[:-1]):
+            assert got == _generic(cfg, costs)
+        differs += got != _generic(cfg, costs)
+    assert differs > 0      # the cases do exercise the difference
