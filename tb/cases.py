@@ -183,7 +183,8 @@ def fc_layers(cfg, rng) -> list:
     w (N, K), rt)``. Lengths cover one partial brick, a partial last round, and more
     rounds than one run holds (two K chunks); N one filter group and a partial second; both
     signednesses; a runtime precision below the hardware's (rounds shorter than the
-    ``windows`` cycles of their weight reads) where the design has one."""
+    ``windows`` cycles of their weight reads) where the design has one; a long round
+    followed by short ones."""
     per_run = cfg.fc_rounds * cfg.windows * cfg.lanes
     lengths = (cfg.lanes - 1, 3 * cfg.windows * cfg.lanes // 2 + 1, per_run + 2 * cfg.lanes)
     layers = []
@@ -199,6 +200,24 @@ def fc_layers(cfg, rng) -> list:
         rt = cfg.runtime_values(p if _act_precision_runtime(cfg) else None,
                                 pw if _wgt_precision_runtime(cfg) else None, fc=True, **sign)
         layers.append((f"fc_k{k}_n{n}_{'s' if signed else 'u'}", x, w, rt))
+    # A long round, then short ones: an unsigned first round of full-width values (137:
+    # the most Booth terms of an unsigned 8-bit value, 5) against weights with the most
+    # (-119: 4), so that a term-serial round outlasts the columns' weight reads, then rounds
+    # nearly all zero (a design whose array frees its weight registers early starts them
+    # sooner).
+    k = min(3, cfg.fc_rounds) * cfg.windows * cfg.lanes
+    x = np.zeros(k, np.int64)
+    first = cfg.windows * cfg.lanes
+    x[:first] = _precision_values(rng, cfg, (first,), cfg.act_bits, False)
+    if cfg.act_bits == 8 and cfg.wgt_bits == 8:
+        x[:first:3] = 137
+    x[-1] = 1
+    w = _weights(rng, cfg, (cfg.filters, k))
+    if cfg.wgt_bits == 8:
+        w[:, :first:5] = -119
+    sign = {"act_signed": False} if "act_signed" in cfg.runtime else {}
+    rt = cfg.runtime_values(fc=True, **sign)
+    layers.append((f"fc_k{k}_long_then_short", x, w, rt))
     return layers
 
 
