@@ -1,0 +1,17 @@
+"""Power from real switching activity: gate-level netlist, liberty, SAIF.
+
+Modules
+-------
+cells
+    The liberty's cells (functions, flip-flops/latches, pin capacitances, internal-power
+    tables, leakage, units) and behavioural Verilog models of them for Verilator.
+saif
+    A reader of SAIF files (as Verilator ``--trace-saif`` writes them): per hierarchical net
+    the toggle count and the time at 1.
+compute
+    Switching, internal and leakage power of a gate-level netlist from per-net toggle
+    rates, by instance and summed by module; :func:`compute.gate_level_power` runs the whole
+    chain (models + netlist under Verilator with SAIF tracing, random stimulus).
+gatesim
+    The Verilator build helper and the generic C++ stimulus harness.
+"""
