@@ -35,6 +35,14 @@ accumulators at the end of that cycle, and ``busy`` falls during the last cycle,
 tile raises ``out.valid`` at that same edge. With column synchronisation a window loads its
 next brick straight from the buffer output when no slot holds it yet, so it waits no
 extra cycle either. Cycle model: ``termwise.golden.arch.pragmatic``.
+
+Option ``fc_columns`` (fully-connected layers at batch 1, :mod:`.column_weights`): each
+window column works with its own weight row (``wgt_cols``), so the weights the array holds
+are per (window, filter): pallet synchronisation keeps a weight register per PE, column
+synchronisation a weight row per row slot and window. In an fc run the tile holds ``valid``
+low until a round's weights are on ``wgt_cols``; the array takes the round (``advance``)
+on the cycle it loads it, its first, which frees the column registers for the next round
+while this one is processed (:func:`termwise.golden.arch.pragmatic.fc_run_cycles`).
 """
 
 import operator
@@ -296,13 +304,13 @@ def pallet_control(m, encoders, *, load, start, valid, ready):
     return active, step_done
 
 
-def hold_weights(m, cfg, wgt, load) -> list:
+def hold_weights(m, cfg, wgt, load, *, suffix: str = "") -> list:
     """A step's weight bricks held while its terms are processed (the next row waits on
-    the buffer output): one register per filter, ``wgt_f<f>``, loaded from ``wgt[f]`` on
-    ``load``."""
+    the buffer output): one register per filter, ``wgt_f<f><suffix>``, loaded from
+    ``wgt[f]`` on ``load``."""
     regs = []
     for f in range(cfg.filters):
-        reg = Signal(wgt_brick_layout(cfg), name=f"wgt_f{f}")
+        reg = Signal(wgt_brick_layout(cfg), name=f"wgt_f{f}{suffix}")
         with m.If(load):
             m.d.sync += reg.eq(wgt[f])
         regs.append(reg)
@@ -349,9 +357,15 @@ class PragmaticArray(PEGrid):
         active, step_done = pallet_control(m, encoders, load=load, start=self.start,
                                            valid=self.valid, ready=self.advance)
         m.d.comb += self.busy.eq(active & ~step_done)
-        wgt_regs = hold_weights(m, cfg, self.wgt_bricks, load)
+        if cfg.fc_columns:
+            # Each column its own weights (an fc run's round): a register per PE.
+            wgt_regs = {w: hold_weights(m, cfg, self.wgt_bricks_of(w), load, suffix=f"_w{w}")
+                        for w in range(cfg.windows)}
+        else:
+            shared = hold_weights(m, cfg, self.wgt_bricks, load)
+            wgt_regs = {w: shared for w in range(cfg.windows)}
         for w, f, pe in self.pes(m):
-            m.d.comb += feed_pe(pe, encoders[w], wgt=wgt_regs[f], en=active)
+            m.d.comb += feed_pe(pe, encoders[w], wgt=wgt_regs[w][f], en=active)
         return m
 
     def _elaborate_column(self):
@@ -366,7 +380,19 @@ class PragmaticArray(PEGrid):
         q = cfg.column_registers + 1
         slot_shape = range(max(q, 2))
         act_slots = [Signal(cfg.act_row_bits, name=f"act_slot{i}") for i in range(q)]
-        wgt_slots = [Signal(cfg.wgt_row_bits, name=f"wgt_slot{i}") for i in range(q)]
+        if cfg.fc_columns:
+            # A weight row per slot and column (an fc run's round: each column its own).
+            wgt_slots = [[Signal(cfg.wgt_row_bits, name=f"wgt_slot{i}_w{w}")
+                          for w in range(cfg.windows)] for i in range(q)]
+            wgt_rows = list(self.wgt_cols)
+        else:
+            # A weight row per slot, shared by the windows.
+            wgt_slots = [[Signal(cfg.wgt_row_bits, name=f"wgt_slot{i}")] for i in range(q)]
+            wgt_rows = [self.wgt_row]
+
+        def slot_wgt(i, w):
+            """Slot ``i``'s weight row for window ``w``."""
+            return wgt_slots[i][w if cfg.fc_columns else 0]
         head = Signal(slot_shape)                  # oldest occupied slot
         occ = Signal(range(q + 1))                 # occupied slots
         accept = Signal()
@@ -432,7 +458,7 @@ class PragmaticArray(PEGrid):
                 for i in range(q):
                     with m.Case(i):
                         m.d.sync += [act_slots[i].eq(self.act_row),
-                                     wgt_slots[i].eq(self.wgt_row)]
+                                     *(reg.eq(row) for reg, row in zip(wgt_slots[i], wgt_rows))]
 
         for w, enc in enumerate(encoders):
             # The window's current brick is slot pos - 1: its weights feed the window's PEs.
@@ -443,7 +469,7 @@ class PragmaticArray(PEGrid):
                 with m.Switch(cur):
                     for i in range(q):
                         with m.Case(i):
-                            m.d.comb += wgt.eq(wgt_bricks(cfg, wgt_slots[i])[f])
+                            m.d.comb += wgt.eq(wgt_bricks(cfg, slot_wgt(i, w))[f])
                 m.d.comb += feed_pe(pe, enc, wgt=wgt, en=actives[w])
         return m
 

@@ -2,7 +2,7 @@
 two-stage shifting; pallet or column synchronisation."""
 
 from ..spec import ConfigError, DesignSpec, Option, Regression
-from .common import booth_digits, tile_testbench
+from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 
 def _check(cfg):
@@ -25,6 +25,7 @@ SPEC = DesignSpec(
         Option("sync", "pallet", ("pallet", "column"), "", "column synchronisation"),
         Option("column_registers", 0, tuple(range(0, 9)), "r",
                "column sync: bricks a column may run ahead"),
+        FC_COLUMNS,
     ),
     worst_step_cycles=lambda cfg, p: booth_digits(p) if cfg.encoding == "booth" else p,
     check=_check,
@@ -36,6 +37,9 @@ SPEC = DesignSpec(
         Regression("pragmatic-4x4", suites=("conv_channel",)),  # the other brick order
         Regression("pragmatic-4x4", {"encoding": "booth"}),
         Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2}),
+        Regression("pragmatic-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
+        Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2,
+                                     "fc_columns": 1}, ("fc",)),
         Regression("pragmatic-4x4", suites=("real",), slow=True),
         Regression("pragmatic-16x16", slow=True),
     ),

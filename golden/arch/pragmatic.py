@@ -23,6 +23,11 @@ Run formula (this implementation, ``rtl/pragmatic.py``)::
 i.e. ``RUN_OVERHEAD = 1``. The array lowers ``busy`` during the last cycle of the last
 step, so the tile raises ``out.valid`` at the very edge that adds the last terms to the
 accumulators: no drain cycle. A run with no bricks takes 1 cycle (``golden.cycles``).
+
+An ``fc`` run (option ``fc_columns``, ``rtl/column_weights.py``) has its own formula,
+:func:`fc_run_cycles`: the array takes a round's rows into its own registers on the
+round's *first* cycle, so the next round's weight reads overlap the round's work and the
+generic ``max(c_k, windows)`` spacing of ``golden.cycles.fc_run_cycles`` does not hold.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from ..terms import booth_digits, check_range
 from ..work import act_terms, signed_digits
 
 __all__ = ["RUN_OVERHEAD", "term_masks", "brick_cycles", "window_cycles",
-           "column_finish_times", "step_cycles", "steps_independent", "work_factors",
-           "ideal_work"]
+           "column_finish_times", "step_cycles", "fc_run_cycles", "steps_independent",
+           "work_factors", "ideal_work"]
 
 #: 1 fill cycle loading the first activation row into the serialisers (and the first
 #: weight row into the weight registers); ``out.valid`` rises at the end of the last step.
@@ -115,7 +120,8 @@ def window_cycles(cfg, act, signed: bool, encoding: str | None = None) -> np.nda
     return brick_cycles(masks, cfg.first_stage_bits)
 
 
-def column_finish_times(brick: np.ndarray, column_registers: int) -> np.ndarray:
+def column_finish_times(brick: np.ndarray, column_registers: int, *,
+                        round_reads: int = 0) -> np.ndarray:
     """Column synchronisation: the edge (cycles after the command) at which every window
     finishes every step of one run, ``brick`` (windows, steps) -> (windows, steps).
 
@@ -129,15 +135,33 @@ def column_finish_times(brick: np.ndarray, column_registers: int) -> np.ndarray:
 
     so a window is at most ``column_registers`` bricks ahead of the slowest. A recurrence
     over the steps of one run (vectorised over windows); runs are independent.
+    ``column_registers = 0`` is pallet synchronisation (``A(i) >= T(i-1)``: every window
+    starts step ``i`` together, once the slowest has finished step ``i - 1``).
+
+    ``round_reads = W > 0``: an ``fc`` run, whose step ``i`` (round ``i``) also needs its
+    ``W`` weight rows, read one per cycle by the tile's per-column weight loader
+    (``rtl/column_weights.py``) and handed over whole on cycle ``H(i)``. Round 0's rows are
+    read on cycles ``0 .. W-1`` (from the command cycle) and handed over on cycle ``W``;
+    round ``i``'s reads start on round ``i - 1``'s hand-over cycle, and the hand-over waits
+    for them (``W`` cycles) and for the array to have taken round ``i - 1`` (which may be
+    on the hand-over cycle itself); the array may take a round from the cycle after its
+    hand-over::
+
+        H(0) = W,  H(i) = max(H(i-1) + W, A(i-1)),   A(i) >= H(i) + 1
     """
     q = column_registers + 1
     windows, steps = brick.shape
     finish = np.zeros((windows, steps), dtype=np.int64)
     done = np.zeros(steps, dtype=np.int64)             # T(j)
     last = np.zeros(windows, dtype=np.int64)            # F_w(i - 1)
-    accepted = 0
+    accepted = 0                                        # A(i - 1)
+    handed = 0                                          # H(i - 1) (fc runs)
     for i in range(steps):
-        accepted = max(accepted + 1, int(done[i - q]) if i >= q else 0)
+        earliest = max(accepted + 1, int(done[i - q]) if i >= q else 0)
+        if round_reads:
+            handed = round_reads if i == 0 else max(handed + round_reads, accepted)
+            earliest = max(earliest, handed + 1)
+        accepted = earliest
         last = np.maximum(last, accepted) + brick[:, i]
         finish[:, i] = last
         done[i] = last.max()
@@ -161,6 +185,34 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
         return brick.max(axis=0)
     done = column_finish_times(brick, cfg.column_registers).max(axis=0)
     return np.diff(done, prepend=RUN_OVERHEAD)
+
+
+def fc_run_cycles(cfg, act, wgt_cols, rt) -> int:
+    """Cycles of one ``fc`` run (option ``fc_columns``): ``act`` (windows, K) holds round
+    ``k``'s input brick ``k * windows + c`` in column ``c``, ``wgt_cols`` (windows, filters,
+    K) each column's weights (which do not change the cost: terms are the activations').
+
+    The array takes a round (its activation row and every column's weight row) into its
+    own registers on the cycle it starts it, so the loader reads the next round's weights
+    while this one is processed and the round after that may already be read while the
+    next one waits for the array. The rounds are the steps of
+    :func:`column_finish_times` with ``round_reads = windows`` (column synchronisation:
+    each column's weights travel with its brick in the row slots; pallet: ``R = 0``)::
+
+        cycles = T(n - 1)    (the last round's slowest window finishes; out.valid rises)
+
+    A run with no rounds takes 1 cycle, as any other run. (``golden.cycles.fc_run_cycles``
+    adds a fused output stage's latency.)
+    """
+    act = np.asarray(act, dtype=np.int64)
+    if act.shape[1] == 0:
+        return 1
+    windows, k = act.shape
+    bricks = np.pad(act, ((0, 0), (0, (-k) % cfg.lanes))).reshape(windows, -1, cfg.lanes)
+    brick = window_cycles(cfg, bricks, rt["act_signed"], signed_digits(cfg.encoding, rt))
+    registers = cfg.column_registers if cfg.sync == "column" else 0
+    finish = column_finish_times(brick, registers, round_reads=cfg.windows)
+    return int(finish[:, -1].max())
 
 
 def steps_independent(cfg) -> bool:

@@ -160,3 +160,166 @@ def test_column_sync_never_slower_than_pallet_and_bounded_lead(R):
     start = fin - brick
     for i in range(R + 1, brick.shape[1]):
         assert (start[:, i] >= fin[:, i - R - 1].max()).all()
+
+
+# ---- fc runs (option fc_columns): the round schedule ------------------------------------
+
+def _simulate_fc_run(brick, registers=None) -> int:
+    """An fc run simulated cycle by cycle from the protocol (``rtl/column_weights.py``,
+    ``rtl/pragmatic.py``), independently of the recurrence of ``column_finish_times``:
+    ``brick`` (windows, rounds) the windows' brick cycles, ``registers`` ``None`` for pallet
+    synchronisation, else the column registers. Returns the cycle (the command's is 0) on
+    which the last brick finishes, when ``out.valid`` rises.
+
+    Per cycle: the array takes the round on the column registers if it was handed over on an
+    earlier cycle and the array has room (pallet: every window is idle or in its last cycle;
+    column: fewer than ``registers + 1`` rounds held, or the oldest is finished by every
+    window this cycle); the loader hands a fully read round over once its last row has
+    arrived (a cycle after the read) if the column registers hold no round not taken; it
+    reads one weight row per cycle from the command on unless a fully read round waits for
+    its hand-over; a window starts its next taken round when idle or on its brick's last
+    cycle (the round taken this very cycle included).
+    """
+    brick = np.asarray(brick)
+    cols, rounds = brick.shape                  # a round's weight rows: one per column
+    q = None if registers is None else registers + 1
+    rows_read = 0
+    waiting = None            # (round, cycle of its last read): read, not handed over
+    present = None            # (round, hand-over cycle): on the column registers, not taken
+    taken = []                # cycle each round was taken
+    freed = 0                 # rounds whose row slot was freed (column sync)
+    finish = [[None] * rounds for _ in range(cols)]
+    nxt = [0] * cols          # each window's next round to start
+    for t in range(10_000):
+        def finished_by_all(j):
+            return all(finish[w][j] is not None and finish[w][j] <= t for w in range(cols))
+
+        def idle(w):
+            return nxt[w] == 0 or finish[w][nxt[w] - 1] <= t
+
+        if q is None:
+            room = all(idle(w) for w in range(cols))
+            free_now = False
+        else:
+            free_now = len(taken) > freed and finished_by_all(freed)
+            room = len(taken) - freed < q or free_now
+        if present is not None and present[1] < t and room:
+            assert present[0] == len(taken)
+            taken.append(t)
+            present = None
+        if free_now:
+            freed += 1
+        if waiting is not None and waiting[1] < t and present is None:
+            present, waiting = (waiting[0], t), None
+        if rows_read < rounds * cols and waiting is None:
+            rows_read += 1
+            if rows_read % cols == 0:
+                waiting = (rows_read // cols - 1, t)
+        for w in range(cols):
+            if idle(w) and nxt[w] < len(taken):
+                finish[w][nxt[w]] = t + int(brick[w, nxt[w]])
+                nxt[w] += 1
+        if len(taken) == rounds and all(nxt[w] == rounds and idle(w) for w in range(cols)):
+            return t
+    raise AssertionError("the simulated run did not finish")
+
+
+def _fc_cfg(**kw):
+    base = dict(windows=4, first_stage_bits=2, fc_columns=1)
+    base.update(kw)
+    return _cfg(**base)
+
+
+def _fc_act(costs):
+    """Activations (windows, rounds * lanes) whose window ``w`` brick of round ``r`` takes
+    ``costs[w][r]`` cycles (1..8): ``costs`` set bits in lane 0 (one term per cycle)."""
+    costs = np.asarray(costs)
+    act = np.zeros(costs.shape + (4,), dtype=np.int64)
+    act[..., 0] = (1 << costs) - 1
+    return act.reshape(costs.shape[0], -1)
+
+
+def _generic_fc_formula(cols, c):
+    """The generic ``golden.cycles`` formula (an array that takes a round on its last
+    cycle): rounds ``max(c_k, windows)`` apart."""
+    return cols + sum(max(x, cols) for x in c[:-1]) + c[-1] + prag.RUN_OVERHEAD
+
+
+def test_fc_hand_case_long_round_then_short_ones():
+    # Pallet, 4 columns, rounds of 8, 1, 1, 1, 1 cycles. Round 0's rows are read on cycles
+    # 0..3, handed over on 4, taken on 5 (works 6..13). Round 1's are read on 4..7 and
+    # handed over on 8, taken on 13 (the array is busy until then); round 2's are read on
+    # 8..11 and wait for round 1's take, handed over on 13, taken on 14; round 3: read
+    # 13..16, handed over 17, taken 18; round 4: read 17..20, handed over 21, taken 22,
+    # finishes on 23. The generic formula would say 4 + 8 + 4 + 4 + 4 + 1 + 1 = 26.
+    cfg = _fc_cfg(windows=4)
+    costs = [[8, 1, 1, 1, 1]] * 4
+    act = _fc_act(costs)
+    wgt = np.zeros((4, 2, act.shape[1]), dtype=np.int64)
+    rt = cfg.runtime_values(fc=True, act_signed=False)
+    assert prag.window_cycles(cfg, cycles.to_bricks(cfg, act), False).tolist() == costs
+    assert prag.fc_run_cycles(cfg, act, wgt, rt) == 23
+    assert cycles.fc_run_cycles(cfg, act, wgt, rt) == 23          # the design's own
+    assert _generic_fc_formula(4, [8, 1, 1, 1, 1]) == 26
+    assert _simulate_fc_run(np.array(costs)) == 23
+
+
+def test_fc_short_rounds_are_paced_by_the_weight_reads():
+    # Every round at most `windows` cycles: a round every `windows` cycles, as the generic
+    # formula says (first taken on cycle windows + 1).
+    cfg = _fc_cfg(windows=4)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        c = rng.integers(1, 5, size=int(rng.integers(1, 10))).tolist()
+        act = _fc_act([c] * 4)
+        rt = cfg.runtime_values(fc=True, act_signed=False)
+        wgt = np.zeros((4, 2, act.shape[1]), dtype=np.int64)
+        assert prag.fc_run_cycles(cfg, act, wgt, rt) == _generic_fc_formula(4, c)
+
+
+def test_fc_run_without_rounds_takes_one_cycle():
+    cfg = _fc_cfg()
+    rt = cfg.runtime_values(fc=True, act_signed=False)
+    assert prag.fc_run_cycles(cfg, np.zeros((4, 0)), np.zeros((4, 2, 0)), rt) == 1
+
+
+@pytest.mark.parametrize("registers", [None, 1, 2, 4])
+@pytest.mark.parametrize("cols", [2, 4, 8])
+def test_fc_schedule_matches_cycle_simulation(registers, cols):
+    rng = np.random.default_rng(cols + 10 * (registers or 0))
+    for _ in range(60):
+        rounds = int(rng.integers(1, 12))
+        hi = int(rng.choice([cols, 2 * cols + 3]))         # rounds shorter or longer
+        brick = rng.integers(1, hi + 1, size=(cols, rounds))
+        if rng.random() < 0.5:                               # skewed windows
+            brick[int(rng.integers(cols))] *= 2
+        want = _simulate_fc_run(brick, registers)
+        got = prag.column_finish_times(brick, registers or 0, round_reads=cols)
+        assert int(got[:, -1].max()) == want, (brick.tolist(), registers)
+
+
+@pytest.mark.parametrize("sync,registers", [("pallet", 0), ("column", 1), ("column", 3)])
+def test_fc_run_cycles_from_activations_match_simulation(sync, registers):
+    cfg = _fc_cfg(windows=4, sync=sync, column_registers=registers)
+    rng = np.random.default_rng(registers)
+    for signed in (False, True):
+        for _ in range(15):
+            rounds = int(rng.integers(1, cfg.fc_rounds + 1))
+            lo = -128 if signed else 0
+            act = rng.integers(lo, 128 if signed else 256, size=(4, rounds * 4 - 1))
+            act[rng.random(act.shape) < 0.4] = 0
+            wgt = rng.integers(-128, 128, size=(4, 2, act.shape[1]))
+            rt = cfg.runtime_values(fc=True, act_signed=signed)
+            brick = prag.window_cycles(cfg, cycles.to_bricks(cfg, act), signed)
+            want = _simulate_fc_run(brick, registers if sync == "column" else None)
+            assert prag.fc_run_cycles(cfg, act, wgt, rt) == want
+            assert cycles.fc_run_cycles(cfg, act, wgt, rt) == want
+
+
+def test_fc_column_sync_never_slower_than_pallet():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        brick = rng.integers(1, 12, size=(4, int(rng.integers(1, 12))))
+        pallet = prag.column_finish_times(brick, 0, round_reads=4)[:, -1].max()
+        column = prag.column_finish_times(brick, 2, round_reads=4)[:, -1].max()
+        assert column <= pallet
