@@ -114,7 +114,7 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
         log(f"  [{k + 1:2d}/{len(sets)}] {s['label']:44s} acc {acc:6.2f}%  stripes "
             f"{row['speedup']['stripes']:5.2f}x  loom {row['speedup']['loom']:5.2f}x")
     widths = sorted({s["bits"] for s in sets}, reverse=True)
-    cfgs = {b: {d: netsim.design_config(d, b) for d in DESIGNS} for b in widths}
+    cfgs = {b: {d: netsim.sim_config(d, b) for d in DESIGNS} for b in widths}
     hardware = {str(b): {d: {"preset": netsim.design_preset(d, b), "config": c.to_dict(),
                              f"peak_macs_per_cycle_{b}b": c.peak_macs_per_cycle(b),
                              "hardware_bits": b,
@@ -149,8 +149,10 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
         "designs": hardware.get("16", {}),
         "designs_by_bits": hardware,
         "layers": list(dg.LAYER_NAMES),
-        # What a convolution's brick holds (netsim's default: the papers' order).
+        # What a convolution's brick holds (netsim's default: the papers' order), and how a
+        # batch-1 fc layer is mapped (netsim's default: over the window columns).
         "brick_order": DEFAULT_ORDER,
+        "fc": netsim.DEFAULT_FC,
         "rows": rows,
     }
     doc["seconds"] = time.perf_counter() - t0

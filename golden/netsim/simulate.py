@@ -170,7 +170,10 @@ def fc_layer_cycles(cfg, x, w, rt) -> dict:
     the other layers, costs every round ``max(c_k, windows)`` (its compute, or its weight
     reads when those take longer: :func:`termwise.golden.cycles.fc_step_cycles`), leaving
     out each run's fixed overhead and the first round's weight reads, which a host
-    streaming weights without a break would overlap."""
+    streaming weights without a break would overlap. For the arrays that take a round into
+    registers of their own (Pragmatic, Laconic: their models' ``fc_run_cycles``) a round
+    can also start before a long predecessor ends, so their ``cycles`` is an upper bound
+    and ``rtl_cycles`` the exact count."""
     from ..cycles import fc_run_cycles, fc_step_cycles
     from ..lowering import iter_fc_columns
     total = runs = steps = steady = 0
