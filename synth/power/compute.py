@@ -1,0 +1,347 @@
+"""Dynamic and leakage power of a gate-level netlist from per-net toggle rates.
+
+The netlist is the form yosys ``write_verilog -noattr`` gives (hierarchy kept or flat; the
+parser is :mod:`termwise.synth.buffer`'s). Every leaf instance of a liberty cell is visited
+through the hierarchy from ``top``; nets are joined across ports and ``assign`` statements.
+
+Per net (all aliases of one electrical net, at every level of the hierarchy)::
+
+    C_net     = sum of the liberty `capacitance` of every cell pin on the net (the loads'
+                input pins, and the driver's output pin, 0 in OSU018 except TBUF)
+                + wire load
+    P_switch  = 0.5 * C_net * V**2 * toggle_rate            (charged to the driving cell)
+
+Per cell instance::
+
+    P_int(output pin O) = toggle_rate(O) * sum_i w_i * (E_rise,i + E_fall,i) / 2
+        E_*,i: the O pin's internal_power table related to input i, at (C_net(O), slew);
+        w_i: input i's toggle rate / the sum over the related inputs (equal weights when
+        none toggles): which input caused an output transition is not known from toggle
+        counts, so the arcs are weighted by how often their inputs move (as OpenSTA does);
+        rise and fall taken as equally frequent (true to within one transition per net).
+    P_int(input pin I)  = toggle_rate(I) * (E_rise + E_fall) / 2   (passive tables: the
+        clock and data pins of flops, OSU018 has them on sequential cells only)
+    P_leak              = cell_leakage_power
+
+Units: ``voltage_unit`` (OSU018 ``1V``, supply ``nom_voltage`` 1.8), ``capacitive_load_unit``
+(``1 pF``), ``leakage_power_unit`` (``1nW``), internal energy = capacitive_load_unit x
+voltage_unit**2 (1 pJ; liberty files do not state it, OpenSTA derives it the same way),
+``time_unit`` (``1ns``) for slews. Results are in watts.
+
+Assumptions, stated in :attr:`PowerReport.assumptions`:
+
+* wire load: the liberty's ``default_wire_load`` model if it has one (capacitance x
+  ``fanout_length`` for the net's fanout); OSU018 has none, so by default 0 (pin loads only,
+  as the flow's STA), or ``wire_cap_per_fanout`` library capacitance units per load pin;
+* slew: one input transition time for every table lookup (``slew``, default 0.1 ns, inside
+  OSU018's characterised 0.06-1.2 ns); a table lookup past the last index is extrapolated
+  linearly (counted in ``extrapolated``);
+* nets with no liberty driver (the top's input ports, constants) have their switching power
+  reported apart (``port_switching_w``), not charged to any cell;
+* zero-delay activity: a toggle rate from a zero-delay simulation has no glitches.
+
+Not modelled: state-dependent (``when``) internal power and leakage, short-circuit power
+beyond what the internal tables hold, the clock tree (the clock net is the pins it drives),
+IR drop, temperature.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from .. import buffer as _nl
+from .cells import Library, lookup, read_library, verilog_models
+from .gatesim import harness_cpp, verilator_build
+from .saif import read_saif
+
+__all__ = ["InstancePower", "PowerReport", "netlist_power", "gate_level_power",
+           "flatten"]
+
+
+@dataclass
+class _Leaf:
+    path: str                       # hierarchical instance name, "/" separated
+    cell: str
+    module: str                     # definition that holds the instance
+    pins: dict[str, object]         # pin -> global net id (first bit only: cells are 1-bit)
+
+
+@dataclass
+class InstancePower:
+    path: str
+    cell: str
+    module: str
+    leakage_w: float = 0.0
+    internal_w: float = 0.0
+    switching_w: float = 0.0        # of the nets its outputs drive
+    load: float = 0.0               # summed output net capacitance, library unit
+
+    @property
+    def total_w(self) -> float:
+        return self.leakage_w + self.internal_w + self.switching_w
+
+
+@dataclass
+class PowerReport:
+    instances: list[InstancePower]
+    by_module: dict[str, dict[str, float]]     # module definition -> its own cells' sums
+    totals: dict[str, float]                   # leakage/internal/switching/total (W)
+    port_switching_w: float                    # nets driven from outside the top
+    nets: int
+    nets_without_activity: list[str]           # a name of each net with no rate given
+    extrapolated: int                          # table lookups outside the index range
+    units: dict[str, str]
+    assumptions: dict[str, object] = field(default_factory=dict)
+
+
+class _UF(dict):
+    def find(self, x):
+        root = x
+        while self.get(root, root) != root:
+            root = self[root]
+        while self.get(x, x) != root:
+            self[x], x = root, self[x]
+        return root
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self[ra] = rb
+
+
+def _name(wire: str, idx: int, mod) -> str:
+    w = wire[1:] if wire.startswith("\\") else wire
+    return f"{w}[{idx}]" if wire in mod.vectors else w
+
+
+def flatten(text: str, top: str, lib: Library):
+    """Leaf instances and nets of the netlist under ``top``: ``(leaves, uf, names)`` where
+    ``names[root]`` lists every hierarchical name of the net (wires at every level, and
+    ``inst/pin`` of every leaf pin on it), the driver's own names first."""
+    mods = {m.name: m for m in _nl._parse(text)}
+    top = top.lstrip("\\")
+    if top not in mods:
+        raise KeyError(f"top module {top!r} not in the netlist")
+    uf = _UF()
+    leaves: list[_Leaf] = []
+    aliases: dict[object, list[str]] = {}
+
+    def key(path, bit):
+        if bit[0] == "'":
+            return ("'", bit[1])
+        return (path, bit[0], bit[1])
+
+    def visit(mname: str, path: tuple[str, ...]):
+        mod = mods[mname]
+        pfx = "/".join(path)
+        for wire, (msb, lsb) in mod.widths.items():
+            step = -1 if msb >= lsb else 1
+            for k in range(msb, lsb + step, step):
+                aliases.setdefault((path, wire, k), []).append(
+                    (pfx + "/" if pfx else "") + _name(wire, k, mod))
+        for lhs, rhs in mod.assigns:
+            for a, b in zip(lhs, rhs):
+                uf.union(key(path, a), key(path, b))
+        for inst in mod.insts:
+            iname = inst.name[1:].rstrip() if inst.name.startswith("\\") else inst.name
+            child = path + (iname,)
+            if inst.type in lib.cells:
+                cpath = "/".join(child)
+                pins = {}
+                for pin, bits in inst.conns.items():
+                    if not bits:
+                        continue
+                    k = key(path, bits[-1])
+                    pins[pin] = k
+                    aliases.setdefault(k, []).append(f"{cpath}/{pin}")
+                leaves.append(_Leaf(cpath, inst.type, mname, pins))
+            elif inst.type in mods:
+                sub = mods[inst.type]
+                for port, bits in inst.conns.items():
+                    msb, lsb = sub.widths.get(port, (0, 0))
+                    step = -1 if msb >= lsb else 1
+                    for k, bit in zip(range(msb, lsb + step, step), bits):
+                        uf.union((child, port, k), key(path, bit))
+                visit(inst.type, child)
+            else:
+                raise KeyError(f"cell {inst.type} of {mname} is neither a module of the "
+                               f"netlist nor a liberty cell")
+
+    visit(top, ())
+    names: dict[object, list[str]] = {}
+    for k, ns in aliases.items():
+        names.setdefault(uf.find(k), []).extend(ns)
+    return leaves, uf, names
+
+
+def netlist_power(text: str, top: str, lib: Library,
+                  rates: Mapping[str, float] | Callable[[str], float | None], *,
+                  slew: float = 0.1, wire_cap_per_fanout: float = 0.0,
+                  default_rate: float | None = None) -> PowerReport:
+    """Power of the netlist ``text`` under ``top`` (W). ``rates``: transitions per second by
+    hierarchical net name relative to ``top`` (``inst/sub/wire[3]`` or a leaf pin
+    ``inst/_12_/Y``), e.g. :meth:`.saif.Saif.rates`; ``slew`` in the library's time unit;
+    ``wire_cap_per_fanout`` in its capacitance unit (used only when the liberty has no
+    default wire-load model); nets with no rate get ``default_rate`` (None: 0, listed in
+    ``nets_without_activity``)."""
+    get = rates if callable(rates) else rates.get
+    leaves, uf, names = flatten(text, top, lib)
+    u = lib.units
+    v2 = (lib.voltage * u.voltage_v) ** 2
+    wl = lib.wire_loads.get(lib.default_wire_load) if lib.default_wire_load else None
+
+    # nets: pins on them, drivers
+    on_net: dict[object, list[tuple[_Leaf, str]]] = {}
+    for lf in leaves:
+        for pin, k in lf.pins.items():
+            on_net.setdefault(uf.find(k), []).append((lf, pin))
+    rate_of: dict[object, float] = {}
+    missing: list[str] = []
+    for net, pins in on_net.items():
+        if net[0] == "'":
+            rate_of[net] = 0.0
+            continue
+        drv_names = [f"{lf.path}/{p}" for lf, p in pins
+                     if lib.cells[lf.cell].pins[p].direction != "input"]
+        r = None
+        for n in drv_names + names.get(net, []):
+            r = get(n)
+            if r is not None:
+                break
+        if r is None:
+            missing.append((names.get(net) or drv_names or ["?"])[0])
+            r = default_rate or 0.0
+        rate_of[net] = float(r)
+
+    cap_of: dict[object, float] = {}
+    for net, pins in on_net.items():
+        c = sum(lib.cells[lf.cell].pins[p].capacitance for lf, p in pins)
+        fanout = sum(1 for lf, p in pins if lib.cells[lf.cell].pins[p].direction == "input")
+        c += wl.cap(fanout) if wl else wire_cap_per_fanout * fanout
+        cap_of[net] = c
+
+    out: list[InstancePower] = []
+    extrap = 0
+    port_sw = 0.0
+    for net, pins in on_net.items():
+        drivers = [(lf, p) for lf, p in pins if lib.cells[lf.cell].pins[p].direction != "input"]
+        if not drivers and net[0] != "'":
+            port_sw += 0.5 * cap_of[net] * u.capacitance_f * v2 * rate_of[net]
+
+    for lf in leaves:
+        cell = lib.cells[lf.cell]
+        ip = InstancePower(lf.path, lf.cell, lf.module, leakage_w=cell.leakage * u.leakage_w)
+        for pin, k in lf.pins.items():
+            net = uf.find(k)
+            lp = cell.pins[pin]
+            r = rate_of.get(net, 0.0)
+            if lp.direction == "input":
+                for g in lp.internal_power:
+                    if g.related_pin is not None:
+                        continue
+                    e = [lookup(t, 0.0, slew) for t in (g.rise, g.fall) if t is not None]
+                    extrap += sum(1 for t in (g.rise, g.fall) if t is not None
+                                  and not _in_range(t, 0.0, slew))
+                    ip.internal_w += r * (sum(e) / len(e)) * u.energy_j if e else 0.0
+                continue
+            c = cap_of[net]
+            ndrv = sum(1 for lf2, p2 in on_net[net]
+                       if lib.cells[lf2.cell].pins[p2].direction != "input")
+            ip.switching_w += 0.5 * c * u.capacitance_f * v2 * r / ndrv
+            ip.load += c
+            arcs = [g for g in lp.internal_power if g.related_pin is not None]
+            if not arcs:
+                continue
+            w = [rate_of.get(uf.find(lf.pins[g.related_pin]), 0.0)
+                 if g.related_pin in lf.pins else 0.0 for g in arcs]
+            if sum(w) <= 0:
+                w = [1.0] * len(arcs)
+            e = 0.0
+            for wi, g in zip(w, arcs):
+                tabs = [t for t in (g.rise, g.fall) if t is not None]
+                extrap += sum(1 for t in tabs if not _in_range(t, c, slew))
+                e += wi * sum(lookup(t, c, slew) for t in tabs) / len(tabs)
+            ip.internal_w += r * (e / sum(w)) * u.energy_j
+        out.append(ip)
+
+    by_module: dict[str, dict[str, float]] = {}
+    for ip in out:
+        m = by_module.setdefault(ip.module, {"cells": 0, "leakage_w": 0.0, "internal_w": 0.0,
+                                             "switching_w": 0.0, "total_w": 0.0})
+        m["cells"] += 1
+        m["leakage_w"] += ip.leakage_w
+        m["internal_w"] += ip.internal_w
+        m["switching_w"] += ip.switching_w
+        m["total_w"] += ip.total_w
+    totals = {k: sum(ip.__getattribute__(k) for ip in out)
+              for k in ("leakage_w", "internal_w", "switching_w")}
+    totals["total_w"] = sum(totals.values())
+    units = dict(u.text)
+    units["internal_energy"] = f"{u.energy_j:g} J (capacitive_load_unit x voltage_unit^2)"
+    units["supply_voltage"] = f"{lib.voltage:g} x voltage_unit"
+    units["results"] = "W"
+    return PowerReport(
+        instances=out, by_module=by_module, totals=totals, port_switching_w=port_sw,
+        nets=len(on_net), nets_without_activity=missing, extrapolated=extrap, units=units,
+        assumptions={"slew": slew, "slew_unit": u.text.get("time_unit"),
+                     "wire_load": (f"liberty {lib.default_wire_load}" if wl else
+                                   f"{wire_cap_per_fanout:g} per fanout (no liberty "
+                                   f"default_wire_load)"),
+                     "default_rate": default_rate,
+                     "internal_arc_weights": "related input toggle rates",
+                     "rise_fall_split": "half of the toggles each"})
+
+
+def _in_range(table, load: float, slew: float) -> bool:
+    args = {}
+    for v in table.variables:
+        args[v] = load if v == "total_output_net_capacitance" else slew
+    return table.in_range(**args)
+
+
+def gate_level_power(netlist_path: str, liberty_path: str, top: str, *, clock: str | None,
+                     cycles: int = 1000, period_ns: float = 10.0,
+                     toggle_probability: float = 0.5, seed: int = 1,
+                     workdir: str = "build/power", slew: float = 0.1,
+                     wire_cap_per_fanout: float = 0.0) -> tuple[PowerReport, dict]:
+    """Simulate the gate-level netlist with the liberty's cell models under Verilator
+    (``--trace-saif``), a random stimulus (every non-clock input bit flips with
+    ``toggle_probability`` at each falling clock edge), then :func:`netlist_power` with the
+    SAIF's rates. Returns the report and run facts (SAIF path, duration, build seconds)."""
+    import time
+    lib = read_library(liberty_path)
+    with open(netlist_path, encoding="utf-8") as f:
+        text = f.read()
+    mods = {m.name: m for m in _nl._parse(text)}
+    tname = top.lstrip("\\")
+    used = {i.type for m in mods.values() for i in m.insts if i.type in lib.cells}
+    os.makedirs(workdir, exist_ok=True)
+    wd = os.path.abspath(workdir)
+    with open(os.path.join(wd, "cells.v"), "w", encoding="utf-8") as f:
+        f.write(verilog_models(lib, sorted(used)))
+    tm = mods[tname]
+    inputs = {}
+    for port, d in tm.dirs.items():
+        if d == "input" and port != clock:
+            msb, lsb = tm.widths.get(port, (0, 0))
+            inputs[port] = abs(msb - lsb) + 1
+    half = int(round(period_ns * 1000 / 2))            # Verilator's default timescale 1 ps
+    with open(os.path.join(wd, "main.cpp"), "w", encoding="utf-8") as f:
+        f.write(harness_cpp(tname, inputs, clock, cycles, half, toggle_probability, seed))
+    t0 = time.monotonic()
+    exe = verilator_build(wd, [os.path.join(wd, "cells.v"), os.path.abspath(netlist_path),
+                               os.path.join(wd, "main.cpp")], tname, saif=True)
+    t1 = time.monotonic()
+    subprocess.run([exe], cwd=wd, check=True, timeout=3600)
+    t2 = time.monotonic()
+    sf = read_saif(os.path.join(wd, "dump.saif"))
+    if abs(sf.timescale_s - 1e-12) > 1e-18:
+        raise RuntimeError(f"SAIF timescale {sf.timescale_s} s, the harness assumed 1 ps")
+    rep = netlist_power(text, tname, lib, sf.rates(f"TOP/{tname}"), slew=slew,
+                        wire_cap_per_fanout=wire_cap_per_fanout)
+    return rep, {"saif": os.path.join(wd, "dump.saif"), "duration_s": sf.duration_s,
+                 "saif_nets": len(sf.nets), "build_s": t1 - t0, "run_s": t2 - t1,
+                 "cells": sorted(used)}
