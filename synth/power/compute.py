@@ -306,11 +306,12 @@ def gate_level_power(netlist_path: str, liberty_path: str, top: str, *, clock: s
                      cycles: int = 1000, period_ns: float = 10.0,
                      toggle_probability: float = 0.5, seed: int = 1,
                      workdir: str = "build/power", slew: float = 0.1,
-                     wire_cap_per_fanout: float = 0.0) -> tuple[PowerReport, dict]:
+                     wire_cap_per_fanout: float = 0.0,
+                     constants: dict[str, int] | None = None) -> tuple[PowerReport, dict]:
     """Simulate the gate-level netlist with the liberty's cell models under Verilator
     (``--trace-saif``), a random stimulus (every non-clock input bit flips with
     ``toggle_probability`` at each falling clock edge), then :func:`netlist_power` with the
-    SAIF's rates. Returns the report and run facts (SAIF path, duration, build seconds)."""
+    SAIF's rates; ``constants`` holds inputs at a value (e.g. ``{"rst": 0}``). Returns the report and run facts (SAIF path, duration, build seconds)."""
     import time
     lib = read_library(liberty_path)
     with open(netlist_path, encoding="utf-8") as f:
@@ -325,15 +326,17 @@ def gate_level_power(netlist_path: str, liberty_path: str, top: str, *, clock: s
     tm = mods[tname]
     inputs = {}
     for port, d in tm.dirs.items():
-        if d == "input" and port != clock:
+        if d == "input" and port != clock and port not in (constants or {}):
             msb, lsb = tm.widths.get(port, (0, 0))
             inputs[port] = abs(msb - lsb) + 1
     half = int(round(period_ns * 1000 / 2))            # Verilator's default timescale 1 ps
     with open(os.path.join(wd, "main.cpp"), "w", encoding="utf-8") as f:
-        f.write(harness_cpp(tname, inputs, clock, cycles, half, toggle_probability, seed))
+        f.write(harness_cpp(tname, inputs, clock, cycles, half, toggle_probability, seed,
+                            constants=constants, cls="Vdut"))
     t0 = time.monotonic()
     exe = verilator_build(wd, [os.path.join(wd, "cells.v"), os.path.abspath(netlist_path),
-                               os.path.join(wd, "main.cpp")], tname, saif=True)
+                               os.path.join(wd, "main.cpp")], tname, saif=True,
+                          extra=["--prefix", "Vdut"])
     t1 = time.monotonic()
     subprocess.run([exe], cwd=wd, check=True, timeout=3600)
     t2 = time.monotonic()

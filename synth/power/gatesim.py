@@ -47,10 +47,16 @@ def verilator_build(workdir: str, sources: list[str], top: str, *, binary: bool 
 
 def harness_cpp(top: str, inputs: dict[str, int], clock: str | None, cycles: int,
                 half_period: int, toggle_probability: float = 0.5, seed: int = 1,
-                saif_path: str = "dump.saif") -> str:
+                saif_path: str = "dump.saif", constants: dict[str, int] | None = None,
+                cls: str | None = None) -> str:
     """C++ main driving the Verilated ``V{top}``: ``inputs`` maps each input port (not the
-    clock) to its width (at most 64 bits); times in the SAIF's timescale (Verilator's
+    clock) to its width (at most 64 bits), ``constants`` holds inputs at a value (a reset
+    held inactive); times in the SAIF's timescale (Verilator's
     default 1 ps)."""
+    cls = cls or f"V{top}"      # give Verilator --prefix for names it would mangle ("__")
+    def cn(n):     # Verilator's C++ name of a port: "__" is encoded as "___05F"
+        return n.replace("__", "___05F")
+    inputs = {cn(n): w for n, w in inputs.items()}
     thresh = int(round(toggle_probability * 65536))
     drive = []
     for name, width in inputs.items():
@@ -61,10 +67,11 @@ def harness_cpp(top: str, inputs: dict[str, int], clock: str | None, cycles: int
             f"    {{ uint64_t flip = 0; for (int b = 0; b < {width}; b++) "
             f"if ((rnd() & 0xffff) < {thresh}u) flip |= 1ull << b;\n"
             f"      t->{name} = (t->{name} ^ flip) & {mask}ull; }}")
-    clk_lo = f"    t->{clock} = 0;" if clock else ""
-    clk_hi = f"    t->{clock} = 1;" if clock else ""
+    fixed = "".join(f"  t->{cn(n)} = {int(v)}ull;\n" for n, v in (constants or {}).items())
+    clk_lo = f"    t->{cn(clock)} = 0;" if clock else ""
+    clk_hi = f"    t->{cn(clock)} = 1;" if clock else ""
     return f"""// written by termwise.synth.power.gatesim
-#include "V{top}.h"
+#include "{cls}.h"
 #include "verilated.h"
 #include "verilated_saif_c.h"
 #include <cstdint>
@@ -74,12 +81,12 @@ static uint64_t rnd() {{ state ^= state << 13; state ^= state >> 7; state ^= sta
 int main(int argc, char** argv) {{
   Verilated::commandArgs(argc, argv);
   Verilated::traceEverOn(true);
-  V{top}* t = new V{top};
+  {cls}* t = new {cls};
   VerilatedSaifC* tfp = new VerilatedSaifC;
   t->trace(tfp, 999);
   tfp->open("{saif_path}");
   uint64_t time = 0;
-  for (int c = 0; c < {cycles}; c++) {{
+{fixed}  for (int c = 0; c < {cycles}; c++) {{
 {chr(10).join(drive)}
 {clk_lo}
     t->eval(); tfp->dump(time); time += {half_period};
