@@ -1,0 +1,438 @@
+"""``termwise power``: gate-level power of one configuration's tile (issue 16).
+
+Synthesise (or reuse the cached synthesis), simulate the gate-level netlist under Verilator
+with SAIF tracing while a harness drives tile runs through the IO wrapper
+(:mod:`termwise.synth.power.stimulus`), compute internal, switching and leakage power from
+the toggle counts (:func:`termwise.synth.power.compute.netlist_power`), cross-check against
+OpenSTA's vectorless ``report_power`` at the measured average activity, and write
+``power_report.json`` and ``power_report.md``.
+
+The Verilated model of a netlist takes minutes to compile (a 4x4 tile: ~9 min on 2 cores),
+so it is kept in ``<cache>/../power-cache/<key>/`` beside the synthesis cache, keyed by the
+synthesis entry and the text of the harness and the cell models; a run of other cycles or
+another seed or clock reuses it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from ..spec import ConfigError
+from .args import add_config_arguments, config_from_args, positive_int
+
+__all__ = ["register", "power_report", "to_markdown"]
+
+#: Position in ``termwise --help``: after synth.
+ORDER = 55
+
+#: The simulated clock period (ns). Zero-delay simulation: toggles per cycle do not depend
+#: on it; rates are rescaled to the clock the report assumes.
+SIM_PERIOD_NS = 10.0
+MAX_CYCLES = 10_000_000
+
+NOT_MODELLED = [
+    "zero-delay simulation: no glitches, no hazards (real activity of deep combinational "
+    "logic such as multipliers and adder trees is higher)",
+    "one fixed input slew for every internal-power table lookup (0.1 ns)",
+    "no clock tree: the clock net is the flops' clock pins, its switching is reported apart "
+    "and not in the total; the flops' clock-pin internal power is in the total",
+    "no wire load: OSU018 has no default wire-load model, net capacitance is pin "
+    "capacitance only",
+    "no state-dependent (`when`) internal power or leakage; leakage at the cell's default",
+    "no IR drop, no temperature, one corner (the liberty's nominal voltage)",
+    "two-state simulation: every flop starts at 0, no X propagation",
+    "the IO wrapper's registers (synthesis timing wrapper) are simulated and reported as "
+    "kind io_wrapper; tile power and energy per MAC exclude them",
+]
+MODELLED = [
+    "every cell's internal power from its liberty tables at its simulated output load, "
+    "arcs weighted by their inputs' toggle rates",
+    "switching power 0.5 C V^2 of every net driven by a cell, from its simulated toggle "
+    "count",
+    "leakage of every cell (cell_leakage_power)",
+    "the buffers (memories mapped to flops), the PE array, the controller and the IO "
+    "wrapper as synthesised (hierarchy kept)",
+]
+
+
+def _sha(text: str | bytes) -> str:
+    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
+
+
+def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_key: str,
+           cache_dir: str) -> tuple[str, dict]:
+    """The Verilated model's executable (cached); returns it and build facts."""
+    from ...synth.buffer import _parse
+    from ...synth.power.cells import verilog_models
+    from ...synth.power.gatesim import verilator_build
+    mods = _parse(netlist_text)
+    used = sorted({i.type for m in mods for i in m.insts if i.type in lib.cells})
+    models = verilog_models(lib, used)
+    key = _sha(json.dumps([synth_key, _sha(netlist_text), _sha(models), _sha(harness)]))[:24]
+    final = os.path.join(cache_dir, key)
+    exe = os.path.join(final, "sim")
+    if os.path.isfile(exe):
+        return exe, {"key": key, "hit": True, "build_s": 0.0}
+    os.makedirs(cache_dir, exist_ok=True)
+    wd = tempfile.mkdtemp(prefix=".build-", dir=cache_dir)
+    try:
+        for name, text in (("cells.v", models), ("netlist.v", netlist_text),
+                           ("main.cpp", harness)):
+            with open(os.path.join(wd, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        t0 = time.monotonic()
+        built = verilator_build(wd, [os.path.join(wd, n) for n in
+                                     ("cells.v", "netlist.v", "main.cpp")],
+                                top, saif=True, extra=["--prefix", "Vdut"])
+        build_s = time.monotonic() - t0
+        shutil.move(built, os.path.join(wd, "sim"))
+        shutil.rmtree(os.path.join(wd, "obj_dir"), ignore_errors=True)
+        os.remove(os.path.join(wd, "netlist.v"))
+        if os.path.isdir(final):        # a concurrent build got there first
+            shutil.rmtree(wd, ignore_errors=True)
+        else:
+            os.replace(wd, final)
+    except BaseException:
+        shutil.rmtree(wd, ignore_errors=True)
+        raise
+    return exe, {"key": key, "hit": False, "build_s": round(build_s, 1)}
+
+
+_STA_ROW = re.compile(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", re.M)
+
+
+def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
+                  activity: float, workdir: str) -> dict:
+    """OpenSTA's vectorless ``report_power`` with every net at ``activity`` transitions per
+    clock period (duty 0.5), the clock at ``period_ns``. The 2019 snapshot's
+    ``set_power_activity`` spells its option ``-activiity``; the command it wraps,
+    ``sta::set_power_global_activity activity duty``, is called directly."""
+    from ...synth.tools import check_sta
+    tcl = (f"read_liberty {liberty}\nread_verilog {netlist_path}\nlink_design {top}\n"
+           f"create_clock -name clk -period {period_ns:g} [get_ports clk]\n"
+           f"sta::set_power_global_activity {activity:.6g} 0.5\n"
+           f"report_power -digits 6\nexit\n")
+    with open(os.path.join(workdir, "power.tcl"), "w", encoding="utf-8") as f:
+        f.write(tcl)
+    proc = subprocess.run([check_sta(), "-no_init", "-exit", "power.tcl"], cwd=workdir,
+                          capture_output=True, text=True, timeout=1800)
+    m = _STA_ROW.search(proc.stdout)
+    if proc.returncode != 0 or not m:
+        raise RuntimeError(f"OpenSTA report_power failed: {(proc.stdout + proc.stderr)[-500:]}")
+    internal, switching, leakage, total = (float(x) for x in m.groups())
+    return {"activity_per_cycle": round(activity, 6), "duty": 0.5,
+            "internal_w": internal, "switching_w": switching, "leakage_w": leakage,
+            "total_w": total,
+            "command": f"sta::set_power_global_activity {activity:.6g} 0.5; report_power"}
+
+
+def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
+                 clock_ns: float, liberty: str | None, cache_root: str | None,
+                 use_cache: bool, precision: int | None, log=print) -> dict:
+    """Synthesis (cached), gate-level simulation, power; the report dict."""
+    from ...gen.emit import manifest, render
+    from ...synth import cache as synth_cache
+    from ...synth.api import synthesise
+    from ...synth.kinds import KINDS, kind_of
+    from ...synth.power.cells import read_library
+    from ...synth.power.compute import netlist_power
+    from ...synth.power.saif import read_saif
+    from ...synth.power.stimulus import RESET_CYCLES, command_word, tile_run_harness_cpp
+    from ...synth.tools import DEFAULT_LIBERTY
+    from ...synth.wrapper import wrapper_name
+
+    t0 = time.monotonic()
+    syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
+                     cache_root=cache_root, use_cache=use_cache, precision=precision)
+    t_syn = time.monotonic() - t0
+    asic, thr = syn["asic"], syn["throughput"]
+    lib_path = syn["flow"]["liberty"] or os.path.abspath(DEFAULT_LIBERTY)
+    top = cfg.top_name
+    wrap = wrapper_name(top)
+    text_v, tile = render(cfg)
+    man = manifest(cfg, text_v, tile)
+    with gzip.open(os.path.join(syn["cache"]["asic"]["dir"], "netlist.v.gz"), "rt",
+                   encoding="utf-8") as f:
+        netlist = f.read()
+    lib = read_library(lib_path)
+
+    bricks = cfg.depth
+    worst = cfg.worst_brick_cycles(max(cfg.act_bits + 1, cfg.wgt_bits))
+    timeout = max(1000, bricks * worst + cfg.windows + 64)
+    command = command_word(man["command_layout"], {"bricks": bricks, **cfg.runtime_values()})
+    half = int(round(SIM_PERIOD_NS * 1000 / 2))
+    harness = tile_run_harness_cpp(man["ports"], bricks, cfg.windows, command, timeout, half)
+    root = cache_root or synth_cache.DEFAULT_ROOT
+    power_cache = os.path.join(os.path.dirname(os.path.abspath(root)), "power-cache")
+    t1 = time.monotonic()
+    exe, build = _model(netlist, wrap, lib, lib_path, harness, syn["cache"]["asic"]["key"],
+                        power_cache)
+    if not build["hit"]:
+        log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
+    t2 = time.monotonic()
+    run_dir = tempfile.mkdtemp(prefix=".run-", dir=power_cache)
+    try:
+        out = subprocess.run([exe, str(cycles), str(seed), "dump.saif"], cwd=run_dir,
+                             capture_output=True, text=True, check=True, timeout=7200)
+        stats = json.loads(out.stdout.strip().splitlines()[-1])
+        t3 = time.monotonic()
+        saif = read_saif(os.path.join(run_dir, "dump.saif"))
+        if abs(saif.timescale_s - 1e-12) > 1e-18:
+            raise RuntimeError(f"SAIF timescale {saif.timescale_s} s, the harness assumed 1 ps")
+        f_mhz = clock_mhz if clock_mhz is not None else asic["fmax_mhz"]
+        scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
+        raw = saif.rates(f"TOP/{wrap}")
+        used: dict[str, float] = {}
+
+        def rate(name):
+            r = raw.get(name)
+            if r is None:
+                return None
+            used[name] = r * scale
+            return r * scale
+
+        rep = netlist_power(netlist, wrap, lib, rate)
+        t4 = time.monotonic()
+        period_ns = 1000.0 / f_mhz
+        data_nets = {n: r for n, r in used.items() if n != "clk"}
+        activity = (sum(data_nets.values()) / len(data_nets) * period_ns * 1e-9
+                    if data_nets else 0.0)
+        clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
+                      if "CLK" in lib.cells[i.cell].pins)
+        u = lib.units
+        v2 = (lib.voltage * u.voltage_v) ** 2
+        clock_net_w = 0.5 * clk_cap * u.capacitance_f * v2 * 2 * f_mhz * 1e6
+        with open(os.path.join(run_dir, "netlist.v"), "w", encoding="utf-8") as f:
+            f.write(netlist)
+        sta = opensta_power("netlist.v", lib_path, wrap, period_ns, activity, run_dir)
+        t5 = time.monotonic()
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+    by_kind = {k: {"internal_w": 0.0, "switching_w": 0.0, "leakage_w": 0.0, "total_w": 0.0,
+                   "cells": 0} for k in KINDS}
+    unmapped = []
+    for module, m in rep.by_module.items():
+        kind = kind_of(module, top)
+        if kind is None:
+            unmapped.append(module.lstrip("\\"))
+            kind = "control_glue"
+        for f in ("internal_w", "switching_w", "leakage_w", "total_w", "cells"):
+            by_kind[kind][f] += m[f]
+    by_kind = {k: v for k, v in by_kind.items() if v["cells"]}
+    tot = rep.totals
+    total = tot["total_w"]
+    tile_w = total - by_kind.get("io_wrapper", {}).get("total_w", 0.0)
+    f_hz = f_mhz * 1e6
+    peak = thr["peak_macs_per_cycle"]
+    macs = stats["runs_completed"] * bricks * cfg.lanes * cfg.filters * cfg.windows
+    sim_s = cycles / f_hz
+    report = {
+        "generator": "termwise power",
+        "top": top,
+        "preset": cfg.name,
+        "config": cfg.to_dict(),
+        "synthesis": {"cache_key": syn["cache"]["asic"]["key"],
+                      "cached": syn["cache"]["asic"]["hit"],
+                      "area_um2": asic["area_um2"], "fmax_mhz": asic["fmax_mhz"],
+                      "clock_ns": clock_ns, "cell_count": asic["cell_count"],
+                      "liberty": lib_path},
+        "clock": {"mhz": f_mhz,
+                  "source": "--clock-mhz" if clock_mhz is not None else
+                  "the synthesis report's ASIC Fmax"},
+        "activity_source": {
+            "stimulus": "tile runs through the IO wrapper: reset held "
+                        f"{RESET_CYCLES} cycles, then in a loop {bricks} weight rows and "
+                        f"{bricks} activation rows loaded through the streams, one command "
+                        f"(bricks={bricks}, runtime registers {cfg.runtime_values()}), "
+                        f"{cfg.windows} output row(s) read, 2 idle cycles",
+            "operands": f"uniformly random {cfg.act_bits}-bit activations and "
+                        f"{cfg.wgt_bits}-bit weights (every payload bit random: dense, "
+                        "zero only by chance), seeded xorshift",
+            "simulator": "Verilator, zero delay, liberty cell models, SAIF toggle counts",
+            "cycles": cycles, "seed": seed,
+            "runs_completed": stats["runs_completed"], "timeouts": stats["timeouts"],
+            "busy_cycles": stats["busy_cycles"],
+            "busy_fraction": round(stats["busy_cycles"] / cycles, 4),
+            "macs_issued": macs,
+            "simulated_period_ns": SIM_PERIOD_NS,
+            "rates_scaled_to_mhz": f_mhz,
+            "average_activity_per_cycle": round(activity, 6),
+            "nets_without_activity": len(rep.nets_without_activity),
+        },
+        "power_w": {"total": total, "dynamic": tot["internal_w"] + tot["switching_w"],
+                    "internal": tot["internal_w"], "switching": tot["switching_w"],
+                    "leakage": tot["leakage_w"], "tile": tile_w,
+                    "clock_net_switching_apart": clock_net_w,
+                    "input_port_nets_apart": max(rep.port_switching_w - clock_net_w, 0.0)},
+        "by_kind_w": by_kind,
+        "unmapped_modules": unmapped,
+        "energy": {
+            "per_cycle_pj": total / f_hz * 1e12,
+            "tile_per_cycle_pj": tile_w / f_hz * 1e12,
+            "per_mac_at_peak_pj": tile_w / f_hz / peak * 1e12,
+            "peak_macs_per_cycle": peak,
+            "per_mac_at_peak_note": "tile power of the simulated loop divided by the peak "
+                                    f"throughput ({peak:g} MAC/cycle at "
+                                    f"{thr['precision_bits']}-bit activations): as if the "
+                                    "tile were at peak every cycle, dense operands",
+            "per_mac_issued_pj": (tile_w * sim_s / macs * 1e12) if macs else None,
+            "per_mac_issued_note": "tile energy of the whole simulation (loads, reset and "
+                                   "idle cycles included) over the MACs of the completed "
+                                   "runs",
+        },
+        "opensta": dict(sta, ratio_termwise_to_opensta=(total / sta["total_w"]
+                                                         if sta["total_w"] else None),
+                        why="OpenSTA sets every net to the same activity (the simulation's "
+                            "average), while in simulation each net has its own rate: the "
+                            "buffer flops hold their rows most cycles (a row is written "
+                            "once per run) and the datapath nets toggle far more than the "
+                            "average, and internal power is not linear in per-net activity, "
+                            "so the totals differ"),
+        "modelled": MODELLED,
+        "not_modelled": NOT_MODELLED,
+        "assumptions": rep.assumptions,
+        "units": rep.units,
+        "extrapolated_table_lookups": rep.extrapolated,
+        "model_cache": build,
+        "wall_s": {"synthesis": round(t_syn, 1), "model_build": round(t2 - t1, 1),
+                   "simulation": round(t3 - t2, 1), "power": round(t4 - t3, 1),
+                   "opensta": round(t5 - t4, 1), "total": round(time.monotonic() - t0, 1)},
+    }
+    return report
+
+
+def _w(x: float) -> str:
+    return f"{x * 1e3:.4g} mW"
+
+
+def to_markdown(r: dict) -> str:
+    p, e, a, s = r["power_w"], r["energy"], r["activity_source"], r["opensta"]
+    lines = [f"# Power of {r['top']}", "",
+             f"Gate-level power at {r['clock']['mhz']:g} MHz ({r['clock']['source']}), "
+             f"activity from {a['cycles']} simulated cycles of tile runs.", "",
+             "| | power |", "|---|---|",
+             f"| total (simulated cells, IO wrapper included) | {_w(p['total'])} |",
+             f"| dynamic (internal + switching) | {_w(p['dynamic'])} |",
+             f"| internal | {_w(p['internal'])} |",
+             f"| switching | {_w(p['switching'])} |",
+             f"| leakage | {_w(p['leakage'])} |",
+             f"| tile (total without the IO wrapper) | {_w(p['tile'])} |",
+             f"| clock net switching (apart, not in the total) | "
+             f"{_w(p['clock_net_switching_apart'])} |", "",
+             "## By kind", "", "| kind | cells | internal | switching | leakage | total | "
+             "share |", "|---|---|---|---|---|---|---|"]
+    for k, v in r["by_kind_w"].items():
+        share = v["total_w"] / p["total"] * 100 if p["total"] else 0.0
+        lines.append(f"| {k} | {v['cells']} | {_w(v['internal_w'])} | "
+                     f"{_w(v['switching_w'])} | {_w(v['leakage_w'])} | {_w(v['total_w'])} | "
+                     f"{share:.1f}% |")
+    issued = e["per_mac_issued_pj"]
+    lines += ["", "## Energy", "",
+              f"* per cycle: {e['per_cycle_pj']:.4g} pJ (tile {e['tile_per_cycle_pj']:.4g} pJ)",
+              f"* per MAC at peak: {e['per_mac_at_peak_pj']:.4g} pJ ({e['per_mac_at_peak_note']})",
+              f"* per MAC issued: " + (f"{issued:.4g} pJ" if issued is not None else "-")
+              + f" ({e['per_mac_issued_note']})", "",
+              "## Activity source", "",
+              f"* stimulus: {a['stimulus']}",
+              f"* operands: {a['operands']}",
+              f"* simulator: {a['simulator']}",
+              f"* {a['cycles']} cycles (seed {a['seed']}): {a['runs_completed']} runs "
+              f"completed, {a['timeouts']} timeouts, busy {a['busy_fraction'] * 100:.1f}% "
+              f"of the cycles, {a['macs_issued']} MACs",
+              f"* clock: {r['clock']['mhz']:g} MHz ({r['clock']['source']}); simulated at "
+              f"{a['simulated_period_ns']:g} ns, toggle counts per cycle rescaled",
+              f"* average activity: {a['average_activity_per_cycle']:.4g} transitions per "
+              "net per cycle (clock excluded)", "",
+              "## Cross-check: OpenSTA vectorless report_power", "",
+              f"`{s['command']}` (every net at the simulation's average activity): total "
+              f"{_w(s['total_w'])} (internal {_w(s['internal_w'])}, switching "
+              f"{_w(s['switching_w'])}, leakage {_w(s['leakage_w'])}); termwise / OpenSTA = "
+              f"{s['ratio_termwise_to_opensta']:.3g}. {s['why']}.", "",
+              "## What is modelled", ""]
+    lines += [f"* {x}" for x in r["modelled"]]
+    lines += ["", "## What is not modelled", ""]
+    lines += [f"* {x}" for x in r["not_modelled"]]
+    return "\n".join(lines)
+
+
+def _write(path: str, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def register(subparsers) -> None:
+    from .synth import tool_errors
+
+    def cmd_power(args) -> int:
+        from ...synth.api import check_options
+        cfg = config_from_args(args)
+        cycles = positive_int("cycles", args.cycles)
+        if cycles > MAX_CYCLES:
+            raise ConfigError("cycles", f"must be a positive integer <= {MAX_CYCLES}, "
+                              f"got {args.cycles!r}")
+        try:
+            seed = int(args.seed)
+        except ValueError:
+            seed = -1
+        if seed < 0 or str(seed) != args.seed.strip():
+            raise ConfigError("seed", f"must be an integer >= 0, got {args.seed!r}")
+        mhz = None
+        if args.clock_mhz is not None:
+            try:
+                mhz = float(args.clock_mhz)
+            except ValueError:
+                mhz = float("nan")
+            if not math.isfinite(mhz) or not 0 < mhz <= 10000:
+                raise ConfigError("clock_mhz", f"must be a frequency in MHz, > 0 and "
+                                  f"<= 10000, got {args.clock_mhz!r}")
+        check_options(args.clock_ns, "asic", args.liberty)
+        rep = power_report(cfg, cycles=cycles, seed=seed, clock_mhz=mhz,
+                           clock_ns=args.clock_ns, liberty=args.liberty,
+                           cache_root=args.cache_dir, use_cache=not args.no_cache,
+                           precision=args.precision,
+                           log=lambda m: print(m, file=sys.stderr))
+        os.makedirs(args.output, exist_ok=True)
+        _write(os.path.join(args.output, "power_report.json"), json.dumps(rep, indent=2) + "\n")
+        _write(os.path.join(args.output, "power_report.md"), to_markdown(rep) + "\n")
+        p, e = rep["power_w"], rep["energy"]
+        print(f"{rep['top']}: {p['total'] * 1e3:.3f} mW at {rep['clock']['mhz']:g} MHz "
+              f"(dynamic {p['dynamic'] * 1e3:.3f} mW, leakage {p['leakage'] * 1e6:.3f} uW), "
+              f"{e['per_mac_at_peak_pj']:.3g} pJ/MAC at peak; OpenSTA vectorless "
+              f"{rep['opensta']['total_w'] * 1e3:.3f} mW ({rep['wall_s']['total']} s)")
+        print(f"wrote {os.path.join(args.output, 'power_report.json')} and power_report.md")
+        return 0
+
+    from ...synth.api import DEFAULT_CLOCK_NS
+    p = subparsers.add_parser("power", help="gate-level power of a tile (synthesis, Verilator "
+                              "simulation of tile runs, liberty power); writes "
+                              "power_report.json/.md")
+    add_config_arguments(p)
+    p.add_argument("--cycles", default="2000", help="simulated cycles (default 2000)")
+    p.add_argument("--seed", default="1", help="stimulus seed (default 1)")
+    p.add_argument("--clock-mhz", default=None, metavar="F",
+                   help="clock frequency of the power figures (default: the ASIC Fmax)")
+    p.add_argument("--clock-ns", type=float, default=DEFAULT_CLOCK_NS, metavar="T",
+                   help=f"synthesis target clock period in ns (default {DEFAULT_CLOCK_NS:g})")
+    p.add_argument("--liberty", default=None, metavar="LIB",
+                   help="liberty file (default: OSU018 from qflow-tech-osu018)")
+    p.add_argument("--precision", type=int, default=None,
+                   help="activation bits at which peak throughput is stated")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="synthesis cache (default build/synth-cache); the gate-level models "
+                        "are kept in power-cache beside it")
+    p.add_argument("--no-cache", action="store_true", help="always rerun the synthesis")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.set_defaults(func=tool_errors(cmd_power))
