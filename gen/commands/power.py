@@ -72,11 +72,10 @@ def _sha(text: str | bytes) -> str:
 def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_key: str,
            cache_dir: str) -> tuple[str, dict]:
     """The Verilated model's executable (cached); returns it and build facts."""
-    from ...synth.buffer import _parse
     from ...synth.power.cells import verilog_models
     from ...synth.power.gatesim import verilator_build
-    mods = _parse(netlist_text)
-    used = sorted({i.type for m in mods for i in m.insts if i.type in lib.cells})
+    # the liberty cells instantiated: "<cell> <instance> (" lines of the yosys netlist
+    used = sorted({c for c in _INSTANCE.findall(netlist_text) if c in lib.cells})
     models = verilog_models(lib, used)
     key = _sha(json.dumps([synth_key, _sha(netlist_text), _sha(models), _sha(harness)]))[:24]
     final = os.path.join(cache_dir, key)
@@ -108,6 +107,7 @@ def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_
     return exe, {"key": key, "hit": False, "build_s": round(build_s, 1)}
 
 
+_INSTANCE = re.compile(r"^\s*(\S+)\s+\S+\s*\(", re.M)
 _STA_ROW = re.compile(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", re.M)
 
 
