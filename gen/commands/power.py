@@ -7,10 +7,10 @@ the toggle counts (:func:`termwise.synth.power.compute.netlist_power`), cross-ch
 OpenSTA's vectorless ``report_power`` at the measured average activity, and write
 ``power_report.json`` and ``power_report.md``.
 
-The Verilated model of a netlist takes minutes to compile (a 4x4 tile: ~9 min on 2 cores),
+The Verilated model of a netlist takes minutes to compile (a 4x4 tile: ~4 min on 2 cores),
 so it is kept in ``<cache>/../power-cache/<key>/`` beside the synthesis cache, keyed by the
-synthesis entry and the text of the harness and the cell models; a run of other cycles or
-another seed or clock reuses it.
+synthesis entry, the text of the harness and the cell models and the build flags; a run of
+other cycles or another seed or clock reuses it.
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ ORDER = 55
 #: on it; rates are rescaled to the clock the report assumes.
 SIM_PERIOD_NS = 10.0
 MAX_CYCLES = 10_000_000
+#: A gate-level model is big, flat, generated code: g++ -O0 on both cores compiles the 4x4
+#: tile's in ~4 min instead of ~9 (-O2, one job); it then simulates ~5x slower (2000 cycles
+#: ~5 s), which the activity counts do not depend on.
+MODEL_BUILD_FLAGS = ["-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0",
+                     "-MAKEFLAGS", "OPT_GLOBAL=-O0", "--build-jobs", "2"]
 
 NOT_MODELLED = [
     "zero-delay simulation: no glitches, no hazards (real activity of deep combinational "
@@ -77,7 +82,8 @@ def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_
     # the liberty cells instantiated: "<cell> <instance> (" lines of the yosys netlist
     used = sorted({c for c in _INSTANCE.findall(netlist_text) if c in lib.cells})
     models = verilog_models(lib, used)
-    key = _sha(json.dumps([synth_key, _sha(netlist_text), _sha(models), _sha(harness)]))[:24]
+    key = _sha(json.dumps([synth_key, _sha(netlist_text), _sha(models), _sha(harness),
+                           MODEL_BUILD_FLAGS]))[:24]
     final = os.path.join(cache_dir, key)
     exe = os.path.join(final, "sim")
     if os.path.isfile(exe):
@@ -92,7 +98,7 @@ def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_
         t0 = time.monotonic()
         built = verilator_build(wd, [os.path.join(wd, n) for n in
                                      ("cells.v", "netlist.v", "main.cpp")],
-                                top, saif=True, extra=["--prefix", "Vdut"])
+                                top, saif=True, extra=["--prefix", "Vdut", *MODEL_BUILD_FLAGS])
         build_s = time.monotonic() - t0
         shutil.move(built, os.path.join(wd, "sim"))
         shutil.rmtree(os.path.join(wd, "obj_dir"), ignore_errors=True)

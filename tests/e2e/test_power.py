@@ -4,7 +4,7 @@ refused.
 
 Cost: ~25 s with warm caches (the synthesis in SYNTH_CACHE, the Verilated gate-level model in
 the power-cache beside it: most of the time is reading the 71k-cell netlist). Cold, the
-synthesis takes ~1 min and compiling the gate-level model ~9 min on 2 cores (once per
+synthesis takes ~1 min and compiling the gate-level model ~4 min on 2 cores (once per
 netlist), hence the longer timeout.
 """
 
