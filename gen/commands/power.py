@@ -120,9 +120,11 @@ _STA_ROW = re.compile(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", re.M)
 def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
                   activity: float, workdir: str) -> dict:
     """OpenSTA's vectorless ``report_power`` with every net at ``activity`` transitions per
-    clock period (duty 0.5), the clock at ``period_ns``. The 2019 snapshot's
-    ``set_power_activity`` spells its option ``-activiity``; the command it wraps,
-    ``sta::set_power_global_activity activity duty``, is called directly."""
+    clock period (duty 0.5), the clock at ``period_ns``. The 2019 snapshot's help lists
+    ``set_power_activity -global -activiity`` (a typo in the help: ``-activity`` is what it
+    parses); the command it wraps, ``sta::set_power_global_activity activity duty``, is
+    called directly. Its activity is in transitions per clock period (checked on this
+    build: switching power scales with it and with the clock frequency)."""
     from ...synth.tools import check_sta
     tcl = (f"read_liberty {liberty}\nread_verilog {netlist_path}\nlink_design {top}\n"
            f"create_clock -name clk -period {period_ns:g} [get_ports clk]\n"
