@@ -97,21 +97,6 @@ class PowerReport:
     assumptions: dict[str, object] = field(default_factory=dict)
 
 
-class _UF(dict):
-    def find(self, x):
-        root = x
-        while self.get(root, root) != root:
-            root = self[root]
-        while self.get(x, x) != root:
-            self[x], x = root, self[x]
-        return root
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self[ra] = rb
-
-
 def _name(wire: str, idx: int, mod) -> str:
     w = wire[1:] if wire.startswith("\\") else wire
     return f"{w}[{idx}]" if wire in mod.vectors else w
@@ -125,7 +110,7 @@ def flatten(text: str, top: str, lib: Library):
     top = top.lstrip("\\")
     if top not in mods:
         raise KeyError(f"top module {top!r} not in the netlist")
-    uf = _UF()
+    uf = _nl._UF()           # the netlist's union-find (synth/buffer.py)
     leaves: list[_Leaf] = []
     aliases: dict[object, list[str]] = {}
 
