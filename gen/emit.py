@@ -17,7 +17,8 @@ from amaranth.lib import wiring
 
 from .config import TileConfig
 
-__all__ = ["emit_verilog", "render", "port_list", "tool_versions", "manifest", "emit"]
+__all__ = ["emit_verilog", "render", "port_list", "tool_versions", "manifest", "emit",
+           "write_atomically"]
 
 
 def emit_verilog(cfg: TileConfig) -> str:
@@ -77,7 +78,9 @@ def manifest(cfg: TileConfig, verilog_text: str, tile) -> dict:
     }
 
 
-def _write_atomically(path: str, text: str) -> None:
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, so that a
+    reader (or an interrupted run) never sees a half-written file."""
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -93,7 +96,7 @@ def emit(cfg: TileConfig, outdir: str) -> dict:
     text, tile = render(cfg)
     man = manifest(cfg, text, tile)
     os.makedirs(outdir, exist_ok=True)
-    _write_atomically(os.path.join(outdir, man["verilog"]["file"]), text)
-    _write_atomically(os.path.join(outdir, "manifest.json"),
+    write_atomically(os.path.join(outdir, man["verilog"]["file"]), text)
+    write_atomically(os.path.join(outdir, "manifest.json"),
                       json.dumps(man, indent=2, sort_keys=False) + "\n")
     return man

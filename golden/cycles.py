@@ -22,11 +22,12 @@ def bricks_for(cfg, k: int) -> int:
 
 
 def to_bricks(cfg, values) -> np.ndarray:
-    """(rows, K) -> (rows, steps, lanes), zero padded to whole bricks."""
+    """(..., K) -> (..., steps, lanes), zero padded to whole bricks (e.g. (rows, K), or an
+    fc run's per-column weights (windows, filters, K))."""
     values = np.asarray(values, dtype=np.int64)
-    rows, k = values.shape
-    pad = (-k) % cfg.lanes
-    return np.pad(values, ((0, 0), (0, pad))).reshape(rows, -1, cfg.lanes)
+    pad = (-values.shape[-1]) % cfg.lanes
+    values = np.pad(values, ((0, 0),) * (values.ndim - 1) + ((0, pad),))
+    return values.reshape(values.shape[:-1] + (-1, cfg.lanes))
 
 
 def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:

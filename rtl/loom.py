@@ -192,6 +192,7 @@ class LoomArray(PEGrid):
             sig = Signal(shape.width * cfg.lanes, name=f"act_chunks_w{w}")
             m.d.comb += sig.eq(Cat(lanes))
             chunks.append(sig)
+
         def weight_bits(wgt, f, name):
             sig = Signal(cfg.lanes, name=name)
             m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(wseq.bitpos, 1)

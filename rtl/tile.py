@@ -146,7 +146,7 @@ class Tile(wiring.Component):
             finished = ~array.busy
         else:
             # In an fc run the rows are on the array only once their round's weights are
-            # (`_weight_reads`), else from the cycle after the read.
+            # (`_column_weights`), else from the cycle after the read.
             rows_ready = Signal() if cfg.fc_columns else None
             wgt_addr = Signal.like(wbuf.read_addr) if cfg.fc_columns else index_next
             valid = running & (index < bricks)
@@ -221,7 +221,7 @@ class Tile(wiring.Component):
                     with m.If(self._stage_rows(m, window)):
                         finish()
                 else:
-                    row_ready = 1
+                    row_ready = 1     # (kept as written before the stage: same Verilog)
                     m.d.comb += self.out.valid.eq(row_ready)
                     with m.If(self.out.ready & row_ready):
                         m.d.sync += window.eq(window + 1)

@@ -9,6 +9,7 @@ import tempfile
 import time
 
 from ..gen.config import ConfigError, TileConfig
+from ..gen.emit import write_atomically as _write
 from . import asic as asic_flow
 from . import cache, fpga as fpga_flow, report, tools
 
@@ -130,13 +131,6 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
     if outdir:
         write_report(rep, outdir)
     return rep
-
-
-def _write(path: str, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def write_report(rep: dict, outdir: str) -> None:

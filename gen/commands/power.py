@@ -28,6 +28,7 @@ import tempfile
 import time
 
 from ..spec import ConfigError
+from ..emit import write_atomically as _write
 from .args import add_config_arguments, config_from_args, positive_int
 
 __all__ = ["register", "power_report", "to_markdown"]
@@ -372,13 +373,6 @@ def to_markdown(r: dict) -> str:
     lines += ["", "## What is not modelled", ""]
     lines += [f"* {x}" for x in r["not_modelled"]]
     return "\n".join(lines)
-
-
-def _write(path: str, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def register(subparsers) -> None:

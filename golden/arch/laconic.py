@@ -32,6 +32,7 @@ generic one of :func:`termwise.golden.cycles.fc_run_cycles`.
 
 import numpy as np
 
+from ..cycles import to_bricks
 from ..terms import term_count
 from ..work import act_terms, signed_digits, wgt_terms
 
@@ -68,14 +69,6 @@ def step_cycles(cfg, act, wgt, rt) -> np.ndarray:
     return np.maximum(pairs.max(axis=(0, 1, 3)), 1).astype(np.int64)
 
 
-def _bricks(cfg, values) -> np.ndarray:
-    """(..., K) -> (..., steps, lanes), zero padded to whole bricks."""
-    values = np.asarray(values, dtype=np.int64)
-    pad = (-values.shape[-1]) % cfg.lanes
-    values = np.pad(values, ((0, 0),) * (values.ndim - 1) + ((0, pad),))
-    return values.reshape(values.shape[:-1] + (-1, cfg.lanes))
-
-
 def fc_step_cycles(cfg, act, wgt_cols, rt) -> np.ndarray:
     """Cycles of every round of an ``fc`` run on the array, the weight reads aside.
 
@@ -95,8 +88,8 @@ def fc_step_cycles(cfg, act, wgt_cols, rt) -> np.ndarray:
         raise ValueError(f"encoding: laconic supports booth only, got {cfg.encoding!r}")
     encoding = signed_digits(cfg.encoding, rt)
     # (windows, rounds, lanes) and (windows, filters, rounds, lanes)
-    ta = term_count(_bricks(cfg, act), cfg.act_bits, encoding, signed=rt["act_signed"])
-    tw = term_count(_bricks(cfg, wgt_cols), cfg.wgt_bits, encoding, signed=True)
+    ta = term_count(to_bricks(cfg, act), cfg.act_bits, encoding, signed=rt["act_signed"])
+    tw = term_count(to_bricks(cfg, wgt_cols), cfg.wgt_bits, encoding, signed=True)
     if ta.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
     pairs = ta[:, None, :, :] * tw

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cycles import to_bricks
 from ..terms import booth_digits, check_range
 from ..work import act_terms, signed_digits
 
@@ -207,8 +208,7 @@ def fc_run_cycles(cfg, act, wgt_cols, rt) -> int:
     act = np.asarray(act, dtype=np.int64)
     if act.shape[1] == 0:
         return 1
-    windows, k = act.shape
-    bricks = np.pad(act, ((0, 0), (0, (-k) % cfg.lanes))).reshape(windows, -1, cfg.lanes)
+    bricks = to_bricks(cfg, act)
     brick = window_cycles(cfg, bricks, rt["act_signed"], signed_digits(cfg.encoding, rt))
     registers = cfg.column_registers if cfg.sync == "column" else 0
     finish = column_finish_times(brick, registers, round_reads=cfg.windows)
