@@ -31,7 +31,7 @@ __all__ = [
 
 #: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
 #: on top, each accepted only by the designs that declare it.
-CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits")
+CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits", "pe_stages")
 
 
 def with_dtype_fields(fields: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +43,14 @@ def with_dtype_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in implied.items() if fields.get(k) is None}, **fields}
 
 
+#: ``pe_stages`` when a configuration does not choose it: one stage of registered PE inputs
+#: (:mod:`termwise.rtl.pe_stage`) in arrays of at least this many PEs (the papers' 16x16
+#: tiles and larger), none below.
+PE_STAGE_MIN_PES = 256
+
+#: Most PEs one registered copy of a PE input feeds (:mod:`termwise.rtl.pe_stage`).
+PE_STAGE_GROUP = 16
+
 #: Valid ranges of the integer fields (inclusive).
 RANGES = {
     "filters": (1, 64),
@@ -52,6 +60,7 @@ RANGES = {
     "wgt_bits": (1, 32),
     "acc_bits": (2, 96),
     "depth": (1, 4096),
+    "pe_stages": (0, 4),
 }
 
 
@@ -93,6 +102,11 @@ class TileConfig:
         ``int``, or a floating-point type a spec of ``arch`` implements (``bf16``).
     bias, residual, activation, out_bits
         The fused output stage (see rtl/output_stage.py).
+    pe_stages : int or None
+        Registers every PE input passes through (``rtl/pe_stage.py``: control and operands
+        registered and replicated, one copy per :data:`PE_STAGE_GROUP` PEs), so that no
+        broadcast reaches the whole array in one cycle. Each adds a cycle to every run.
+        ``None`` derives it from the array size: 1 from :data:`PE_STAGE_MIN_PES` PEs on, else 0.
     name : str or None
         The preset name this configuration came from, if any (informational).
     **options
@@ -114,17 +128,19 @@ class TileConfig:
     residual: bool = False
     activation: str = "none"
     out_bits: int | None = None
+    pe_stages: int | None = None
     #: ``((name, value), ...)`` in the spec's order.
     options: tuple = ()
     name: str | None = field(default=None, compare=False)
 
     def __init__(self, arch, filters, windows, lanes, act_bits, wgt_bits,
                  acc_bits=None, depth=64, dtype="int", bias=False, residual=False,
-                 activation="none", out_bits=None, name=None, **options):
+                 activation="none", out_bits=None, pe_stages=None, name=None, **options):
         core = dict(arch=arch, filters=filters, windows=windows, lanes=lanes,
                     act_bits=act_bits, wgt_bits=wgt_bits,
                     acc_bits=acc_bits, depth=depth, dtype=dtype, bias=bias, residual=residual,
-                    activation=activation, out_bits=out_bits, name=name)
+                    activation=activation, out_bits=out_bits, pe_stages=pe_stages,
+                    name=name)
         for key, value in core.items():
             object.__setattr__(self, key, value)
         object.__setattr__(self, "options", self._resolve_options(options))
@@ -206,6 +222,12 @@ class TileConfig:
         if self.acc_bits > RANGES["acc_bits"][1]:
             raise ConfigError("acc_bits", f"derived width {self.acc_bits} exceeds "
                               f"{RANGES['acc_bits'][1]}: reduce depth, lanes or operand bits")
+        # Remember whether pe_stages was derived, so replace() and twin() derive it again.
+        object.__setattr__(self, "_pe_stages_derived", self.pe_stages is None)
+        if self.pe_stages is None:
+            object.__setattr__(self, "pe_stages", int(self.pes >= PE_STAGE_MIN_PES))
+        else:
+            _check_int("pe_stages", self.pe_stages)
         if self.fc_columns:
             if self.windows < 2:
                 raise ConfigError("windows", "must be at least 2 with fc_columns = 1 (the "
@@ -246,6 +268,8 @@ class TileConfig:
             options += ("_o" + ("b" if self.bias else "") + ("r" if self.residual else "")
                         + {"none": "", "relu": "relu", "relu6": "relu6"}[self.activation]
                         + (f"q{self.out_bits}" if self.out_bits else ""))
+        if self.pe_stages:
+            options += f"_ps{self.pe_stages}"
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
                 f"_a{self.act_bits}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
                 f"{options}")
@@ -287,6 +311,13 @@ class TileConfig:
         if not self.output_stage:
             return 0
         return 5 if self.out_bits else 2
+
+    @property
+    def pipeline_latency(self) -> int:
+        """Cycles a run takes beyond its design's cycle model (``RUN_OVERHEAD`` and steps):
+        the PE input stages (``pe_stages``: the PEs see everything that many cycles late)
+        and the fused output stage (:attr:`output_latency`)."""
+        return self.pe_stages + self.output_latency
 
     @property
     def out_value_bits(self) -> int:
@@ -382,6 +413,10 @@ class TileConfig:
             "output_stage": self.output_stage,
             **({"output_latency": self.output_latency} if self.output_stage else {}),
             "out_value_bits": self.out_value_bits,
+            "pe_stages": self.pe_stages,
+            "pe_stages_derived": self._pe_stages_derived,
+            "pe_stage_group": PE_STAGE_GROUP,
+            "pipeline_latency": self.pipeline_latency,
             "max_k": self.depth * self.lanes,
             "runtime": list(self.runtime),
             "peak_macs_per_cycle_at_16b": self.peak_macs_per_cycle(16),
@@ -397,6 +432,8 @@ class TileConfig:
                              ("activation", "none"), ("out_bits", None)):
             if getattr(self, key) != default:
                 d[key] = getattr(self, key)
+        if not self._pe_stages_derived:
+            d["pe_stages"] = self.pe_stages
         return {k: v for k, v in d.items() if v is not None}
 
     def twin(self, arch: str, **changes) -> "TileConfig":

@@ -13,8 +13,8 @@ import numpy as np
 
 from .arch import model_of
 
-__all__ = ["to_bricks", "step_cycles", "run_cycles", "bricks_for", "fc_step_cycles",
-           "fc_run_cycles"]
+__all__ = ["to_bricks", "step_cycles", "run_cycles", "run_overhead", "bricks_for",
+           "fc_step_cycles", "fc_run_cycles"]
 
 
 def bricks_for(cfg, k: int) -> int:
@@ -30,6 +30,16 @@ def to_bricks(cfg, values) -> np.ndarray:
     return values.reshape(values.shape[:-1] + (-1, cfg.lanes))
 
 
+def run_overhead(cfg) -> int:
+    """The fixed cycles of every run on ``cfg``: its design's ``RUN_OVERHEAD`` and the
+    pipeline registers outside the design's model (``cfg.pipeline_latency``: the PE input
+    stages and the fused output stage). A model whose overhead depends on the configuration
+    gives it as ``run_overhead(cfg)`` (the bf16 baseline's pipelined datapath)."""
+    arch = model_of(cfg)
+    own = getattr(arch, "run_overhead", None)
+    return (own(cfg) if own else arch.RUN_OVERHEAD) + cfg.pipeline_latency
+
+
 def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
     """Cycles of each step of a run on ``act`` (windows, K) and ``wgt`` (filters, K)."""
     rt = rt or cfg.runtime_values()
@@ -39,8 +49,8 @@ def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
 
 def run_cycles(cfg, act, wgt, rt=None) -> int:
     """Cycles from the command transfer to ``out.valid`` for one run: the steps, the
-    design's ``RUN_OVERHEAD`` and, with the fused output stage, its pipeline
-    (``cfg.output_latency``).
+    design's ``RUN_OVERHEAD`` and the pipeline registers outside its model (the PE input
+    stages and the fused output stage, ``cfg.pipeline_latency``).
 
     Designs whose lanes are not in lockstep per step (Cnvlutin's decoupled lanes) define
     ``run_cycles(cfg, act_bricks, wgt_bricks, rt)`` in their model instead of per-step
@@ -49,10 +59,10 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     rt = rt or cfg.runtime_values()
     if hasattr(arch, "run_cycles"):
         return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)) \
-            + cfg.output_latency
+            + cfg.pipeline_latency
     if np.asarray(act).shape[1] == 0:
-        return 1 + cfg.output_latency
-    return int(step_cycles(cfg, act, wgt, rt).sum()) + arch.RUN_OVERHEAD + cfg.output_latency
+        return 1 + cfg.pipeline_latency
+    return int(step_cycles(cfg, act, wgt, rt).sum()) + run_overhead(cfg)
 
 
 def fc_step_cycles(cfg, act, wgt_cols, rt=None) -> np.ndarray:
@@ -85,10 +95,9 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     arch = model_of(cfg)
     rt = rt or cfg.runtime_values(fc=True)
     if hasattr(arch, "fc_run_cycles"):     # a design whose array times fc rounds its own way
-        return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt)) + cfg.output_latency
+        return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt)) + cfg.pipeline_latency
     if np.asarray(act).shape[1] == 0:
-        return 1 + cfg.output_latency
+        return 1 + cfg.pipeline_latency
     c = fc_step_cycles(cfg, act, wgt_cols, rt)
     cols = cfg.windows
-    return (int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + arch.RUN_OVERHEAD
-            + cfg.output_latency)
+    return int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + run_overhead(cfg)

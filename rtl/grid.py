@@ -13,8 +13,10 @@ from amaranth import signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..gen.config import PE_STAGE_GROUP
 from .array import array_signature, owning_array_signature
 from .library import ModuleLibrary
+from .pe_stage import PEInputStage, StagedPE
 from .rows import act_bricks, act_value_bricks, wgt_bricks
 
 __all__ = ["PEGrid", "pe_signature"]
@@ -119,8 +121,26 @@ class PEGrid(wiring.Component):
         w = operator.index(w)
         for f in range(self.cfg.filters):
             pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
+            if self.cfg.pe_stages:      # every input through the registered copies
+                pe = StagedPE(pe, self._pe_stage(m), self._pe_inputs, tag=f"f{f}_w{w}")
             yield f, pe
             m.d.comb += [pe.clear.eq(self.start), self.acc[w][f].eq(pe.acc)]
+
+    @property
+    def _pe_inputs(self) -> list:
+        signature = self.library.modules[self.pe_name].signature
+        return [name for name, member in signature.members.items() if member.flow == In]
+
+    def _pe_stage(self, m) -> PEInputStage:
+        """The PE input stage of this array (``cfg.pe_stages``, :mod:`.pe_stage`), in the
+        array's module ``m``."""
+        stage = getattr(self, "_stage", None)
+        if stage is None:
+            stage = self._stage = PEInputStage(m, stages=self.cfg.pe_stages,
+                                               group=PE_STAGE_GROUP)
+        elif stage.m is not m:
+            raise ValueError("the PEs of one grid must be built in one module")
+        return stage
 
     def pes(self, m):
         """Every PE of the grid, window by window (:meth:`pe_column`): yields

@@ -18,7 +18,7 @@ exactly by :mod:`termwise.golden.cycles`.
 
 import importlib
 
-from amaranth import Module, Mux, Signal, signed, unsigned
+from amaranth import Cat, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -167,6 +167,13 @@ class Tile(wiring.Component):
                                      index_next, wgt_addr, rows_ready)
             m.d.sync += index.eq(index_next)
             finished = (index >= bricks) & ~array.busy
+        if cfg.pe_stages:
+            # The PEs see everything `pe_stages` cycles late (rtl/pe_stage.py): the run ends
+            # only once the array has been idle that long, when its last inputs are in.
+            active = start | array.busy | (0 if owning else valid)
+            recent = Signal(cfg.pe_stages, name="pe_stage_active")
+            m.d.sync += recent.eq(Cat(active, recent[:-1]))
+            finished = finished & ~recent.any()
 
         # The command's precision, clamped to 1..act_bits. The array sees it on the start
         # cycle already (its sequencer loads its first bit position then).

@@ -4,7 +4,7 @@
 Operands are bf16 bit patterns (``uint16``), outputs float32 bit patterns. Every run's
 outputs are compared bit for bit (any NaN equal to any NaN) with the hardware-order golden
 model :func:`termwise.golden.arch.baseline_bf16.tile_outputs_bf16`, and every run's measured
-cycle count with :func:`termwise.golden.arch.baseline_bf16.run_cycles` (one cycle per brick
+cycle count with :func:`termwise.golden.cycles.run_cycles` (one cycle per brick
 plus the pipelined PE's drain, :func:`termwise.gen.designs.baseline_bf16.pipeline`).
 
 Suites (``TERMWISE_SUITES``, comma-separated):
@@ -44,8 +44,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..golden.arch.baseline_bf16 import (assemble_conv2d_f32, nan_equal, run_cycles,
-                                         tile_outputs_bf16)
+from ..golden.arch.baseline_bf16 import assemble_conv2d_f32, nan_equal, tile_outputs_bf16
+from ..golden.cycles import run_cycles
 from ..golden.lowering import lower_conv2d
 from ..golden.primitives.bf16 import BF16_MAX, conv2d_bf16, f32_to_bf16
 from ..golden.primitives.direct import conv2d_direct

@@ -19,13 +19,17 @@ def test_tile_regression(cfg, suites, request):
     regress(cfg, suites, request)
 
 
-@pytest.mark.parametrize("name, believed", [("stripes-4x4", "zstripes-4x4"),
-                                            ("zstripes-4x4", "stripes-4x4")])
-def test_regression_detects_a_wrong_model(name, believed):
+@pytest.mark.parametrize("name, changes, believed", [
+    ("stripes-4x4", {}, "zstripes-4x4"),
+    ("zstripes-4x4", {}, "stripes-4x4"),
+    ("stripes-4x4", {"pe_stages": 1}, "stripes-4x4"),
+])
+def test_regression_detects_a_wrong_model(name, changes, believed):
     """The regression must fail when the golden side believes in another design: here the
     testbench thinks an all-zero step costs Stripes' P cycles while the hardware skips it
-    in one (or the other way round)."""
-    result = run_regression(preset(name), ("corners",), seed=SEED,
+    in one (or the other way round), or that the PEs read their inputs without the
+    registered stage (``pe_stages``) the hardware has."""
+    result = run_regression(preset(name).replace(**changes), ("corners",), seed=SEED,
                             testbench_config=preset(believed))
     assert not result.passed
     assert any("cycle" in f for f in result.failures), result.failures

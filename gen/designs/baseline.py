@@ -13,6 +13,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("baseline-4x4"),
+        Regression("baseline-4x4", {"pe_stages": 1}),   # registered PE inputs (pe_stage.py)
         Regression("baseline-4x4", {"bias": True, "residual": True, "activation": "relu",
                                     "out_bits": 8}, ("fused", "chain")),
         Regression("baseline-4x4", {"activation": "relu6", "out_bits": 8}, ("fused",)),

@@ -81,6 +81,7 @@ SPEC = DesignSpec(
     testbench=own_testbench("termwise.tb.bf16_tests", ("random", "specials", "conv")),
     regressions=(
         Regression("baseline-bf16-4x4"),
+        Regression("baseline-bf16-4x4", {"pe_stages": 2}),
         # An odd lane count (the tree passes a value up a level) and several windows.
         Regression("baseline-bf16-4x4", {"filters": 3, "windows": 2, "lanes": 3, "depth": 16}),
     ),

@@ -15,6 +15,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("cnvlutin-4x4"),
+        Regression("cnvlutin-4x4", {"pe_stages": 1}),   # registered PE inputs, owning array
         Regression("cnvlutin-4x4", {"windows": 2}),
         Regression("cnvlutin-4x4", suites=("real",), slow=True),
         Regression("cnvlutin-16x16", slow=True),

@@ -39,6 +39,7 @@ SPEC = DesignSpec(
                             ("random", "corners", "conv")),
     regressions=(
         Regression("diffy-4x4"),
+        Regression("diffy-4x4", {"pe_stages": 1}),   # registered PE inputs, inner datapath
         Regression("diffy-4x4", suites=("conv_channel",)),
         Regression("diffy-4x4", {"first_stage_bits": 0, "windows": 2}),
     ),

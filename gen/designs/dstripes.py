@@ -16,6 +16,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("dstripes-4x4"),
+        Regression("dstripes-4x4", {"pe_stages": 1}),
         Regression("dstripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("dstripes-4x4", suites=("conv_channel",)),   # the other brick order
         Regression("dstripes-4x4", suites=("real",), slow=True),

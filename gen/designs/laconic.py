@@ -19,6 +19,7 @@ SPEC = DesignSpec(
     regressions=(
         Regression("laconic-4x4"),
         Regression("laconic-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
+        Regression("laconic-4x4", {"fc_columns": 1, "pe_stages": 1}),   # and registered PE inputs
         Regression("laconic-4x4", suites=("real",), slow=True),
     ),
     sim_designs={"laconic": {16: "laconic-16x16", 8: "laconic-16x16-8b"}},

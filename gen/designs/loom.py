@@ -18,6 +18,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("loom-4x4"),
+        Regression("loom-4x4", {"pe_stages": 1}),
         Regression("loom-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("loom-4x4", suites=("real",), slow=True),
     ),

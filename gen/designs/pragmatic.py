@@ -36,6 +36,7 @@ SPEC = DesignSpec(
         Regression("pragmatic-4x4"),
         Regression("pragmatic-4x4", suites=("conv_channel",)),  # the other brick order
         Regression("pragmatic-4x4", {"encoding": "booth"}),
+        Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2, "pe_stages": 1}),
         Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2}),
         Regression("pragmatic-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("pragmatic-4x4", {"sync": "column", "column_registers": 2,

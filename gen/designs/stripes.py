@@ -16,6 +16,7 @@ SPEC = DesignSpec(
     regressions=(
         Regression("stripes-4x4"),
         Regression("stripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
+        Regression("stripes-4x4", {"fc_columns": 1, "pe_stages": 2}),   # and registered PE inputs
         Regression("stripes-4x4", {"bias": True, "residual": True, "activation": "relu",
                                    "out_bits": 8}, ("fused", "chain")),
         Regression("stripes-4x4", suites=("real",), slow=True),

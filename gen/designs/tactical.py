@@ -110,6 +110,8 @@ SPEC = DesignSpec(
     regressions=(
         Regression("tactical-tclp-4x4"),
         Regression("tactical-tcle-4x4"),
+        Regression("tactical-tclp-4x4", {"pe_stages": 1}),   # registered PE inputs
+        Regression("tactical-tcle-4x4", {"pe_stages": 1}),
         Regression("tactical-tclp-4x4", {"shape": "L", "lookahead": 3, "lookaside": 2}, ("sparse", "random")),
         Regression("tactical-tcle-4x4", {"encoding": "plain", "first_stage_bits": 1}, ("sparse", "random")),
     ),

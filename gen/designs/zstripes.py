@@ -18,6 +18,7 @@ SPEC = DesignSpec(
     testbench=tile_testbench,
     regressions=(
         Regression("zstripes-4x4"),
+        Regression("zstripes-4x4", {"pe_stages": 1}),
         Regression("zstripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("zstripes-4x4", suites=("real",)),
     ),

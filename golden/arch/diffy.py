@@ -163,7 +163,8 @@ def layer_step_cycles(cfg, a, wm, out_width: int, encoding: str = "booth") -> di
     :func:`termwise.golden.netsim.lowered_operands`) on a Diffy ``cfg``, vectorised:
     the deltas of the whole matrix (:func:`layer_deltas`) cut into steps exactly as the
     lowering does (K chunks of ``depth`` bricks x filter groups x window groups).
-    Returns ``{"cycles" (sum of step cycles), "rtl_cycles" (plus RUN_OVERHEAD per run),
+    Returns ``{"cycles" (sum of step cycles), "rtl_cycles" (plus each run's fixed cycles,
+    :func:`termwise.golden.cycles.run_overhead`),
     "runs", "steps"}``; ``rtl_cycles`` equals the sum of ``run_cycles`` over the runs with
     :func:`run_runtimes`."""
     a = np.asarray(a, dtype=np.int64)
@@ -180,7 +181,8 @@ def layer_step_cycles(cfg, a, wm, out_width: int, encoding: str = "booth") -> di
     steps = per_window.max(axis=2)                                  # (g, wgc, st)
     total = int(steps.sum()) * fgc
     runs = g * chunks * fgc * wgc
-    return {"cycles": total, "rtl_cycles": total + RUN_OVERHEAD * runs, "runs": runs,
+    from ..cycles import run_overhead
+    return {"cycles": total, "rtl_cycles": total + run_overhead(cfg) * runs, "runs": runs,
             "steps": g * fgc * wgc * st}
 
 

@@ -11,9 +11,11 @@ objects the steps of all runs are stacked along the steps axis and handed to the
 golden ``step_cycles`` in large blocks. A step depends only on its own bricks, so
 
     total = sum over (group, filter group, window group, brick) of max(step_cycles, 1)
-            + RUN_OVERHEAD * runs,     runs = groups * chunks * filter groups * window groups
+            + run_overhead * runs,     runs = groups * chunks * filter groups * window groups
 
-whose second term is this RTL's fixed per-run cost (its runs do not overlap). The
+whose second term is this RTL's fixed per-run cost (its runs do not overlap; the design's
+``RUN_OVERHEAD`` and the configuration's pipeline registers,
+:func:`termwise.golden.cycles.run_overhead`). The
 comparison between designs uses the steady-state ``cycles`` (the sum of step cycles, as the
 papers' models count; a pipelined host would overlap the per-run overheads), while
 ``rtl_cycles`` adds the per-run overheads and equals the sum of
@@ -81,6 +83,7 @@ import numpy as np
 
 from ...gen.designs import sim_designs, sim_presets
 from ..arch import model, model_of
+from ..cycles import run_overhead
 from ..lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, check_order,
                         conv_k_index, conv_mac_mask, conv_operands, is_depthwise)
 from ..work import MODEL_ENCODING, grouped_precision, layer_precision
@@ -307,7 +310,7 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
     if hasattr(mod, "layer_run_cycles"):   # a vectorised whole-layer model (Cnvlutin)
         total = mod.layer_run_cycles(cfg, a[:, :, :], wm, rt, sel) * scale
         return {"cycles": int(round(total)),
-                "rtl_cycles": int(round(total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
+                "rtl_cycles": int(round(total)) + run_overhead(cfg) * runs, "runs": runs,
                 "steps": g * chunks * fgc * wgc, "step_cycles": total,
                 "sampled": scale != 1, "scale": scale}
     if not steps_independent(cfg):
@@ -347,7 +350,7 @@ def layer_cycles(cfg, a, wm, rt=None, *, max_window_groups: int | None = None,
         acc += int(np.maximum(cyc, 1).sum())
     step_total = acc * scale
     return {"cycles": int(round(step_total)),
-            "rtl_cycles": int(round(step_total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
+            "rtl_cycles": int(round(step_total)) + run_overhead(cfg) * runs, "runs": runs,
             "steps": int(round(n_eval * scale)), "step_cycles": step_total,
             "sampled": scale != 1, "scale": scale}
 
@@ -364,11 +367,11 @@ def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
         for run in lower_matmul(cfg, a[gi], wm[gi]):
             if int(run.rows[0]) // cfg.windows not in keep:
                 continue
-            acc += run_cycles(cfg, run.act, run.wgt, rt) - mod.RUN_OVERHEAD
+            acc += run_cycles(cfg, run.act, run.wgt, rt) - run_overhead(cfg)
             steps += run.k // cfg.lanes
     step_total = acc * scale
     return {"cycles": int(round(step_total)),
-            "rtl_cycles": int(round(step_total)) + mod.RUN_OVERHEAD * runs, "runs": runs,
+            "rtl_cycles": int(round(step_total)) + run_overhead(cfg) * runs, "runs": runs,
             "steps": int(round(steps * scale)), "step_cycles": step_total,
             "sampled": scale != 1, "scale": scale}
 
