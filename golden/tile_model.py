@@ -58,18 +58,11 @@ def tile_outputs(cfg, act, wgt, rt=None, *, bias=None, residual=None) -> np.ndar
     a, w = effective_operands(cfg, act, wgt, rt)
     if not cfg.output_stage:
         return wrap(np.einsum("wk,fk->wf", a, w), cfg.acc_bits, True)
-    from .primitives import Requant, conv_bias_act, conv_bias_add_act
+    from .primitives import conv_bias_act, conv_bias_add_act
     x = a.T[np.newaxis, :, np.newaxis, :]              # (1, K, 1, windows)
     kernel = w[:, :, np.newaxis, np.newaxis]            # (filters, K, 1, 1)
     b = np.zeros(w.shape[0], np.int64) if bias is None or not cfg.bias else np.asarray(bias)
-    requant = Requant(rt["multiplier"], rt["shift"], cfg.out_bits) if cfg.out_bits else None
-    kwargs = dict(activation="identity" if cfg.activation == "none" else cfg.activation,
-                  requant=requant)
-    if cfg.activation == "relu6":
-        # The hardware's cap is in output units; the golden operator takes it in accumulator
-        # units and requantises it. Pass a cap whose requantised value is rt["cap"] exactly
-        # when requantising, else the cap itself.
-        kwargs["cap"] = rt["cap"] if requant is None else _acc_cap(requant, rt["cap"])
+    kwargs = stage_arguments(cfg, rt)
     if cfg.residual:
         res = np.zeros((a.shape[0], w.shape[0]), np.int64) if residual is None else residual
         out = conv_bias_add_act(x, kernel, b, np.asarray(res).T[np.newaxis, :, np.newaxis, :],
@@ -78,6 +71,23 @@ def tile_outputs(cfg, act, wgt, rt=None, *, bias=None, residual=None) -> np.ndar
         out = conv_bias_act(x, kernel, b, **kwargs)
     out = out[0, :, 0, :].T
     return out if cfg.out_bits else wrap(out, cfg.acc_bits, True)
+
+
+def stage_arguments(cfg, rt) -> dict:
+    """The keyword arguments that make the golden fused operators
+    (:func:`~termwise.golden.primitives.conv_bias_act`, ``conv_bias_add_act``) compute what
+    ``cfg``'s fused output stage does with the runtime registers ``rt``: its activation, its
+    requantisation and (ReLU6) its cap."""
+    from .primitives import Requant
+    requant = Requant(rt["multiplier"], rt["shift"], cfg.out_bits) if cfg.out_bits else None
+    kwargs = dict(activation="identity" if cfg.activation == "none" else cfg.activation,
+                  requant=requant)
+    if cfg.activation == "relu6":
+        # The hardware's cap is in output units; the golden operator takes it in accumulator
+        # units and requantises it. Pass a cap whose requantised value is rt["cap"] exactly
+        # when requantising, else the cap itself.
+        kwargs["cap"] = rt["cap"] if requant is None else _acc_cap(requant, rt["cap"])
+    return kwargs
 
 
 def fc_column_outputs(cfg, act, wgt_cols, rt) -> np.ndarray:

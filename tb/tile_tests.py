@@ -6,7 +6,8 @@
 ``conv``
     A 3x3 convolution lowered onto the tile in the papers' brick order (each brick one
     kernel position's channels: :data:`termwise.golden.lowering.DEFAULT_ORDER`), compared
-    with ``conv2d_direct``.
+    with ``conv2d_direct`` (on a tile with a fused output stage: with the golden fused
+    operator at zero bias and residual).
 ``conv_channel``
     The same convolution lowered in the channel-major im2col order (``order="channel"``).
 ``depthwise``
@@ -41,7 +42,8 @@ import os
 import numpy as np
 
 from ..golden.lowering import DEFAULT_DEPTHWISE, assemble_conv2d, is_depthwise, lower_conv2d
-from ..golden.primitives import conv2d_direct
+from ..golden.primitives import conv2d_direct, conv_bias_act
+from ..golden.tile_model import stage_arguments
 from . import cases
 from .harness import TB, differs
 
@@ -126,6 +128,8 @@ async def conv_suite(tb, suite, depthwise: str = DEFAULT_DEPTHWISE):
                                 **geometry)
         done = await tb.run_lowered(lowering.runs, rt, compare=True)
         expected = conv2d_direct(x, w, **geometry)
+        if tb.cfg.output_stage:     # zero bias and residual: the stage's own operator
+            expected = conv_bias_act(x, w, None, **stage_arguments(tb.cfg, rt), **geometry)
         bad = ", ".join(f"run {i}: {why}" for i, why in done.mismatches[:3])
         tb.check(suite, name,
                  mismatch=bad or differs(assemble_conv2d(lowering, done.outputs), expected,
