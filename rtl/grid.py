@@ -4,7 +4,9 @@ Every array (:mod:`.array` states the contract with the tile) is a grid of one P
 once as its own Verilog module (:mod:`.library`) and instantiated as ``pe_f<f>_w<w>``; PE
 (filter ``f``, window ``w``) is cleared on ``start`` and drives ``acc[w][f]``. What differs
 between the arrays is only what feeds the PEs: :meth:`PEGrid.pes` (or, with something
-shared by a window's PEs, :meth:`PEGrid.pe_column`) hands the array each PE to feed.
+shared by a window's PEs, :meth:`PEGrid.pe_column`) hands the array each PE to feed. With
+``cfg.pe_stages`` the PE handed over is a :class:`.pe_stage.StagedPE`: whatever the array
+assigns to its inputs reaches the PE through registered, replicated copies.
 """
 
 import operator
