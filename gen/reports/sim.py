@@ -194,7 +194,8 @@ def _markdown(doc, archs) -> str:
               " (docs/papers.md#term-encodings)",
               "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
               "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
-              "overhead (its runs do not overlap).",
+              "overhead (its runs do not overlap: the design's run overhead, the registered "
+              "PE inputs of the presets with `pe_stages`, the fused output stage).",
               f"- Sampling: {doc['sampling']}.",
               "- Ideal = bit-parallel work / effectual work over the layer's MACs (the "
               "papers' potential, no padding); achieved = baseline cycles / design cycles, "
