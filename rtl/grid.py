@@ -134,14 +134,12 @@ class PEGrid(wiring.Component):
         return [name for name, member in signature.members.items() if member.flow == In]
 
     def _pe_stage(self, m) -> PEInputStage:
-        """The PE input stage of this array (``cfg.pe_stages``, :mod:`.pe_stage`), in the
-        array's module ``m``."""
+        """The PE input stage of this array (``cfg.pe_stages``, :mod:`.pe_stage`), a
+        submodule ``pe_stage`` of the array's module ``m``."""
         stage = getattr(self, "_stage", None)
         if stage is None:
-            stage = self._stage = PEInputStage(m, stages=self.cfg.pe_stages,
-                                               group=PE_STAGE_GROUP)
-        elif stage.m is not m:
-            raise ValueError("the PEs of one grid must be built in one module")
+            stage = self._stage = PEInputStage(stages=self.cfg.pe_stages, group=PE_STAGE_GROUP)
+            m.submodules.pe_stage = stage
         return stage
 
     def pes(self, m):

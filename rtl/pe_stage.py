@@ -24,7 +24,7 @@ begins by clearing its PEs through the same stage.
 
 import operator
 
-from amaranth import Const, Signal, Value
+from amaranth import Const, Elaboratable, Module, Signal, Value
 from amaranth.hdl import _ast
 
 __all__ = ["PEInputStage", "StagedPE"]
@@ -51,21 +51,20 @@ def _key(value: Value, keep: list):
     return ("other", id(value))
 
 
-class PEInputStage:
-    """The registered copies of one array's PE inputs.
+class PEInputStage(Elaboratable):
+    """The registered copies of one array's PE inputs: a module of its own (``pe_stage``
+    in the array), so that synthesis reports its area and its paths apart.
 
     Parameters
     ----------
-    m : Module
-        The array's module (the registers go into its ``sync`` domain).
     stages : int
         Registers on every PE input (``cfg.pe_stages``, at least 1).
     group : int
         Most PEs one copy feeds.
     """
 
-    def __init__(self, m, *, stages: int, group: int):
-        self.m = m
+    def __init__(self, *, stages: int, group: int):
+        self._m = Module()
         self.stages = operator.index(stages)
         self.group = operator.index(group)
         if self.stages < 1 or self.group < 1:
@@ -89,10 +88,13 @@ class PEInputStage:
             copies.append(self._chain(value, name))
         return copies[-1]
 
+    def elaborate(self, platform):
+        return self._m
+
     def _chain(self, value: Value, name: str) -> Value:
         for k in range(self.stages):
             reg = Signal(value.shape(), name=f"{name}_s{k}", reset_less=True)
-            self.m.d.sync += reg.eq(value)
+            self._m.d.sync += reg.eq(value)
             value = reg
         return value
 

@@ -44,6 +44,8 @@ COMMON_KINDS: list[tuple[str, str, str]] = [
     (r"^\.array\..*(encoder|serializer|detector)", "encoders",
      "term encoders, serialisers and precision/term detectors (shared per window or filter)"),
     (r"^\.array\.(wgt_)?sequencer$", "control_glue", "bit-position sequencers"),
+    (r"^\.array(\.datapath)?\.pe_stage$", "control_glue",
+     "registered PE inputs (`pe_stages`): control and operands, one copy per PE group"),
     (r"^\.output_stage", "output_stage",
      "fused output stage: bias, residual, requantisation, activation"),
     (r"^\.array$", "encoders", "array level: per-window activation serialisers (Stripes; "

@@ -138,6 +138,16 @@ def _drv_cell(a: dict) -> str:
     return "not checked" if not isinstance(drv, dict) else f"{drv['count']:,}"
 
 
+def _pe_stages_text(derived: dict) -> str:
+    """The registered PE inputs (``rtl/pe_stage.py``), when the tile has them."""
+    stages = derived.get("pe_stages")
+    if not stages:
+        return ""
+    how = "derived from the array size" if derived.get("pe_stages_derived") else "chosen"
+    return (f", {stages} registered PE input stage{'s' if stages > 1 else ''} ({how}; one "
+            f"copy per {derived.get('pe_stage_group')} PEs)")
+
+
 def to_markdown(r: dict) -> str:
     c = r["config"]
     lines = [f"# Synthesis report: {r['top']}", ""]
@@ -148,7 +158,8 @@ def to_markdown(r: dict) -> str:
              f"- configuration: {r.get('preset') or 'custom'}: {c['arch']}, {c['filters']} "
              f"filters x {c['windows']} windows x {c['lanes']} lanes, {c['act_bits']}-bit "
              f"activations (signed or unsigned per run), {c['wgt_bits']}-bit "
-             f"weights, {c['acc_bits']}-bit accumulators, depth {c['depth']}",
+             f"weights, {c['acc_bits']}-bit accumulators, depth {c['depth']}"
+             + _pe_stages_text(r.get("derived", {})),
              f"- Verilog sha256 {r['verilog_sha256'][:16]}, git {str(r['git']['commit'])[:12]}"
              f"{' (dirty)' if r['git']['dirty'] else ''}",
              f"- clock target {r['flow']['clock_ns']} ns, target {r['flow']['target']}",

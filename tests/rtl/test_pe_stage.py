@@ -16,15 +16,8 @@ from termwise.golden import cycles as cycle_model
 from termwise.rtl.pe_stage import PEInputStage
 
 
-def _module():
-    m = Module()
-    m._MustUse__silence = True      # built to inspect, never elaborated
-    return m
-
-
 def test_copies_shared_by_structure_and_replicated_per_group():
-    m = _module()
-    stage = PEInputStage(m, stages=1, group=3)
+    stage = PEInputStage(stages=1, group=3)
     a, b = Signal(4), Signal(4)
     first = [stage.copy(a, name="a") for _ in range(3)]
     assert first[0] is first[1] is first[2]
@@ -43,9 +36,9 @@ def test_copies_shared_by_structure_and_replicated_per_group():
 
 def test_bad_stage_parameters():
     with pytest.raises(ValueError):
-        PEInputStage(_module(), stages=0, group=4)
+        PEInputStage(stages=0, group=4)
     with pytest.raises(TypeError):
-        PEInputStage(_module(), stages=1.5, group=4)
+        PEInputStage(stages=1.5, group=4)
 
 
 @pytest.mark.parametrize("stages", [1, 3])
@@ -55,7 +48,8 @@ def test_a_copy_is_its_value_stages_cycles_late(stages):
     counter = Signal(8)
     m.d.sync += counter.eq(counter + 1)
     m.d.comb += value.eq(counter * 3)
-    out = PEInputStage(m, stages=stages, group=1).copy(value, name="v")
+    m.submodules.stage = stage = PEInputStage(stages=stages, group=1)
+    out = stage.copy(value, name="v")
     seen = []
     sim = Simulator(m)
     sim.add_clock(1e-6)
