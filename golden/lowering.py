@@ -58,7 +58,7 @@ __all__ = ["Run", "FcRun", "lower_fc_columns", "iter_fc_columns", "assemble_fc_c
            "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
            "conv_k_index", "conv_operands", "DEPTHWISE_MAPPINGS", "DEFAULT_DEPTHWISE",
            "check_depthwise", "is_depthwise", "pack_depthwise", "conv_lowered_shape",
-           "conv_mac_mask"]
+           "conv_mac_mask", "lower_layer"]
 
 #: Brick orders of a convolution's inner dimension (see the module docstring).
 ORDERS = ("position", "channel")
@@ -390,3 +390,18 @@ def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray], *, dtype=
                        results[first:first + count], n * oh * ow, kg)
         out[:, g * kg:(g + 1) * kg] = mat.reshape(n, oh, ow, kg).transpose(0, 3, 1, 2)
     return out[:, :k]
+
+
+def lower_layer(cfg, layer) -> tuple[list[Run], list[tuple[int, int, int]]]:
+    """The tile runs of a workload layer (:class:`termwise.golden.workloads.Layer`), as the
+    regressions' ``real`` suite and ``termwise power --workload`` lower it: a convolution by
+    :func:`lower_conv2d` (the default brick order and depthwise mapping), a fully-connected
+    layer by :func:`lower_matmul` (its batch rows as windows); and the ``(first run, run
+    count, lowered group)`` spans of the groups (one group for an fc layer)."""
+    if layer.kind == "conv":
+        lowering = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
+                                padding=layer.padding, dilation=layer.dilation,
+                                groups=layer.groups)
+        return lowering.runs, lowering.groups
+    runs = lower_matmul(cfg, layer.act, layer.wgt)
+    return runs, [(0, len(runs), 0)]

@@ -16,7 +16,7 @@ from cocotb.utils import get_sim_time
 
 from ..golden.fixedpoint import to_unsigned
 
-__all__ = ["TileDriver", "pack_row", "unpack_row"]
+__all__ = ["TileDriver", "pack_row", "unpack_row", "act_rows", "wgt_rows"]
 
 PERIOD_NS = 10
 
@@ -34,6 +34,26 @@ def unpack_row(word: int, count: int, bits: int) -> list[int]:
     mask, sign = (1 << bits) - 1, 1 << (bits - 1)
     fields = [(word >> (i * bits)) & mask for i in range(count)]
     return [f - (1 << bits) if f & sign else f for f in fields]
+
+
+def act_rows(cfg, act) -> list[int]:
+    """The ``act`` stream's rows of a run's activations (windows, K): row i is brick i of
+    every window (window 0 in the least significant bits)."""
+    act = np.asarray(act).reshape(cfg.windows, -1, cfg.lanes)   # (W, bricks, L)
+    return [pack_row(act[:, i, :], cfg.act_bits) for i in range(act.shape[1])]
+
+
+def wgt_rows(cfg, wgt) -> list[int]:
+    """The ``wgt`` stream's rows of a run's weights (filters, K): row i is brick i of every
+    filter; for an fc run's per-column weights (windows, filters, K), row ``r * windows +
+    c``: column ``c``'s bricks of round ``r``."""
+    wgt = np.asarray(wgt)
+    if wgt.ndim == 3:
+        wgt = wgt.reshape(cfg.windows, cfg.filters, -1, cfg.lanes)
+        return [pack_row(wgt[c, :, r, :], cfg.wgt_bits)
+                for r in range(wgt.shape[2]) for c in range(cfg.windows)]
+    wgt = wgt.reshape(cfg.filters, -1, cfg.lanes)
+    return [pack_row(wgt[:, i, :], cfg.wgt_bits) for i in range(wgt.shape[1])]
 
 
 class TileDriver:
@@ -83,22 +103,12 @@ class TileDriver:
         valid.value = 0
 
     def act_rows(self, act) -> list[int]:
-        """Row i: brick i of every window (window 0 in the least significant bits)."""
-        cfg = self.cfg
-        act = np.asarray(act).reshape(cfg.windows, -1, cfg.lanes)   # (W, bricks, L)
-        return [pack_row(act[:, i, :], cfg.act_bits) for i in range(act.shape[1])]
+        """:func:`act_rows` of this tile."""
+        return act_rows(self.cfg, act)
 
     def wgt_rows(self, wgt) -> list[int]:
-        """Row i: brick i of every filter; for an fc run's per-column weights (windows,
-        filters, K), row ``r * windows + c``: column ``c``'s bricks of round ``r``."""
-        cfg = self.cfg
-        wgt = np.asarray(wgt)
-        if wgt.ndim == 3:
-            wgt = wgt.reshape(cfg.windows, cfg.filters, -1, cfg.lanes)
-            return [pack_row(wgt[c, :, r, :], cfg.wgt_bits)
-                    for r in range(wgt.shape[2]) for c in range(cfg.windows)]
-        wgt = wgt.reshape(cfg.filters, -1, cfg.lanes)
-        return [pack_row(wgt[:, i, :], cfg.wgt_bits) for i in range(wgt.shape[1])]
+        """:func:`wgt_rows` of this tile."""
+        return wgt_rows(self.cfg, wgt)
 
     def command(self, bricks: int, rt: dict) -> int:
         fields = {"bricks": bricks, **rt}

@@ -206,7 +206,7 @@ async def real_suite(tb, suite, sample: int = 10):
     trace: trained weights, test-set activations; or the layers in ``$TERMWISE_REAL_LAYERS``)
     at the layer's own runtime precisions, as the network simulator sets them, lowered in
     its default (the papers') brick order; outputs and cycles against the golden models."""
-    from ..golden.lowering import lower_matmul
+    from ..golden.lowering import lower_layer
     from ..golden.netsim import layer_runtime
     from ..golden.workloads import load_workload
     cfg = tb.cfg
@@ -219,12 +219,7 @@ async def real_suite(tb, suite, sample: int = 10):
     rng = tb.rng()
     for layer in layers:
         rt = layer_runtime(cfg, layer)
-        if layer.kind == "conv":
-            runs = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
-                                padding=layer.padding, dilation=layer.dilation,
-                                groups=layer.groups).runs
-        else:
-            runs = lower_matmul(cfg, layer.act, layer.wgt)
+        runs, _ = lower_layer(cfg, layer)
         picks = np.sort(rng.choice(len(runs), min(sample, len(runs)), replace=False))
         done = await tb.run_lowered([runs[int(i)] for i in picks], rt, reload=True,
                                     compare=True)

@@ -7,6 +7,16 @@ the toggle counts (:func:`termwise.synth.power.compute.netlist_power`), cross-ch
 OpenSTA's vectorless ``report_power`` at the measured average activity, and write
 ``power_report.json`` and ``power_report.md``.
 
+The activity comes from random operands (the default: every payload bit drawn at random) or,
+with ``--workload W [--layers A,B]``, from a real workload's layers
+(:mod:`termwise.synth.power.workload`): a few sampled runs of each conv/fc layer, lowered
+onto the tile as the ``real`` regression lowers them, with the layer's runtime registers,
+weights reloaded every run, read by the same executable from a stimulus file. The report's
+``activity`` record says which, the layers and their runs, the cycles simulated and the
+runs completed, and ``energy.per_real_mac_pj`` divides the tile's energy by the layers' own
+MACs in the completed runs (not the brick padding). A design driven by its own testbench
+(Bit-Tactical, Diffy, bfloat16) is refused for ``--workload``.
+
 The Verilated model of a netlist takes minutes to compile (a 4x4 tile: ~4 min on 2 cores),
 so it is kept in ``<cache>/../power-cache/<key>/`` beside the synthesis cache, keyed by the
 synthesis entry, the text of the harness and the cell models and the build flags; a run of
@@ -147,8 +157,13 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
 
 def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                  clock_ns: float, liberty: str | None, cache_root: str | None,
-                 use_cache: bool, precision: int | None, log=print) -> dict:
-    """Synthesis (cached), gate-level simulation, power; the report dict."""
+                 use_cache: bool, precision: int | None, log=print,
+                 workload: str | None = None, layers: list[str] | None = None) -> dict:
+    """Synthesis (cached), gate-level simulation, power; the report dict. ``workload``: the
+    activity of that workload's ``layers`` (default all conv/fc layers; ``seed`` draws their
+    runs) instead of random operands (``seed`` seeds the operands); bad names, a design the
+    generic lowering cannot drive, or too few ``cycles`` for one run of each layer raise
+    :class:`ConfigError` before anything runs."""
     from ...gen.emit import manifest, render
     from ...synth import cache as synth_cache
     from ...synth.api import synthesise
@@ -156,20 +171,31 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     from ...synth.power.cells import read_library
     from ...synth.power.compute import netlist_power
     from ...synth.power.saif import read_saif
-    from ...synth.power.stimulus import RESET_CYCLES, command_word, tile_run_harness_cpp
+    from ...synth.power.stimulus import (RESET_CYCLES, command_word, tile_run_harness_cpp,
+                                         write_stimulus)
+    from ...synth.power.workload import check_drivable, plan_workload, stimulus_rows
     from ...synth.tools import DEFAULT_LIBERTY
     from ...synth.wrapper import wrapper_name
 
     t0 = time.monotonic()
+    if workload is not None:
+        check_drivable(cfg)
+    elif layers is not None:
+        raise ConfigError("layers", "needs --workload (the layers are a workload's)")
+    text_v, tile = render(cfg)
+    man = manifest(cfg, text_v, tile)
+    plan = None
+    if workload is not None:
+        plan = plan_workload(cfg, man["command_layout"], workload, layers, cycles=cycles,
+                             seed=seed, reset_cycles=RESET_CYCLES, log=None)
+    t_plan = time.monotonic() - t0
     syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
                      cache_root=cache_root, use_cache=use_cache, precision=precision)
-    t_syn = time.monotonic() - t0
+    t_syn = time.monotonic() - t0 - t_plan
     asic, thr = syn["asic"], syn["throughput"]
     lib_path = syn["flow"]["liberty"] or os.path.abspath(DEFAULT_LIBERTY)
     top = cfg.top_name
     wrap = wrapper_name(top)
-    text_v, tile = render(cfg)
-    man = manifest(cfg, text_v, tile)
     with gzip.open(os.path.join(syn["cache"]["asic"]["dir"], "netlist.v.gz"), "rt",
                    encoding="utf-8") as f:
         netlist = f.read()
@@ -191,9 +217,15 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     t2 = time.monotonic()
     run_dir = tempfile.mkdtemp(prefix=".run-", dir=power_cache)
     try:
-        out = subprocess.run([exe, str(cycles), str(seed), "dump.saif"], cwd=run_dir,
-                             capture_output=True, text=True, check=True, timeout=7200)
+        argv = [exe, str(cycles), str(seed), "dump.saif"]
+        if plan is not None:
+            write_stimulus(os.path.join(run_dir, "stimulus.bin"), man["ports"],
+                           stimulus_rows(cfg, plan))
+            argv.append("stimulus.bin")
+        out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, check=True,
+                             timeout=7200)
         stats = json.loads(out.stdout.strip().splitlines()[-1])
+        sim_cycles = stats["cycles"]
         t3 = time.monotonic()
         saif = read_saif(os.path.join(run_dir, "dump.saif"))
         if abs(saif.timescale_s - 1e-12) > 1e-18:
@@ -244,8 +276,35 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     tile_w = total - by_kind.get("io_wrapper", {}).get("total_w", 0.0)
     f_hz = f_mhz * 1e6
     peak = thr["peak_macs_per_cycle"]
-    macs = stats["runs_completed"] * bricks * cfg.lanes * cfg.filters * cfg.windows
-    sim_s = cycles / f_hz
+    sim_s = sim_cycles / f_hz
+    activity_rec = _activity(cfg, plan, stats, cycles, bricks)
+    macs = activity_rec["macs_issued"]
+    real_macs = activity_rec["real_macs"]
+    if plan is None:
+        stimulus_text = (
+            "tile runs through the IO wrapper: reset held "
+            f"{RESET_CYCLES} cycles, then in a loop {bricks} weight rows and "
+            f"{bricks} activation rows loaded through the streams, one command "
+            f"(bricks={bricks}, runtime registers {cfg.runtime_values()}), "
+            f"{cfg.windows} output row(s) read, 2 idle cycles")
+        operands_text = (f"uniformly random {cfg.act_bits}-bit activations and "
+                         f"{cfg.wgt_bits}-bit weights (every payload bit random: dense, "
+                         "zero only by chance), seeded xorshift")
+    else:
+        stimulus_text = (
+            f"tile runs through the IO wrapper: reset held {RESET_CYCLES} cycles, then "
+            f"{len(plan.runs)} runs of {plan.workload}'s layers read from a stimulus file "
+            f"({plan.runs_per_layer} per layer, interleaved layer by layer): each run's "
+            "weight rows and activation rows loaded through the streams (weights reloaded "
+            "every run), its command (its bricks and the layer's runtime registers), "
+            f"{cfg.windows} output row(s) read, 2 idle cycles; the simulation ends after "
+            f"the last run or at {cycles} cycles")
+        operands_text = (
+            f"{plan.workload} at {plan.bits} bits: runs drawn at random (numpy "
+            f"default_rng({seed})) from each layer's lowering onto the tile "
+            "(golden.lowering.lower_layer, as the real regression lowers it), the layer's "
+            "runtime registers (golden.netsim.layer_runtime); no bias row, zero residual "
+            "rows")
     report = {
         "generator": "termwise power",
         "top": top,
@@ -259,20 +318,15 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         "clock": {"mhz": f_mhz,
                   "source": "--clock-mhz" if clock_mhz is not None else
                   "the synthesis report's ASIC Fmax"},
+        "activity": activity_rec,
         "activity_source": {
-            "stimulus": "tile runs through the IO wrapper: reset held "
-                        f"{RESET_CYCLES} cycles, then in a loop {bricks} weight rows and "
-                        f"{bricks} activation rows loaded through the streams, one command "
-                        f"(bricks={bricks}, runtime registers {cfg.runtime_values()}), "
-                        f"{cfg.windows} output row(s) read, 2 idle cycles",
-            "operands": f"uniformly random {cfg.act_bits}-bit activations and "
-                        f"{cfg.wgt_bits}-bit weights (every payload bit random: dense, "
-                        "zero only by chance), seeded xorshift",
+            "stimulus": stimulus_text,
+            "operands": operands_text,
             "simulator": "Verilator, zero delay, liberty cell models, SAIF toggle counts",
-            "cycles": cycles, "seed": seed,
+            "cycles": sim_cycles, "cycles_requested": cycles, "seed": seed,
             "runs_completed": stats["runs_completed"], "timeouts": stats["timeouts"],
             "busy_cycles": stats["busy_cycles"],
-            "busy_fraction": round(stats["busy_cycles"] / cycles, 4),
+            "busy_fraction": round(stats["busy_cycles"] / sim_cycles, 4),
             "macs_issued": macs,
             "simulated_period_ns": SIM_PERIOD_NS,
             "rates_scaled_to_mhz": f_mhz,
@@ -299,6 +353,12 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
             "per_mac_issued_note": "tile energy of the whole simulation (loads, reset and "
                                    "idle cycles included) over the MACs of the completed "
                                    "runs",
+            "per_real_mac_pj": (tile_w * sim_s / real_macs * 1e12) if real_macs else None,
+            "per_real_mac_note": ("tile energy of the whole simulation over the workload's "
+                                  "own MACs in the completed runs (brick padding, padding "
+                                  "windows and filters excluded)" if plan is not None else
+                                  "random operands: every issued MAC is a real one, as per "
+                                  "MAC issued"),
         },
         "opensta": dict(sta, ratio_termwise_to_opensta=(total / sta["total_w"]
                                                          if sta["total_w"] else None),
@@ -314,11 +374,41 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         "units": rep.units,
         "extrapolated_table_lookups": rep.extrapolated,
         "model_cache": build,
-        "wall_s": {"synthesis": round(t_syn, 1), "model_build": round(t2 - t1, 1),
+        "wall_s": {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1), "model_build": round(t2 - t1, 1),
                    "simulation": round(t3 - t2, 1), "power": round(t4 - t3, 1),
                    "opensta": round(t5 - t4, 1), "total": round(time.monotonic() - t0, 1)},
     }
     return report
+
+
+def _activity(cfg, plan, stats: dict, cycles: int, bricks: int) -> dict:
+    """The report's ``activity`` record from the harness's counts."""
+    rec = {"source": "random" if plan is None else plan.workload,
+           "cycles_requested": cycles, "cycles_simulated": stats["cycles"],
+           "runs_completed": stats["runs_completed"], "timeouts": stats["timeouts"]}
+    if plan is None:
+        macs = stats["runs_completed"] * bricks * cfg.lanes * cfg.filters * cfg.windows
+        rec.update(layers=[], macs_issued=macs, real_macs=macs)
+        return rec
+    outcomes = stats["outcomes"]
+    layers = {d["name"]: dict(d, runs_completed=0, real_macs=0, macs_issued=0, run_indices=[])
+              for d in plan.layers}
+    for i, s in enumerate(plan.runs):
+        d = layers[s.layer]
+        d["run_indices"].append(s.index)
+        if i < len(outcomes) and outcomes[i] == "c":
+            d["runs_completed"] += 1
+            d["real_macs"] += s.useful_macs
+            d["macs_issued"] += s.padded_macs
+    rec.update(bits=plan.bits, runs_per_layer=plan.runs_per_layer,
+               runs_in_stimulus=len(plan.runs), runs_reached=len(outcomes),
+               estimated_cycles=plan.estimated_cycles, layers=list(layers.values()),
+               macs_issued=sum(d["macs_issued"] for d in layers.values()),
+               real_macs=sum(d["real_macs"] for d in layers.values()),
+               what="sampled runs of each layer (the same number per layer, not the "
+                    "network's mix of layers), weights reloaded every run, no weight "
+                    "reuse across window groups; not a whole inference")
+    return rec
 
 
 def _w(x: float) -> str:
@@ -327,9 +417,12 @@ def _w(x: float) -> str:
 
 def to_markdown(r: dict) -> str:
     p, e, a, s = r["power_w"], r["energy"], r["activity_source"], r["opensta"]
+    act = r["activity"]
+    source = ("random operands" if act["source"] == "random" else
+              f"workload {act['source']}")
     lines = [f"# Power of {r['top']}", "",
              f"Gate-level power at {r['clock']['mhz']:g} MHz ({r['clock']['source']}), "
-             f"activity from {a['cycles']} simulated cycles of tile runs.", "",
+             f"activity from {a['cycles']} simulated cycles of tile runs of {source}.", "",
              "| | power |", "|---|---|",
              f"| total (simulated cells, IO wrapper included) | {_w(p['total'])} |",
              f"| dynamic (internal + switching) | {_w(p['dynamic'])} |",
@@ -346,13 +439,32 @@ def to_markdown(r: dict) -> str:
         lines.append(f"| {k} | {v['cells']} | {_w(v['internal_w'])} | "
                      f"{_w(v['switching_w'])} | {_w(v['leakage_w'])} | {_w(v['total_w'])} | "
                      f"{share:.1f}% |")
-    issued = e["per_mac_issued_pj"]
+    issued, real = e["per_mac_issued_pj"], e["per_real_mac_pj"]
     lines += ["", "## Energy", "",
               f"* per cycle: {e['per_cycle_pj']:.4g} pJ (tile {e['tile_per_cycle_pj']:.4g} pJ)",
               f"* per MAC at peak: {e['per_mac_at_peak_pj']:.4g} pJ ({e['per_mac_at_peak_note']})",
               f"* per MAC issued: " + (f"{issued:.4g} pJ" if issued is not None else "-")
-              + f" ({e['per_mac_issued_note']})", "",
-              "## Activity source", "",
+              + f" ({e['per_mac_issued_note']})",
+              f"* per real MAC: " + (f"{real:.4g} pJ" if real is not None else
+                                     "- (no run completed)")
+              + f" ({e['per_real_mac_note']})", "",
+              "## Activity", "",
+              f"* source: {act['source']}; {act['cycles_simulated']} cycles simulated "
+              f"({act['cycles_requested']} requested), {act['runs_completed']} runs "
+              f"completed, {act['timeouts']} timeouts, {act['macs_issued']} MACs issued, "
+              f"{act['real_macs']} real MACs"]
+    if act["layers"]:
+        lines += [f"* {act['what']}; {act['runs_per_layer']} runs per layer drawn, "
+                  f"{act['runs_in_stimulus']} in the stimulus, {act['runs_reached']} "
+                  f"reached; the cycle model expected {act['estimated_cycles']} cycles", "",
+                  "| layer | shape | runtime registers | lowered runs | runs | completed | "
+                  "real MACs | MACs issued |", "|---|---|---|---|---|---|---|---|"]
+        for d in act["layers"]:
+            regs = ", ".join(f"{k}={v}" for k, v in d["runtime"].items())
+            lines.append(f"| {d['name']} | {d['shape']} | {regs} | {d['lowered_runs']} | "
+                         f"{d['runs']} | {d['runs_completed']} | {d['real_macs']} | "
+                         f"{d['macs_issued']} |")
+    lines += ["", "## Activity source", "",
               f"* stimulus: {a['stimulus']}",
               f"* operands: {a['operands']}",
               f"* simulator: {a['simulator']}",
@@ -401,18 +513,28 @@ def register(subparsers) -> None:
                 raise ConfigError("clock_mhz", f"must be a frequency in MHz, > 0 and "
                                   f"<= 10000, got {args.clock_mhz!r}")
         check_options(args.clock_ns, "asic", args.liberty)
+        layers = None
+        if args.layers is not None:
+            layers = [n.strip() for n in args.layers.split(",")]
+            if not all(layers):
+                raise ConfigError("layers", f"must be a comma list of layer names, got "
+                                  f"{args.layers!r}")
         rep = power_report(cfg, cycles=cycles, seed=seed, clock_mhz=mhz,
                            clock_ns=args.clock_ns, liberty=args.liberty,
                            cache_root=args.cache_dir, use_cache=not args.no_cache,
                            precision=args.precision,
-                           log=lambda m: print(m, file=sys.stderr))
+                           log=lambda m: print(m, file=sys.stderr),
+                           workload=args.workload, layers=layers)
         os.makedirs(args.output, exist_ok=True)
         _write(os.path.join(args.output, "power_report.json"), json.dumps(rep, indent=2) + "\n")
         _write(os.path.join(args.output, "power_report.md"), to_markdown(rep) + "\n")
         p, e = rep["power_w"], rep["energy"]
         print(f"{rep['top']}: {p['total'] * 1e3:.3f} mW at {rep['clock']['mhz']:g} MHz "
               f"(dynamic {p['dynamic'] * 1e3:.3f} mW, leakage {p['leakage'] * 1e6:.3f} uW), "
-              f"{e['per_mac_at_peak_pj']:.3g} pJ/MAC at peak; OpenSTA vectorless "
+              f"{e['per_mac_at_peak_pj']:.3g} pJ/MAC at peak"
+              + (f", {e['per_real_mac_pj']:.3g} pJ per real MAC of {rep['activity']['source']}"
+                 if rep["activity"]["source"] != "random" and e["per_real_mac_pj"] else "")
+              + "; OpenSTA vectorless "
               f"{rep['opensta']['total_w'] * 1e3:.3f} mW ({rep['wall_s']['total']} s)")
         print(f"wrote {os.path.join(args.output, 'power_report.json')} and power_report.md")
         return 0
@@ -422,8 +544,18 @@ def register(subparsers) -> None:
                               "simulation of tile runs, liberty power); writes "
                               "power_report.json/.md")
     add_config_arguments(p)
-    p.add_argument("--cycles", default="2000", help="simulated cycles (default 2000)")
-    p.add_argument("--seed", default="1", help="stimulus seed (default 1)")
+    p.add_argument("--cycles", default="2000",
+                   help="simulated cycles (default 2000; with --workload a bound: as many "
+                        "runs of each layer as fit, at most 8)")
+    p.add_argument("--seed", default="1", help="stimulus seed: the random operands, or the "
+                   "workload runs drawn (default 1)")
+    from ...golden.workloads import WORKLOADS
+    p.add_argument("--workload", default=None, metavar="W",
+                   help="activity of a workload's real layers instead of random operands: "
+                        + " | ".join(WORKLOADS) + " (designs driven by the generic tile "
+                        "driver only)")
+    p.add_argument("--layers", default=None, metavar="NAME,NAME",
+                   help="the workload's layers to run (default: every conv/fc layer)")
     p.add_argument("--clock-mhz", default=None, metavar="F",
                    help="clock frequency of the power figures (default: the ASIC Fmax)")
     p.add_argument("--clock-ns", type=float, default=DEFAULT_CLOCK_NS, metavar="T",

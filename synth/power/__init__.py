@@ -14,4 +14,10 @@ compute
     chain (models + netlist under Verilator with SAIF tracing, random stimulus).
 gatesim
     The Verilator build helper and the generic C++ stimulus harness.
+stimulus
+    The tile-run harness of ``termwise power`` (random operands, or the runs of a stimulus
+    file) and the stimulus file's writer and reader.
+workload
+    The runs of a workload's real layers for the stimulus file (``termwise power
+    --workload``): lowering, runtime registers, sampling within the cycle budget, real MACs.
 """

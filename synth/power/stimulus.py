@@ -2,7 +2,10 @@
 wrapper (``<top>__wrap``, :func:`termwise.synth.wrapper.asic_wrapper`) through the tile's
 protocol (:mod:`termwise.rtl.tile`, as :mod:`termwise.tb.driver` does from cocotb).
 
-The loop, after ``rst`` held high for :data:`RESET_CYCLES` cycles:
+One executable serves two kinds of operands, chosen at run time:
+
+*random* (``sim cycles seed saif``): the loop, after ``rst`` held high for
+:data:`RESET_CYCLES` cycles:
 
 1. with ``bias`` (configurations that have it): one bias row, once;
 2. ``bricks`` weight rows through ``wgt`` (one per cycle, ``valid`` high), then ``bricks``
@@ -16,23 +19,43 @@ The loop, after ``rst`` held high for :data:`RESET_CYCLES` cycles:
    as a timeout and the loop goes on (the JSON says how many).
 
 ``residual`` (configurations that have it) is held valid with a fresh random row every
-cycle. The wrapper registers every input and output, so the harness sees each output one
+cycle.
+
+*workload* (``sim cycles seed saif stimulus``): the same phases, but each run's bricks,
+weight rows, activation rows and command word come from the stimulus file
+(:func:`write_stimulus`; the real layers' runs of :mod:`.workload`), the
+runs in the file's order, weights loaded for every run; no bias row is loaded (the tile's
+bias register keeps its reset value 0) and the residual rows are zero, as the ``real``
+regression drives them. The simulation ends after the file's last run, or at ``cycles``.
+
+The wrapper registers every input and output, so the harness sees each output one
 cycle late and the tile sees each input one cycle late; the harness only waits on outputs,
 so the lags only add idle cycles.
 
 Inputs change at the falling edge (the start of each cycle), like
 :func:`.gatesim.harness_cpp`; the model is evaluated and the SAIF dumped at every half
-period. The executable takes ``cycles seed saif_path`` as arguments (one build serves any
-run) and prints one JSON line of counts: cycles, runs completed, timeouts, cycles with
-``busy`` seen high, rows written.
+period. One build serves any run. It prints one JSON line of counts: cycles simulated, runs
+completed, timeouts, cycles with ``busy`` seen high, rows written, and (workload) the runs
+in the file and one outcome letter per run it reached (``c`` completed, ``t`` timed out).
+
+The stimulus file (:func:`write_stimulus`, :func:`read_stimulus`): little-endian 32-bit
+words; a header ``MAGIC, VERSION, runs, wgt_words, act_words, cmd_words`` (words per
+``wgt``/``act``/``cmd`` payload, checked by the harness against its ports), then per run
+``bricks``, the command word (``cmd_words``), ``bricks`` weight rows (``wgt_words`` each),
+``bricks`` activation rows (``act_words`` each); a payload's word 0 holds its least
+significant bits.
 """
 
 from __future__ import annotations
 
-__all__ = ["RESET_CYCLES", "command_word", "tile_run_harness_cpp"]
+__all__ = ["RESET_CYCLES", "STIMULUS_MAGIC", "STIMULUS_VERSION", "command_word",
+           "tile_run_harness_cpp", "write_stimulus", "read_stimulus"]
 
 #: Cycles with ``rst`` high at the start.
 RESET_CYCLES = 4
+#: First word of a stimulus file ("TWPS" little-endian) and its format version.
+STIMULUS_MAGIC = 0x53505754
+STIMULUS_VERSION = 1
 
 
 def command_word(layout: dict, fields: dict) -> int:
@@ -74,27 +97,46 @@ def _set_const(port: str, width: int, value: int) -> str:
                     for i in range(_words(width)))
 
 
+def _set_words(port: str, width: int, ptr: str) -> str:
+    """C++ setting ``port`` from the 32-bit words at ``ptr`` (word 0 least significant)."""
+    n = _cn(port)
+    top = width - 32 * (_words(width) - 1)
+    top_mask = (1 << top) - 1
+    if width <= 32:
+        return f"t->{n} = {ptr}[0] & {top_mask}u;"
+    if width <= 64:
+        return (f"t->{n} = ((uint64_t){ptr}[1] << 32 | {ptr}[0]) & "
+                f"{(1 << width) - 1}ull;")
+    words = [f"t->{n}[{i}] = {ptr}[{i}];" for i in range(_words(width) - 1)]
+    words.append(f"t->{n}[{_words(width) - 1}] = {ptr}[{_words(width) - 1}] & {top_mask}u;")
+    return " ".join(words)
+
+
 def tile_run_harness_cpp(ports: list[dict], bricks: int, windows: int, command: int,
                          timeout_cycles: int, half_period: int,
                          cls: str = "Vdut") -> str:
-    """C++ main driving the Verilated wrapper ``cls`` (``--prefix``) through tile runs.
+    """C++ main driving the Verilated wrapper ``cls`` (``--prefix``) through tile runs, of
+    random operands or (a fourth argument) of the runs of a stimulus file.
 
     ``ports``: the manifest's port list (the wrapper has the tile's ports); ``bricks``: rows
-    per operand per run; ``windows``: output rows per run; ``command``: the command
-    payload; ``timeout_cycles``: cycles a run may take from its command to its last output
-    row before it counts as a timeout; ``half_period`` in the SAIF's timescale (1 ps)."""
+    per operand per random run; ``windows``: output rows per run; ``command``: the random
+    runs' command payload; ``timeout_cycles``: cycles a run may take from its command to its
+    last output row before it counts as a timeout; ``half_period`` in the SAIF's timescale
+    (1 ps)."""
     names = {p["name"]: p for p in ports}
     for need in ("clk", "rst", "wgt__payload", "wgt__valid", "act__payload", "act__valid",
                  "cmd__payload", "cmd__valid", "out__valid", "out__ready"):
         if need not in names:
             raise ValueError(f"the tile has no port {need}: not a termwise tile")
     w = {n: p["width"] for n, p in names.items()}
+    ww, aw, cw = (_words(w[n]) for n in ("wgt__payload", "act__payload", "cmd__payload"))
     has_bias = "bias__payload" in names
     has_res = "residual__payload" in names
     has_busy = "busy" in names
     init = [_set_const(n, p["width"], 0) for n, p in names.items()
             if p["dir"] == "in" and n != "clk"]
     bias_first = "BIAS" if has_bias else "LOAD_W"
+    res_w = w.get("residual__payload", 1)
     return f"""// written by termwise.synth.power.stimulus: tile runs through the IO wrapper
 #include "{cls}.h"
 #include "verilated.h"
@@ -102,15 +144,47 @@ def tile_run_harness_cpp(ports: list[dict], bricks: int, windows: int, command: 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 static uint64_t state = 1;
 static uint64_t rnd() {{ state ^= state << 13; state ^= state >> 7; state ^= state << 17;
   return state; }}
 enum Phase {{ RESET, BIAS, LOAD_W, LOAD_A, CMD, WAIT, GAP }};
+// the stimulus file (termwise.synth.power.stimulus.write_stimulus)
+static const long WW = {ww}, AW = {aw}, CW = {cw};
+static std::vector<uint32_t> stim;
+static std::vector<size_t> run_at;   // word offset of each run's header
+static const char* load_stimulus(const char* path) {{
+  FILE* f = fopen(path, "rb");
+  if (!f) return "cannot open the stimulus file";
+  uint32_t buf[4096]; size_t n;
+  while ((n = fread(buf, 4, 4096, f)) > 0) stim.insert(stim.end(), buf, buf + n);
+  fclose(f);
+  if (stim.size() < 6 || stim[0] != {STIMULUS_MAGIC}u || stim[1] != {STIMULUS_VERSION}u)
+    return "not a stimulus file of this version";
+  if (stim[3] != WW || stim[4] != AW || stim[5] != CW)
+    return "the stimulus rows do not match this tile's port widths";
+  size_t at = 6;
+  for (uint32_t r = 0; r < stim[2]; r++) {{
+    if (at >= stim.size() || stim[at] == 0) return "truncated stimulus file";
+    run_at.push_back(at);
+    at += 1 + CW + (size_t)stim[at] * (WW + AW);
+  }}
+  if (at != stim.size()) return "the stimulus file's size does not match its runs";
+  return 0;
+}}
 int main(int argc, char** argv) {{
-  if (argc < 4) {{ fprintf(stderr, "usage: %s cycles seed saif\\n", argv[0]); return 2; }}
+  if (argc < 4) {{ fprintf(stderr, "usage: %s cycles seed saif [stimulus]\\n", argv[0]);
+    return 2; }}
   long cycles = atol(argv[1]);
   state = (uint64_t)atoll(argv[2]) * 0x9E3779B97F4A7C15ull + 1;
   for (int i = 0; i < 8; i++) rnd();
+  const bool wl = argc > 4;   // workload runs from the stimulus file
+  if (wl) {{
+    const char* err = load_stimulus(argv[4]);
+    if (err) {{ fprintf(stderr, "%s: %s\\n", argv[4], err); return 3; }}
+    if (run_at.empty()) {{ fprintf(stderr, "%s: no runs\\n", argv[4]); return 3; }}
+  }}
   Verilated::commandArgs(1, argv);
   Verilated::traceEverOn(true);
   {cls}* t = new {cls};
@@ -121,23 +195,37 @@ int main(int argc, char** argv) {{
   {chr(10).join("  " + s for s in init).strip()}
   Phase ph = RESET;
   long k = 0, runs = 0, timeouts = 0, busy_cycles = 0, wrows = 0, arows = 0, outs = 0;
-  long wait = 0;
-  for (long c = 0; c < cycles; c++) {{
+  long wait = 0, nb = {bricks}, c = 0;
+  size_t ri = 0;              // the stimulus run in progress
+  const uint32_t* run = 0;    // its header in the stimulus
+  std::string outcomes;
+  bool done = false;
+  if (wl) {{ run = &stim[run_at[0]]; nb = run[0]; }}
+  for (c = 0; c < cycles && !done; c++) {{
     // inputs for this cycle (changed at the falling edge)
     t->{_cn("rst")} = ph == RESET;
     t->{_cn("out__ready")} = ph != RESET;
     t->{_cn("wgt__valid")} = 0; t->{_cn("act__valid")} = 0; t->{_cn("cmd__valid")} = 0;
     {"t->" + _cn("bias__valid") + " = 0;" if has_bias else ""}
     {("t->" + _cn("residual__valid") + " = ph != RESET; "
-      + _set_random("residual__payload", w.get("residual__payload", 1))) if has_res else ""}
+      + "if (!wl) { " + _set_random("residual__payload", res_w) + " }") if has_res else ""}
     switch (ph) {{
       case BIAS: {_set_random("bias__payload", w.get("bias__payload", 1)) if has_bias else ""}
         {"t->" + _cn("bias__valid") + " = 1;" if has_bias else ""} break;
-      case LOAD_W: {_set_random("wgt__payload", w["wgt__payload"])}
+      case LOAD_W:
+        if (wl) {{ const uint32_t* p = run + 1 + CW + k * WW;
+          {_set_words("wgt__payload", w["wgt__payload"], "p")} }}
+        else {{ {_set_random("wgt__payload", w["wgt__payload"])} }}
         t->{_cn("wgt__valid")} = 1; wrows++; break;
-      case LOAD_A: {_set_random("act__payload", w["act__payload"])}
+      case LOAD_A:
+        if (wl) {{ const uint32_t* p = run + 1 + CW + nb * WW + k * AW;
+          {_set_words("act__payload", w["act__payload"], "p")} }}
+        else {{ {_set_random("act__payload", w["act__payload"])} }}
         t->{_cn("act__valid")} = 1; arows++; break;
-      case CMD: {_set_const("cmd__payload", w["cmd__payload"], command)}
+      case CMD:
+        if (wl) {{ const uint32_t* p = run + 1;
+          {_set_words("cmd__payload", w["cmd__payload"], "p")} }}
+        else {{ {_set_const("cmd__payload", w["cmd__payload"], command)} }}
         t->{_cn("cmd__valid")} = 1; break;
       default: break;
     }}
@@ -148,26 +236,104 @@ int main(int argc, char** argv) {{
     // outputs after the rising edge (the wrapper's registers): next cycle's phase
     {"if (t->busy) busy_cycles++;" if has_busy else ""}
     switch (ph) {{
-      case RESET: if (++k >= {RESET_CYCLES}) {{ ph = {bias_first}; k = 0; }} break;
+      case RESET: if (++k >= {RESET_CYCLES}) {{ ph = wl ? LOAD_W : {bias_first}; k = 0; }}
+        break;
       case BIAS: ph = LOAD_W; k = 0; break;
-      case LOAD_W: if (++k >= {bricks}) {{ ph = LOAD_A; k = 0; }} break;
-      case LOAD_A: if (++k >= {bricks}) {{ ph = CMD; k = 0; }} break;
+      case LOAD_W: if (++k >= nb) {{ ph = LOAD_A; k = 0; }} break;
+      case LOAD_A: if (++k >= nb) {{ ph = CMD; k = 0; }} break;
       case CMD: ph = WAIT; wait = 0; outs = 0; break;
       case WAIT:
         if (t->{_cn("out__valid")}) outs++;
-        if (outs >= {windows}) {{ runs++; ph = GAP; k = 0; }}
-        else if (++wait > {timeout_cycles}) {{ timeouts++; ph = GAP; k = 0; }}
+        if (outs >= {windows}) {{ runs++; ph = GAP; k = 0; if (wl) outcomes += 'c'; }}
+        else if (++wait > {timeout_cycles}) {{ timeouts++; ph = GAP; k = 0;
+          if (wl) outcomes += 't'; }}
         break;
-      case GAP: if (++k >= 2) {{ ph = LOAD_W; k = 0; }} break;
+      case GAP:
+        if (++k >= 2) {{
+          ph = LOAD_W; k = 0;
+          if (wl) {{
+            if (++ri >= run_at.size()) done = true;
+            else {{ run = &stim[run_at[ri]]; nb = run[0]; }}
+          }}
+        }}
+        break;
     }}
   }}
   tfp->dump(time);  // the last half period: DURATION = cycles * period
   tfp->close();
   t->final();
   printf("{{\\"cycles\\": %ld, \\"runs_completed\\": %ld, \\"timeouts\\": %ld, "
-         "\\"busy_cycles\\": %ld, \\"wgt_rows\\": %ld, \\"act_rows\\": %ld}}\\n",
-         cycles, runs, timeouts, busy_cycles, wrows, arows);
+         "\\"busy_cycles\\": %ld, \\"wgt_rows\\": %ld, \\"act_rows\\": %ld",
+         c, runs, timeouts, busy_cycles, wrows, arows);
+  if (wl) printf(", \\"stimulus_runs\\": %ld, \\"outcomes\\": \\"%s\\"", (long)run_at.size(),
+                 outcomes.c_str());
+  printf("}}\\n");
   delete t;
   return 0;
 }}
 """
+
+
+def _to_words(value: int, width: int, words: int) -> list[int]:
+    if not 0 <= value < 1 << width:
+        raise ValueError(f"a {width}-bit row holds 0 .. 2**{width} - 1, got {value}")
+    return [(value >> (32 * i)) & 0xffffffff for i in range(words)]
+
+
+def write_stimulus(path: str, ports: list[dict], runs) -> int:
+    """Write the stimulus file of ``runs`` for a tile with the manifest's ``ports``: each run
+    a ``(command, wgt_rows, act_rows)`` of payload integers (:func:`command_word`,
+    :func:`termwise.tb.driver.wgt_rows` / :func:`~termwise.tb.driver.act_rows`; as many
+    weight rows as activation rows, at least one). Returns the number of runs."""
+    import numpy as np
+    names = {p["name"]: p["width"] for p in ports}
+    wb, ab, cb = (names[n] for n in ("wgt__payload", "act__payload", "cmd__payload"))
+    ww, aw, cw = _words(wb), _words(ab), _words(cb)
+    out = []
+    count = 0
+    for command, wrows, arows in runs:
+        wrows, arows = list(wrows), list(arows)
+        if not wrows or len(wrows) != len(arows):
+            raise ValueError(f"run {count}: {len(wrows)} weight rows and {len(arows)} "
+                             "activation rows (must be equal, at least one)")
+        out.append(len(wrows))
+        out += _to_words(int(command), cb, cw)
+        for row in wrows:
+            out += _to_words(int(row), wb, ww)
+        for row in arows:
+            out += _to_words(int(row), ab, aw)
+        count += 1
+    header = [STIMULUS_MAGIC, STIMULUS_VERSION, count, ww, aw, cw]
+    np.asarray(header + out, dtype="<u4").tofile(path)
+    return count
+
+
+def read_stimulus(path: str) -> dict:
+    """A stimulus file as :func:`write_stimulus` wrote it: ``wgt_words``, ``act_words``,
+    ``cmd_words`` and ``runs`` (each ``bricks``, ``command``, ``wgt_rows``, ``act_rows``,
+    payloads as integers)."""
+    import numpy as np
+    w = np.fromfile(path, dtype="<u4").tolist()
+    if len(w) < 6 or w[0] != STIMULUS_MAGIC or w[1] != STIMULUS_VERSION:
+        raise ValueError(f"{path}: not a stimulus file of version {STIMULUS_VERSION}")
+    ww, aw, cw = w[3:6]
+
+    def value(words):
+        return sum(x << (32 * i) for i, x in enumerate(words))
+
+    runs, at = [], 6
+    for _ in range(w[2]):
+        if at >= len(w):
+            raise ValueError(f"{path}: truncated")
+        b = w[at]
+        cmd_at, w_at = at + 1, at + 1 + cw
+        a_at = w_at + b * ww
+        runs.append({"bricks": b, "command": value(w[cmd_at:w_at]),
+                     "wgt_rows": [value(w[w_at + i * ww:w_at + (i + 1) * ww])
+                                  for i in range(b)],
+                     "act_rows": [value(w[a_at + i * aw:a_at + (i + 1) * aw])
+                                  for i in range(b)]})
+        at = a_at + b * aw
+    if at != len(w):
+        raise ValueError(f"{path}: {len(w) - at} words after the last run")
+    return {"wgt_words": ww, "act_words": aw, "cmd_words": cw, "runs": runs}

@@ -42,7 +42,12 @@ def test_harness_wide_ports_and_names():
     assert "t->act___05Fpayload = rnd() & 1099511627775ull;" in cpp
     assert "t->cmd___05Fpayload[0] = 5u; t->cmd___05Fpayload[1] = 0u; " \
            "t->cmd___05Fpayload[2] = 32u;" in cpp
-    assert f"if (++k >= {RESET_CYCLES})" in cpp and "outs >= 3" in cpp and "++k >= 5" in cpp
+    assert f"if (++k >= {RESET_CYCLES})" in cpp and "outs >= 3" in cpp and "nb = 5," in cpp
+    # a stimulus file's rows are read a 32-bit word at a time, the top word masked
+    assert "t->wgt___05Fpayload[3] = p[3] & 4294967295u;" in cpp
+    assert "t->act___05Fpayload = ((uint64_t)p[1] << 32 | p[0]) & 1099511627775ull;" in cpp
+    assert "t->cmd___05Fpayload[2] = p[2] & 63u;" in cpp
+    assert "WW = 4, AW = 2, CW = 3;" in cpp
     with pytest.raises(ValueError, match="cmd__valid"):
         tile_run_harness_cpp([p for p in PORTS if p["name"] != "cmd__valid"], 5, 3, 0, 100,
                              5000)
