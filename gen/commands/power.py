@@ -348,7 +348,9 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
             "per_mac_at_peak_note": "tile power of the simulated loop divided by the peak "
                                     f"throughput ({peak:g} MAC/cycle at "
                                     f"{thr['precision_bits']}-bit activations): as if the "
-                                    "tile were at peak every cycle, dense operands",
+                                    "tile were at peak every cycle, "
+                                    + ("dense operands" if plan is None else
+                                       "with the activity of the workload's runs"),
             "per_mac_issued_pj": (tile_w * sim_s / macs * 1e12) if macs else None,
             "per_mac_issued_note": "tile energy of the whole simulation (loads, reset and "
                                    "idle cycles included) over the MACs of the completed "
