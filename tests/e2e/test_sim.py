@@ -185,6 +185,14 @@ AFTER_SIGN_16 = {
 }
 
 
+#: The registered PE input stages of the 16x16 presets (derived: 1 from 256 PEs on), as
+#: counted by hand: stripes, zstripes, dstripes, pragmatic, tactical-tclp 16 x 16 PEs; loom,
+#: laconic 16 x 64; the others 16 (baseline, cnvlutin), 128 (pragmatic-booth, tcle) or 144
+#: (diffy) PEs.
+PE_STAGES_16 = {"stripes": 1, "zstripes": 1, "dstripes": 1, "pragmatic": 1,
+                "tactical-tclp": 1, "loom": 1, "laconic": 1}
+
+
 def test_sim_16bit_unchanged(termwise, tmp_path):
     """--precision 16 still runs on the 16-bit presets, with the totals of before the 8-bit
     presets existed (the JSON only gained the hardware width, reference and brick order
@@ -199,7 +207,11 @@ def test_sim_16bit_unchanged(termwise, tmp_path):
     for a, before in BEFORE_16.items():
         t = doc["total"][a]
         got = (t["cycles"], t["rtl_cycles"], t["work"], t["runs"])
-        assert got == AFTER_SIGN_16.get(a, before), a
+        cycles, rtl_cycles, work, runs = AFTER_SIGN_16.get(a, before)
+        # Since issue 15 the 16x16 tiles of 256 PEs and more register their PE inputs
+        # (pe_stages = 1): a cycle more per run in rtl_cycles, the steady state unchanged.
+        rtl_cycles += runs * PE_STAGES_16.get(a, 0)
+        assert got == (cycles, rtl_cycles, work, runs), a
         if a in AFTER_SIGN_16:
             assert got[0] < before[0] and got[2] < before[2] and got[3] == before[3], a
         d = doc["designs"][a]

@@ -27,8 +27,10 @@ def test_issue_repro_value_8_costs_4_cycles_unsigned_5_signed():
     wgt = np.ones((cfg.filters, cfg.lanes), np.int64)
     assert cycles.step_cycles(cfg, act, wgt, _rt(cfg, False)).tolist() == [4]
     assert cycles.step_cycles(cfg, act, wgt, _rt(cfg, True)).tolist() == [5]
-    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg, False)) == 4 + dstripes.RUN_OVERHEAD
-    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg, True)) == 5 + dstripes.RUN_OVERHEAD
+    # A run adds the design's overhead and the 16x16 tile's registered PE inputs.
+    assert cfg.pe_stages == 1
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg, False)) == 4 + dstripes.RUN_OVERHEAD + 1
+    assert cycles.run_cycles(cfg, act, wgt, _rt(cfg, True)) == 5 + dstripes.RUN_OVERHEAD + 1
 
 
 @pytest.mark.parametrize("value,unsigned,signed", [
