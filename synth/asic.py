@@ -28,7 +28,7 @@ __all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "FANOUT_BUFFERING", "run_asic", "r
            "sta_errors", "buffer_step"]
 
 #: Bump when asic.ys / sta.tcl / osu018.constr / this file change what is measured.
-SCRIPT_VERSION = "asic-5"
+SCRIPT_VERSION = "asic-6"
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
 SAFE_SCRIPT = "+strash;map"

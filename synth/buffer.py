@@ -224,6 +224,65 @@ def _bit_text(bit, mod: _Module) -> str:
 
 
 
+def _module_nets(mod, mods: dict, port_alias: dict) -> "_UF":
+    """The nets of ``mod``: its assigns, and the bits of a submodule's output ports that are
+    one net inside it (``port_alias`` of the submodules, :func:`_output_aliases`)."""
+    uf = _UF()
+    for lhs, rhs in mod.assigns:
+        for a, b in zip(lhs, rhs):
+            if a[0] != "'" and b[0] != "'":
+                uf.union(a, b)
+    for inst in mod.insts:
+        if inst.type not in mods:
+            continue
+        first: dict = {}
+        for pin, bits in inst.conns.items():
+            for bit, sub_bit in zip(bits, _sub_bits(mods[inst.type], pin, len(bits))):
+                inner = port_alias[inst.type].get(sub_bit)
+                if inner is not None and bit[0] != "'":
+                    uf.union(bit, first.setdefault(inner, bit))
+    return uf
+
+
+def _output_aliases(mod, uf) -> dict:
+    """``{output port bit: its net}`` of ``mod`` (bits on one net share it)."""
+    return {(port, k): uf.find((port, k)) for port, d in mod.dirs.items() if d == "output"
+            for k in _bit_range(mod, port)}
+
+
+def _bottom_up(mods: dict) -> list[str]:
+    """Every module name, each after the modules it instantiates."""
+    order, seen = [], set()
+
+    def visit(name):
+        if name in seen or name not in mods:
+            return
+        seen.add(name)
+        for inst in mods[name].insts:
+            visit(inst.type)
+        order.append(name)
+
+    for name in mods:
+        visit(name)
+    return order
+
+
+def _bit_range(mod, port: str) -> list[int]:
+    """The bit indexes of ``port``, in declaration order (msb first)."""
+    msb, lsb = mod.widths.get(port, (0, 0))
+    step = -1 if msb >= lsb else 1
+    return list(range(msb, lsb + step, step))
+
+
+def _sub_bits(sub_mod, pin: str, width: int) -> list[tuple[str, int]]:
+    """The port bits ``(pin, index)`` of submodule ``sub_mod`` that an instance's ``width``
+    connected bits of ``pin`` meet, in connection order."""
+    msb, lsb = sub_mod.widths.get(pin, (0, 0))
+    if width == 1 and msb == lsb:
+        return [(pin, msb)]
+    return [(pin, k) for k in _bit_range(sub_mod, pin)][:width]
+
+
 def _port_nets(mod, uf, direction: str):
     """The nets (``uf`` roots) of every bit of ``mod``'s ports of ``direction``."""
     for port, d in mod.dirs.items():
@@ -260,15 +319,15 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
     visit(top.lstrip("\\"))
     port_loads: dict[str, dict[tuple[str, int], float]] = {}
     port_clock: dict[str, set] = {}
+    # Output port bits that are one net inside their module (yosys merges equal flops, so
+    # a register replicated per PE group can come out as one flop driving several ports):
+    # module -> {port bit: that net}. The parent joins them into one net to buffer.
+    port_alias: dict[str, dict[tuple[str, int], tuple]] = {}
     summary = {"buffers": {}, "nets": {}}
     edits: dict[str, list] = {}
     for name in order:                                   # bottom up
         mod = mods[name]
-        uf = _UF()
-        for lhs, rhs in mod.assigns:
-            for a, b in zip(lhs, rhs):
-                if a[0] != "'" and b[0] != "'":
-                    uf.union(a, b)
+        uf = _module_nets(mod, mods, port_alias)
         load: dict = {}
         loads_of: dict = {}
         driver: dict = {}
@@ -308,7 +367,7 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
         extra: dict = {}
         # A net leaving through an output port: the parent buffers anything above
         # port_load_pf there, so budget that much for the outside.
-        for net in _port_nets(mod, uf, "output"):
+        for net in set(_port_nets(mod, uf, "output")):    # once per net: joined outside
             load[net] = load.get(net, 0.0) + port_load_pf
             extra[net] = extra.get(net, 0.0) + port_load_pf
             loads_of.setdefault(net, [])
@@ -397,6 +456,7 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
                 pl[(port, k)] = _remaining_load(net, loads_of, rewires, root_bufs, b_cap)
         port_loads[name] = pl
         port_clock[name] = pc
+        port_alias[name] = _output_aliases(mod, uf)
         summary["buffers"][name] = counter[0]
         summary["nets"][name] = nets_done
         edits[name] = (new_lines, rewires)
@@ -460,18 +520,18 @@ def check_rewiring(orig: str, new: str) -> int:
     n = {m.name: m for m in _parse(new)}
     assert set(o) == set(n), "modules differ"
     count = 0
-    for name, mo in o.items():
+    aliases: dict = {}
+    for name in _bottom_up(o):
+        mo = o[name]
         mn = n[name]
         src = {}
         for inst in mn.insts:
             if inst.name.startswith("\\termwise_fob_"):
                 src[inst.conns["Y"][0]] = inst.conns["A"][0]
                 count += 1
-        uf = _UF()
-        for lhs, rhs in mo.assigns:
-            for a, b in zip(lhs, rhs):
-                if a[0] != "'" and b[0] != "'":
-                    uf.union(a, b)
+        # One net may leave a submodule through several ports: any of them is that net.
+        uf = _module_nets(mo, o, aliases)
+        aliases[name] = _output_aliases(mo, uf)
 
         def trace(b):
             while b in src:

@@ -81,3 +81,60 @@ def test_check_rewiring_catches_a_moved_pin(lib):
     assert broken != new
     with pytest.raises(AssertionError):
         buffer.check_rewiring(orig, broken)
+
+
+def _aliased_netlist(copies: int, loads: int) -> str:
+    """A `stage` module whose one flop (yosys merged the replicated copies) drives
+    ``copies`` output ports, each feeding ``loads`` NAND inputs in the parent."""
+    ports = ", ".join(f"q{c}" for c in range(copies))
+    decl = "".join(f"  output q{c};\n  wire q{c};\n" for c in range(copies))
+    alias = "".join(f"  assign q{c} = q0;\n" for c in range(1, copies))
+    gates = "".join(
+        f"  NAND2X1 _g{c}_{k}_ (\n    .A(w{c}),\n    .B(b),\n    .Y(y{c}_{k})\n  );\n"
+        for c in range(copies) for k in range(loads))
+    wires = "".join(f"  wire w{c};\n" + "".join(f"  wire y{c}_{k};\n" for k in range(loads))
+                    for c in range(copies))
+    conns = ",\n".join(f"    .q{c}(w{c})" for c in range(copies))
+    return f"""module \\top.stage (clk, d, {ports});
+  input clk;
+  wire clk;
+  input d;
+  wire d;
+{decl}  DFFPOSX1 _0_ (
+    .CLK(clk),
+    .D(d),
+    .Q(q0)
+  );
+{alias}endmodule
+
+module top(clk, d, b);
+  input clk;
+  wire clk;
+  input d;
+  wire d;
+  input b;
+  wire b;
+{wires}  \\top.stage  stage (
+    .clk(clk),
+    .d(d),
+{conns}
+  );
+{gates}endmodule
+"""
+
+
+def test_ports_one_net_inside_are_buffered_as_one_net(lib):
+    """A flop that drives 16 ports (yosys merged 16 replicated registers) meets one buffer
+    per port in the parent if the parent buffers each port's net apart: 16 buffer inputs,
+    past the flop's 0.15 pF table. The parent must see one net and build one tree whose root
+    is one buffer input."""
+    text, table = lib
+    orig = _aliased_netlist(copies=16, loads=4)
+    new, summary = buffer.buffer_netlist(orig, text, table, "top")
+    assert buffer.check_rewiring(orig, new) == sum(summary["buffers"].values())
+    caps, _, _ = buffer.input_pin_caps(text)
+    parent = new.split("endmodule")[1]
+    # What the stage's ports drive in the parent: only the tree's root buffer(s).
+    direct = sum(len(re.findall(rf"\.(A|B)\(w{c}\)", parent)) for c in range(16))
+    assert direct * caps[("BUFX4", "A")] <= 0.9 * table[("DFFPOSX1", "Q")]
+    assert direct == 1
