@@ -9,14 +9,16 @@ of the contract of :mod:`termwise.rtl.array` -- a ``start`` pulse, then brick ``
 constants (``AnyConst``) and everything the array may not read (the rows while ``valid`` is
 low, ``act_signed`` on the ``start`` cycle) free on every cycle (``AnySeq``). The harness
 computes the reference from the same constants with plain arithmetic and asserts that
-``acc`` equals it from the cycle the run finishes on, and that the run has finished by the
-golden cycle model's worst case (:func:`cycle_bound`).
+``acc`` equals it from the cycle after the run finishes (when the tile reads it), and that
+the run has finished by the golden cycle model's worst case (:func:`cycle_bound`).
+A proof is split into parts (:func:`case_split`), each a run of sby of its own.
 
 The harness runs one run from the initial state; bounded model checking to a depth past
 the bound (:func:`bmc_depth`) therefore covers every cycle of every such run: within this
 harness the proof is complete, not a sample. It writes the RTLIL and an ``.sby`` file into
-a temporary directory and runs ``yowasp-sby`` with the ``smtbmc`` engine on ``z3``
-(docs/toolchain.md#formal-verification-tooling: there is no ``yosys-abc`` in the wheel).
+a temporary directory and runs ``yowasp-sby`` with the ``smtbmc`` engine on z3 or Yices
+(:func:`default_solver`; docs/toolchain.md#formal-verification-tooling: there is no
+``yosys-abc`` in the wheel).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ FAULTS = {
 }
 
 SMALL = dict(filters=2, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=1)
-TWO_BRICKS = dict(filters=1, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=2)
+TWO_BRICKS = dict(filters=1, windows=1, lanes=2, act_bits=3, wgt_bits=3, depth=2)
 
 
 def _cfg(arch: str, **fields) -> TileConfig:
