@@ -21,10 +21,21 @@ without them must. Writes DIR/sim.json (per design: its preset,
 hardware width and reference preset; ``brick_order``, ``depthwise``), sim.csv, sim.md (its
 header states the brick order and the depthwise mapping; per layer, the utilisation of the
 baseline's MAC slots) and sim_*.png.
+
+Energy (:mod:`termwise.golden.netsim.energy`): sim.json's ``energy`` section and sim.md's
+"Energy" section give per design the on-chip buffer and off-chip DRAM energy of the
+workload (memory accesses counted on the design's lowering, Horowitz's ISSCC 2014 per-bit
+energies, the SRAM's brought to 0.18 um at 1.8 V) and, for the designs with a power record,
+the tile's compute energy (tile power x rtl_cycles / clock), per inference.
+``--power-reports DIR`` takes the records from the ``power_report.json`` files under DIR
+(``termwise power``), matched to the designs by preset name.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import sys
 import time
 
@@ -32,7 +43,7 @@ from ..config import ConfigError
 from ..designs import sim_designs
 from .args import check_precision
 
-__all__ = ["register", "run_sim", "parse_archs"]
+__all__ = ["register", "run_sim", "parse_archs", "read_power_reports"]
 
 #: Position in ``termwise --help``.
 ORDER = 70
@@ -90,17 +101,106 @@ def parse_archs(text: str) -> list[str]:
     return list(dict.fromkeys(archs))
 
 
+#: The file ``termwise power`` writes, which ``--power-reports`` looks for.
+POWER_REPORT = "power_report.json"
+
+
+def _report_value(doc, path: str, keys: tuple):
+    """``doc[keys[0]][keys[1]]...`` of a power report, or a ConfigError naming the file."""
+    v = doc
+    for k in keys:
+        if not isinstance(v, dict) or k not in v:
+            raise ConfigError("power_reports", f"{path}: malformed power report: no "
+                                               f"{'.'.join(keys)}")
+        v = v[k]
+    return v
+
+
+def read_power_reports(root: str) -> dict:
+    """The ``power_report.json`` files under ``root`` (recursively) as ``{preset: {path
+    relative to root: power record}}`` (records as
+    :func:`termwise.golden.netsim.check_power_record` takes them: ``preset``, ``tile_w`` =
+    ``power_w.tile``, ``clock_mhz`` = ``clock.mhz``, ``source`` naming the file and its
+    ``activity.source``). A missing directory, one without reports or a malformed report is
+    a :class:`ConfigError` naming ``power_reports``."""
+    from ...golden.netsim import check_power_record
+    if not isinstance(root, (str, os.PathLike)) or not os.path.isdir(root):
+        raise ConfigError("power_reports", f"must be a directory, got {root!r}")
+    found = {}
+    for top, dirs, files in os.walk(root):
+        dirs.sort()
+        if POWER_REPORT not in files:
+            continue
+        path = os.path.join(top, POWER_REPORT)
+        rel = os.path.relpath(path, root)
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise ConfigError("power_reports", f"{path}: malformed power report: "
+                                               f"{str(err).splitlines()[0]}") from None
+        preset = _report_value(doc, path, ("preset",))
+        tile_w = _report_value(doc, path, ("power_w", "tile"))
+        mhz = _report_value(doc, path, ("clock", "mhz"))
+        activity = _report_value(doc, path, ("activity", "source"))
+        for key, v in (("preset", preset), ("activity.source", activity)):
+            if not isinstance(v, str) or not v:
+                raise ConfigError("power_reports", f"{path}: malformed power report: {key} "
+                                                   f"must be text, got {v!r}")
+        for key, v in (("power_w.tile", tile_w), ("clock.mhz", mhz)):
+            if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                    or v <= 0):
+                raise ConfigError("power_reports", f"{path}: malformed power report: {key} "
+                                                   f"must be a positive number, got {v!r}")
+        rec = check_power_record(preset, {"preset": preset, "tile_w": tile_w,
+                                          "clock_mhz": mhz, "source": ""})
+        act = "random operands" if activity == "random" else f"workload {activity}"
+        rec["source"] = (f"termwise power {rel}: tile power at {rec['clock_mhz']:g} MHz, "
+                         f"activity of {act}")
+        found.setdefault(rec["preset"], {})[rel] = rec
+    if not found:
+        raise ConfigError("power_reports", f"no {POWER_REPORT} under {root}")
+    return found
+
+
+def _power_for(designs, bits: int, reports: dict) -> tuple[dict, list]:
+    """``({design: power record}, [ignored presets])``: the reports of each design's preset
+    (:func:`termwise.golden.netsim.design_preset`); two reports of one preset in use are a
+    ConfigError (which one would be a guess)."""
+    from ...golden.netsim import design_preset
+    power = {}
+    for d in designs:
+        recs = reports.get(design_preset(d, bits), {})
+        if len(recs) > 1:
+            raise ConfigError("power_reports", f"{len(recs)} reports of preset "
+                                               f"{design_preset(d, bits)} ({', '.join(recs)}): "
+                                               "keep one")
+        if recs:
+            power[d] = next(iter(recs.values()))
+    used = {design_preset(d, bits) for d in designs}
+    return power, sorted(p for p in reports if p not in used)
+
+
 def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = None,
             max_window_groups=None, sample_pairs=DEFAULT_SAMPLE_PAIRS, plots: bool = True,
             log=None, workers: int | None = None, brick_order: str | None = None,
             depthwise: str | None = None, signed_digits: str | None = None,
-            fc: str | None = None) -> dict:
+            fc: str | None = None, power: dict | None = None,
+            power_reports: str | None = None) -> dict:
     """Simulate and write the reports; returns the sim.json document. ``brick_order``:
     :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``);
     ``depthwise``: :data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS` (default
     ``diagonal``); ``signed_digits``: the terms the Booth-coded designs are costed in,
     ``booth`` (the default, the hardware's) or ``csd`` (a model-only comparison point);
-    ``fc``: :data:`termwise.golden.netsim.FC_MAPPINGS` (default ``columns``)."""
+    ``fc``: :data:`termwise.golden.netsim.FC_MAPPINGS` (default ``columns``).
+
+    ``power``: ``{design: {"preset", "tile_w", "clock_mhz", "source"}}``, the tile power
+    (W) of a design's preset under some activity, its clock and a short text saying which
+    report and activity (:func:`termwise.golden.netsim.check_power_record`); the designs
+    given one get compute energy in sim.json's ``energy`` section, the others memory energy
+    only. ``power_reports``: a directory whose ``power_report.json`` files
+    (:func:`read_power_reports`) give the records of the designs whose preset they are of
+    (reports of other presets ignored); a record in ``power`` wins over a report's."""
     from ...golden import netsim
     from ...golden.netsim import simulate as netsim_simulate
     from ..reports.sim import summarise, write_reports
@@ -141,11 +241,25 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     if max_window_groups is not None and max_window_groups < 1:
         raise ConfigError("max_window_groups", f"must be >= 1, got {max_window_groups}")
     ref = netsim.REFERENCE
+    wanted = [ref] + [a for a in archs if a != ref]
+    if power is not None and not isinstance(power, dict):
+        raise ConfigError("power", f"must be a dict design -> power record, got {power!r}")
+    given = {}
+    for d, rec in (power or {}).items():
+        if d not in wanted:
+            raise ConfigError("power", f"{d!r} is not a simulated design (designs: "
+                                       f"{', '.join(wanted)})")
+        given[d] = netsim.check_power_record(d, rec, netsim.design_preset(d, bits))
+    power, ignored = _power_for(wanted, bits, read_power_reports(power_reports)) \
+        if power_reports is not None else ({}, [])
+    power.update(given)
     ok, skipped = netsim.available_designs([ref] + [a for a in archs if a != ref])
     if ref not in ok:
         raise ConfigError("arch", "the baseline golden model is required for speedups")
     for a, why in skipped.items():
         log(f"note: skipping {a}: {why}")
+    for p in ignored:
+        log(f"note: power report(s) of preset {p} ignored: no simulated design runs on it")
     t0 = time.perf_counter()
     # Each workload has its own default input count (one photo for EfficientNet, the whole
     # test set for the digits CNN); pass --images only when the user chose it.
@@ -225,6 +339,17 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
         "traffic": network_output_traffic(wl.layers, cfgs[netsim.REFERENCE], bits, order,
                                           mapping),
     }
+    # Energy per inference: memory accesses on each design's lowering, compute from the
+    # power records; the inputs simulated are the layers' batch.
+    n_images = int(wl.layers[0].act.shape[0])
+    doc["energy"] = netsim.network_energy(
+        wl.layers, cfgs, {a: [r.designs[a].get("rtl_cycles", r.designs[a]["cycles"])
+                              for r in results] for a in ok},
+        out_bits=bits, images=n_images, order=order, depthwise=mapping,
+        power={a: rec for a, rec in power.items() if a in ok})
+    with_power = [a for a in ok if a in power]
+    log(f"energy: compute from power records of {', '.join(with_power)}" if with_power else
+        "energy: memory only (no power records: --power-reports DIR)")
     doc["seconds"] = time.perf_counter() - t0
     paths = write_reports(out_dir, doc, plots=plots)
     log(f"wrote {', '.join(paths)} in {doc['seconds']:.1f} s")
@@ -237,10 +362,15 @@ def _cmd_sim(args) -> int:
                   sample_pairs=None if args.exact else args.sample_pairs,
                   plots=not args.no_plots, workers=args.workers,
                   brick_order=args.brick_order, depthwise=args.depthwise,
-                  signed_digits=args.signed_digits, fc=args.fc)
+                  signed_digits=args.signed_digits, fc=args.fc,
+                  power_reports=args.power_reports)
+    energy = doc["energy"]["designs"]
     for a, t in doc["total"].items():
+        e = energy[a]["per_inference"]
+        tot = "" if e["total_j"] is None else f"  energy/inference {e['total_j'] * 1e6:.4g} uJ"
         print(f"{a:10s} cycles {t['cycles']:>14d}  speedup {t['speedup']:6.2f}x  "
-              f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}")
+              f"ideal {t['ideal']:6.2f}x  achieved/ideal {t['achieved_over_ideal']:.2f}"
+              f"{tot}")
     return 0
 
 
@@ -288,6 +418,11 @@ def register(subparsers):
     p.add_argument("--exact", action="store_true", help="simulate every step (slow)")
     p.add_argument("--workers", type=int, default=None,
                    help="processes simulating layers in parallel (default: up to 2)")
+    p.add_argument("--power-reports", default=None, metavar="DIR",
+                   help="directory searched recursively for power_report.json files "
+                        "(termwise power): a design whose preset one is of gets compute "
+                        "energy (tile power x rtl_cycles / clock) in the energy report; "
+                        "the others memory energy only")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=_cmd_sim)

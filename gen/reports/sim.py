@@ -60,6 +60,15 @@ def summarise(results, archs) -> tuple[list, dict]:
     return layers, tot
 
 
+#: Per-layer energy columns of sim.csv, per design (joules; empty when not modelled).
+ENERGY_CSV = ("compute_j", "onchip_j", "offchip_j")
+
+
+def _sci(x) -> str:
+    """A value in joules for the CSV: 4 significant digits, empty for ``None``."""
+    return "" if x is None else f"{x:.4g}"
+
+
 def _fmt(x, nd=2):
     if x is None:
         return ""
@@ -80,12 +89,15 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
     p = os.path.join(out_dir, "sim.csv")
     traffic = doc.get("traffic")
     tkeys = ("fusable", "unfused_bits", "fused_bits") if traffic else ()
+    energy = (doc.get("energy") or {}).get("designs") or {}
+    ecols = [(a, k) for a in archs if a in energy for k in ENERGY_CSV]
     with open(p, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["layer", "shape", "macs", *STAT_KEYS] +
                    [f"{a}_{k}" for a in archs for k in ("cycles", "speedup", "ideal",
                                                          "achieved_over_ideal", "rt")] +
-                   [f"traffic_{k}" for k in tkeys] + ["baseline_utilisation"])
+                   [f"traffic_{k}" for k in tkeys] + ["baseline_utilisation"] +
+                   [f"{a}_{k}" for a, k in ecols])
         for i, row in enumerate(doc["layers"]):
             w.writerow([row["name"], row["shape"], row["macs"],
                         *[_fmt(row["stats"][k], 4) for k in STAT_KEYS]] +
@@ -95,7 +107,8 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
                            _fmt(row["designs"][a]["achieved_over_ideal"], 4),
                            " ".join(f"{k}={v}" for k, v in row["designs"][a]["rt"].items()))]
                        + [traffic["layers"][i][k] for k in tkeys]
-                       + [_fmt(row.get("utilisation"), 4)])
+                       + [_fmt(row.get("utilisation"), 4)]
+                       + [_sci(energy[a]["layers"][i][k]) for a, k in ecols])
         w.writerow(["TOTAL", "", sum(r["macs"] for r in doc["layers"]), *[""] * len(STAT_KEYS)]
                    + [v for a in archs for v in (
                        doc["total"][a]["cycles"], _fmt(doc["total"][a]["speedup"], 4),
@@ -103,7 +116,8 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
                        _fmt(doc["total"][a]["achieved_over_ideal"], 4), "")]
                    + ([traffic["total"]["fusable_layers"], traffic["total"]["unfused_bits"],
                        traffic["total"]["fused_bits"]] if traffic else [])
-                   + [_fmt(doc["total"][REFERENCE].get("utilisation"), 4)])
+                   + [_fmt(doc["total"][REFERENCE].get("utilisation"), 4)]
+                   + [_sci(energy[a][k]) for a, k in ecols])
     paths.append(p)
 
     p = os.path.join(out_dir, "sim.md")
@@ -237,6 +251,7 @@ def _markdown(doc, archs) -> str:
                      " | ".join(f"{row['designs'][a]['speedup']:.2f}/"
                                 f"{row['designs'][a]['ideal']:.2f}" for a in archs) + " |")
     lines += _traffic_markdown(doc.get("traffic"))
+    lines += _energy_markdown(doc.get("energy"), archs)
     lines.append("")
     return "\n".join(lines)
 
@@ -264,6 +279,63 @@ def _traffic_markdown(tr) -> list[str]:
              f"{t['fused_bits'] * mb:.2f} | {100 * (1 - t['saved_fraction']):.1f}% |",
              f"| fused, depth {t['depth_for_all']} (every layer fusable) | "
              f"{t['fused_deep_bits'] * mb:.2f} | {100 * (1 - t['saved_fraction_deep']):.1f}% |"]
+    return lines
+
+
+def joules(x: float | None) -> str:
+    """An energy with an SI prefix (``"12.1 uJ"``); ``"-"`` for ``None``."""
+    if x is None:
+        return "-"
+    for scale, unit in ((1, "J"), (1e-3, "mJ"), (1e-6, "uJ"), (1e-9, "nJ")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x / 1e-12:.3g} pJ"
+
+
+def _energy_markdown(en, archs) -> list[str]:
+    """The energy per inference (:mod:`termwise.golden.netsim.energy`): a table per design
+    and the memory model with its constants, sources and what is not modelled."""
+    if not en:
+        return []
+    c, src = en["constants"], en["constants"]["sources"]
+    designs = en["designs"]
+    lines = ["", "## Energy", "",
+             f"Per inference ({en['images']} input(s) simulated; the totals divided by "
+             "them). Compute: the tile's power from a `termwise power` report of the "
+             "design's preset x its `rtl_cycles` / that report's clock; a design without a "
+             "power record has no compute energy (`-`) and no total: only its memory "
+             "energy is modelled.", "",
+             "| design | compute | on-chip | off-chip | total per inference | efficiency "
+             "over baseline | power source |", "|---|---:|---:|---:|---:|---:|---|"]
+    for a in archs:
+        d = designs.get(a)
+        if d is None:
+            continue
+        e = d["per_inference"]
+        total = joules(e["total_j"]) if e["total_j"] is not None else \
+            f"- (memory {joules(e['memory_j'])})"
+        eff = d.get("efficiency_over_baseline")
+        source = d["power"]["source"] if d.get("power") else "none: memory only"
+        lines.append(f"| {a} | {joules(e['compute_j'])} | {joules(e['onchip_j'])} | "
+                     f"{joules(e['offchip_j'])} | {total} | "
+                     f"{'-' if eff is None else f'{eff:.2f}x'} | {source} |")
+    lines += ["", "Memory model: every layer on each design's own lowering (brick padding, "
+              "channel-diagonal depthwise packing, fc rounds on the designs with per-column "
+              "weight registers included). On-chip: activation bricks read once per group of "
+              "`filters` filters, weight bricks once per group of `windows` windows, at the "
+              "hardware width, plus the output traffic (partial sums written and read back "
+              "at the accumulator width, finished outputs written; fused when the tile has an "
+              "output stage that can finish the layer). Off-chip: each layer's weights, input "
+              "activations and outputs once at the hardware width, assuming the on-chip "
+              "buffers hold a layer's working set.", "",
+              f"- On-chip SRAM: {c['sram_pj_per_bit']:g} pJ/bit read or write = "
+              f"{c['sram_pj_per_64b_45nm']:g} pJ per 64-bit access ({c['sram_size']}, 45 nm, "
+              f"0.9 V) x {c['node_factor']:g}; {src['sram_scaling']}.",
+              f"- Off-chip DRAM: {c['dram_pj_per_bit']:.3g} pJ/bit = "
+              f"{c['dram_pj_per_64b']:g} pJ per 64-bit access, not scaled (the interface "
+              "dominates it).",
+              f"- Source: {src['citation']}. SRAM: {src['sram']}. DRAM: {src['dram']}.",
+              "- Not modelled: " + "; ".join(en["not_modelled"]) + "."]
     return lines
 
 

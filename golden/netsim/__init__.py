@@ -1,7 +1,7 @@
 """The network performance simulator: cycles and ideal work of whole networks on every
-design (:mod:`.simulate`), and the output-side traffic model (:mod:`.traffic`). It runs the
-golden models of :mod:`termwise.golden.arch` on lowered layers; the report writers live in
-:mod:`termwise.gen.reports`."""
+design (:mod:`.simulate`), the output-side traffic model (:mod:`.traffic`) and the energy
+model (:mod:`.energy`). It runs the golden models of :mod:`termwise.golden.arch` on lowered
+layers; the report writers live in :mod:`termwise.gen.reports`."""
 
 from .simulate import (LAYER_REGISTERS, PRESETS, PRESETS_BY_BITS, REFERENCE, LayerResult,
                        available_designs, default_workers, design_arch, design_config,
@@ -12,6 +12,8 @@ from .simulate import (LAYER_REGISTERS, PRESETS, PRESETS_BY_BITS, REFERENCE, Lay
                        DEFAULT_FC, FC_MAPPINGS, check_fc_mapping, fc_layer_cycles,
                        layer_fc_columns, sim_config)
 from .traffic import layer_output_traffic, network_output_traffic
+from .energy import (ACCESS_ENERGY, AccessEnergy, check_power_record, design_energy,
+                     layer_accesses, network_energy)
 
 __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerResult",
            "available_designs", "default_workers", "design_arch", "design_config",
@@ -21,4 +23,5 @@ __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerR
            "SIGNED_DIGITS", "DEFAULT_FC", "FC_MAPPINGS", "check_fc_mapping", "fc_layer_cycles",
            "layer_fc_columns", "sim_config",
            "simulate_layer", "simulate_layers", "steps_independent", "layer_output_traffic",
-           "network_output_traffic"]
+           "network_output_traffic", "ACCESS_ENERGY", "AccessEnergy", "check_power_record",
+           "design_energy", "layer_accesses", "network_energy"]
