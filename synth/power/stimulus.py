@@ -21,12 +21,15 @@ One executable serves two kinds of operands, chosen at run time:
 ``residual`` (configurations that have it) is held valid with a fresh random row every
 cycle.
 
-*workload* (``sim cycles seed saif stimulus``): the same phases, but each run's bricks,
-weight rows, activation rows and command word come from the stimulus file
-(:func:`write_stimulus`; the real layers' runs of :mod:`.workload`), the
-runs in the file's order, weights loaded for every run; no bias row is loaded (the tile's
-bias register keeps its reset value 0) and the residual rows are zero, as the ``real``
-regression drives them. The simulation ends after the file's last run, or at ``cycles``.
+*workload* (``sim cycles seed saif stimulus``): the same phases, but each run's weight
+rows, activation rows and command word come from the stimulus file (:func:`write_stimulus`;
+the real layers' runs of :mod:`.workload`), the runs in the file's order, weights loaded for
+every run; no bias row is loaded (the tile's bias register keeps its reset value 0) and the
+residual rows are zero, as the ``real`` regression drives them. A run's weight and
+activation row counts are its own and need not be equal (Bit-Tactical's host sends two
+weight rows per kept step, weights then selects and step index, and the dense activation
+rows; a run whose schedule kept no step has no weight row: phase 2's weight rows are
+skipped). The simulation ends after the file's last run, or at ``cycles``.
 
 The wrapper registers every input and output, so the harness sees each output one
 cycle late and the tile sees each input one cycle late; the harness only waits on outputs,
@@ -38,12 +41,13 @@ period. One build serves any run. It prints one JSON line of counts: cycles simu
 completed, timeouts, cycles with ``busy`` seen high, rows written, and (workload) the runs
 in the file and one outcome letter per run it reached (``c`` completed, ``t`` timed out).
 
-The stimulus file (:func:`write_stimulus`, :func:`read_stimulus`): little-endian 32-bit
-words; a header ``MAGIC, VERSION, runs, wgt_words, act_words, cmd_words`` (words per
+The stimulus file (:func:`write_stimulus`, :func:`read_stimulus`), version 2: little-endian
+32-bit words; a header ``MAGIC, VERSION, runs, wgt_words, act_words, cmd_words`` (words per
 ``wgt``/``act``/``cmd`` payload, checked by the harness against its ports), then per run
-``bricks``, the command word (``cmd_words``), ``bricks`` weight rows (``wgt_words`` each),
-``bricks`` activation rows (``act_words`` each); a payload's word 0 holds its least
-significant bits.
+``wgt_count, act_count`` (rows; ``act_count`` at least 1), the command word
+(``cmd_words``), ``wgt_count`` weight rows (``wgt_words`` each), ``act_count`` activation
+rows (``act_words`` each); a payload's word 0 holds its least significant bits. (Version 1
+had one ``bricks`` count for both.)
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ __all__ = ["RESET_CYCLES", "STIMULUS_MAGIC", "STIMULUS_VERSION", "command_word",
 RESET_CYCLES = 4
 #: First word of a stimulus file ("TWPS" little-endian) and its format version.
 STIMULUS_MAGIC = 0x53505754
-STIMULUS_VERSION = 1
+STIMULUS_VERSION = 2
 
 
 def command_word(layout: dict, fields: dict) -> int:
@@ -166,9 +170,9 @@ static const char* load_stimulus(const char* path) {{
     return "the stimulus rows do not match this tile's port widths";
   size_t at = 6;
   for (uint32_t r = 0; r < stim[2]; r++) {{
-    if (at >= stim.size() || stim[at] == 0) return "truncated stimulus file";
+    if (at + 1 >= stim.size() || stim[at + 1] == 0) return "truncated stimulus file";
     run_at.push_back(at);
-    at += 1 + CW + (size_t)stim[at] * (WW + AW);
+    at += 2 + CW + (size_t)stim[at] * WW + (size_t)stim[at + 1] * AW;
   }}
   if (at != stim.size()) return "the stimulus file's size does not match its runs";
   return 0;
@@ -195,12 +199,12 @@ int main(int argc, char** argv) {{
   {chr(10).join("  " + s for s in init).strip()}
   Phase ph = RESET;
   long k = 0, runs = 0, timeouts = 0, busy_cycles = 0, wrows = 0, arows = 0, outs = 0;
-  long wait = 0, nb = {bricks}, c = 0;
+  long wait = 0, nb = {bricks}, na = {bricks}, c = 0;   // weight, activation rows per run
   size_t ri = 0;              // the stimulus run in progress
   const uint32_t* run = 0;    // its header in the stimulus
   std::string outcomes;
   bool done = false;
-  if (wl) {{ run = &stim[run_at[0]]; nb = run[0]; }}
+  if (wl) {{ run = &stim[run_at[0]]; nb = run[0]; na = run[1]; }}
   for (c = 0; c < cycles && !done; c++) {{
     // inputs for this cycle (changed at the falling edge)
     t->{_cn("rst")} = ph == RESET;
@@ -213,17 +217,17 @@ int main(int argc, char** argv) {{
       case BIAS: {_set_random("bias__payload", w.get("bias__payload", 1)) if has_bias else ""}
         {"t->" + _cn("bias__valid") + " = 1;" if has_bias else ""} break;
       case LOAD_W:
-        if (wl) {{ const uint32_t* p = run + 1 + CW + k * WW;
+        if (wl) {{ const uint32_t* p = run + 2 + CW + k * WW;
           {_set_words("wgt__payload", w["wgt__payload"], "p")} }}
         else {{ {_set_random("wgt__payload", w["wgt__payload"])} }}
         t->{_cn("wgt__valid")} = 1; wrows++; break;
       case LOAD_A:
-        if (wl) {{ const uint32_t* p = run + 1 + CW + nb * WW + k * AW;
+        if (wl) {{ const uint32_t* p = run + 2 + CW + nb * WW + k * AW;
           {_set_words("act__payload", w["act__payload"], "p")} }}
         else {{ {_set_random("act__payload", w["act__payload"])} }}
         t->{_cn("act__valid")} = 1; arows++; break;
       case CMD:
-        if (wl) {{ const uint32_t* p = run + 1;
+        if (wl) {{ const uint32_t* p = run + 2;
           {_set_words("cmd__payload", w["cmd__payload"], "p")} }}
         else {{ {_set_const("cmd__payload", w["cmd__payload"], command)} }}
         t->{_cn("cmd__valid")} = 1; break;
@@ -236,11 +240,12 @@ int main(int argc, char** argv) {{
     // outputs after the rising edge (the wrapper's registers): next cycle's phase
     {"if (t->busy) busy_cycles++;" if has_busy else ""}
     switch (ph) {{
-      case RESET: if (++k >= {RESET_CYCLES}) {{ ph = wl ? LOAD_W : {bias_first}; k = 0; }}
+      case RESET: if (++k >= {RESET_CYCLES}) {{ ph = wl ? (nb ? LOAD_W : LOAD_A) : {bias_first};
+          k = 0; }}
         break;
       case BIAS: ph = LOAD_W; k = 0; break;
       case LOAD_W: if (++k >= nb) {{ ph = LOAD_A; k = 0; }} break;
-      case LOAD_A: if (++k >= nb) {{ ph = CMD; k = 0; }} break;
+      case LOAD_A: if (++k >= na) {{ ph = CMD; k = 0; }} break;
       case CMD: ph = WAIT; wait = 0; outs = 0; break;
       case WAIT:
         if (t->{_cn("out__valid")}) outs++;
@@ -253,7 +258,7 @@ int main(int argc, char** argv) {{
           ph = LOAD_W; k = 0;
           if (wl) {{
             if (++ri >= run_at.size()) done = true;
-            else {{ run = &stim[run_at[ri]]; nb = run[0]; }}
+            else {{ run = &stim[run_at[ri]]; nb = run[0]; na = run[1]; if (!nb) ph = LOAD_A; }}
           }}
         }}
         break;
@@ -281,10 +286,25 @@ def _to_words(value: int, width: int, words: int) -> list[int]:
 
 
 def write_stimulus(path: str, ports: list[dict], runs) -> int:
-    """Write the stimulus file of ``runs`` for a tile with the manifest's ``ports``: each run
-    a ``(command, wgt_rows, act_rows)`` of payload integers (:func:`command_word`,
-    :func:`termwise.tb.driver.wgt_rows` / :func:`~termwise.tb.driver.act_rows`; as many
-    weight rows as activation rows, at least one). Returns the number of runs."""
+    """Write the stimulus file of ``runs`` for a tile with the manifest's ``ports``.
+
+    Parameters
+    ----------
+    path : str
+        The file to write.
+    ports : list of dict
+        The manifest's port list (the payload widths).
+    runs : iterable of tuple
+        Each run's ``(command, wgt_rows, act_rows)`` payload integers
+        (:func:`command_word`; the rows as the design's driver sends them,
+        :func:`termwise.synth.power.workload.run_rows`): any number of weight rows, at
+        least one activation row.
+
+    Returns
+    -------
+    int
+        The number of runs written.
+    """
     import numpy as np
     names = {p["name"]: p["width"] for p in ports}
     wb, ab, cb = (names[n] for n in ("wgt__payload", "act__payload", "cmd__payload"))
@@ -293,10 +313,9 @@ def write_stimulus(path: str, ports: list[dict], runs) -> int:
     count = 0
     for command, wrows, arows in runs:
         wrows, arows = list(wrows), list(arows)
-        if not wrows or len(wrows) != len(arows):
-            raise ValueError(f"run {count}: {len(wrows)} weight rows and {len(arows)} "
-                             "activation rows (must be equal, at least one)")
-        out.append(len(wrows))
+        if not arows:
+            raise ValueError(f"run {count}: no activation row (a run needs at least one)")
+        out += [len(wrows), len(arows)]
         out += _to_words(int(command), cb, cw)
         for row in wrows:
             out += _to_words(int(row), wb, ww)
@@ -310,8 +329,8 @@ def write_stimulus(path: str, ports: list[dict], runs) -> int:
 
 def read_stimulus(path: str) -> dict:
     """A stimulus file as :func:`write_stimulus` wrote it: ``wgt_words``, ``act_words``,
-    ``cmd_words`` and ``runs`` (each ``bricks``, ``command``, ``wgt_rows``, ``act_rows``,
-    payloads as integers)."""
+    ``cmd_words`` and ``runs`` (each ``command``, ``wgt_rows``, ``act_rows``, payloads as
+    integers)."""
     import numpy as np
     w = np.fromfile(path, dtype="<u4").tolist()
     if len(w) < 6 or w[0] != STIMULUS_MAGIC or w[1] != STIMULUS_VERSION:
@@ -323,17 +342,18 @@ def read_stimulus(path: str) -> dict:
 
     runs, at = [], 6
     for _ in range(w[2]):
-        if at >= len(w):
+        if at + 1 >= len(w):
             raise ValueError(f"{path}: truncated")
-        b = w[at]
-        cmd_at, w_at = at + 1, at + 1 + cw
-        a_at = w_at + b * ww
-        runs.append({"bricks": b, "command": value(w[cmd_at:w_at]),
+        nw, na = w[at], w[at + 1]
+        cmd_at = at + 2
+        w_at = cmd_at + cw
+        a_at = w_at + nw * ww
+        runs.append({"command": value(w[cmd_at:w_at]),
                      "wgt_rows": [value(w[w_at + i * ww:w_at + (i + 1) * ww])
-                                  for i in range(b)],
+                                  for i in range(nw)],
                      "act_rows": [value(w[a_at + i * aw:a_at + (i + 1) * aw])
-                                  for i in range(b)]})
-        at = a_at + b * aw
+                                  for i in range(na)]})
+        at = a_at + na * aw
     if at != len(w):
         raise ValueError(f"{path}: {len(w) - at} words after the last run")
     return {"wgt_words": ww, "act_words": aw, "cmd_words": cw, "runs": runs}

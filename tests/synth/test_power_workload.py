@@ -1,7 +1,10 @@
 """`termwise power --workload`: the workload plan (the real layers lowered as the ``real``
 regression lowers them, their runtime registers, the layers' own MACs per run, the cycle
 budget, refused designs and names) and the stimulus file the gate-level harness reads,
-decoded here independently of the writer and compared with the lowering."""
+decoded here independently of the writer and compared with a fresh lowering: the generic
+driver's rows (baseline, Stripes), Bit-Tactical's scheduled weight rows (decoded back into
+the dense weights by the T <2,5> connectivity of the paper) and Diffy's chained runs (restart
+bits re-derived from the output positions)."""
 
 import numpy as np
 import pytest
@@ -9,18 +12,20 @@ import pytest
 from termwise.gen.config import preset
 from termwise.gen.emit import manifest, render
 from termwise.gen.spec import ConfigError
+from termwise.golden.cycles import run_cycles
 from termwise.golden.lowering import lower_layer
 from termwise.golden.netsim import layer_runtime
 from termwise.golden.workloads import Layer, load_workload
 from termwise.synth.power.stimulus import RESET_CYCLES, read_stimulus, write_stimulus
-from termwise.synth.power.workload import (MAX_RUNS_PER_LAYER, check_drivable,
-                                           plan_workload, run_useful_macs, stimulus_rows)
+from termwise.synth.power.workload import (MAX_RUNS_PER_LAYER, RUN_SLACK_CYCLES,
+                                           check_drivable, plan_workload, run_useful_macs,
+                                           stimulus_rows)
 
 
 @pytest.fixture(scope="module")
 def tiles():
     out = {}
-    for name in ("baseline-4x4", "stripes-4x4"):
+    for name in ("baseline-4x4", "stripes-4x4", "tactical-tcle-4x4", "diffy-4x4"):
         cfg = preset(name)
         text, tile = render(cfg)
         out[name] = (cfg, manifest(cfg, text, tile))
@@ -38,11 +43,30 @@ def _fields(word: int, count: int, bits: int, signed: bool) -> list[int]:
     return [v - (1 << bits) if signed and v >> (bits - 1) else v for v in vals]
 
 
+def _command(word: int, layout: dict) -> dict:
+    return {k: (word >> f["offset"]) & ((1 << f["width"]) - 1) for k, f in layout.items()}
+
+
+def _acts(cfg, rows, signed: bool) -> np.ndarray:
+    """Activation rows -> (windows, K): row i is brick i of every window, window 0 least
+    significant."""
+    act = np.array([_fields(a, cfg.windows * cfg.lanes, cfg.act_bits, signed) for a in rows])
+    return act.reshape(len(rows), cfg.windows, cfg.lanes).transpose(1, 0, 2).reshape(
+        cfg.windows, -1)
+
+
+def _plan_and_file(cfg, man, tmp_path, workload="digits-cnn", seed=5, cycles=2000):
+    plan = plan_workload(cfg, man["command_layout"], workload, None, cycles=cycles, seed=seed,
+                         reset_cycles=RESET_CYCLES)
+    path = str(tmp_path / "stim.bin")
+    assert write_stimulus(path, man["ports"], stimulus_rows(cfg, plan)) == len(plan.runs)
+    return plan, read_stimulus(path)
+
+
 @pytest.mark.parametrize("name", ["baseline-4x4", "stripes-4x4"])
 def test_stimulus_file_holds_the_lowered_runs(tiles, digits, tmp_path, name):
     cfg, man = tiles[name]
-    plan = plan_workload(cfg, man["command_layout"], "digits-cnn", None, cycles=2000, seed=5,
-                         reset_cycles=RESET_CYCLES)
+    plan, got = _plan_and_file(cfg, man, tmp_path)
     layers = {layer.name: layer for layer in digits.layers}
     assert [d["name"] for d in plan.layers] == list(layers)
     n = plan.runs_per_layer
@@ -51,36 +75,158 @@ def test_stimulus_file_holds_the_lowered_runs(tiles, digits, tmp_path, name):
     assert [s.layer for s in plan.runs[:len(layers)]] == list(layers)
     assert RESET_CYCLES + sum(s.estimated_cycles for s in plan.runs) == plan.estimated_cycles
     assert plan.estimated_cycles <= 2000
-    path = str(tmp_path / "stim.bin")
-    assert write_stimulus(path, man["ports"], stimulus_rows(cfg, plan)) == len(plan.runs)
-    got = read_stimulus(path)
     widths = {p["name"]: p["width"] for p in man["ports"]}
     assert got["wgt_words"] == -(-widths["wgt__payload"] // 32)
     assert len(got["runs"]) == len(plan.runs)
     lowered = {name: lower_layer(cfg, layer)[0] for name, layer in layers.items()}
-    layout = man["command_layout"]
     for s, r in zip(plan.runs, got["runs"]):
         layer = layers[s.layer]
         run = lowered[s.layer][s.index]         # the lowering's own run, lowered afresh
         rt = layer_runtime(cfg, layer)
         assert s.runtime == rt
         bricks = run.k // cfg.lanes
-        assert r["bricks"] == bricks == len(r["wgt_rows"]) == len(r["act_rows"])
-        cmd = {k: (r["command"] >> f["offset"]) & ((1 << f["width"]) - 1)
-               for k, f in layout.items()}
-        assert cmd == {k: int(v) for k, v in {"bricks": bricks, **rt}.items()}
+        assert bricks == len(r["wgt_rows"]) == len(r["act_rows"])
+        assert _command(r["command"], man["command_layout"]) == \
+            {k: int(v) for k, v in {"bricks": bricks, **rt}.items()}
         # row i: brick i of every filter / window, element 0 least significant
         wgt = np.array([_fields(w, cfg.filters * cfg.lanes, cfg.wgt_bits, True)
                         for w in r["wgt_rows"]])            # (bricks, filters * lanes)
         wgt = wgt.reshape(bricks, cfg.filters, cfg.lanes).transpose(1, 0, 2)
         np.testing.assert_array_equal(wgt.reshape(cfg.filters, -1), run.wgt)
-        act = np.array([_fields(a, cfg.windows * cfg.lanes, cfg.act_bits, rt["act_signed"])
-                        for a in r["act_rows"]])
-        act = act.reshape(bricks, cfg.windows, cfg.lanes).transpose(1, 0, 2)
-        np.testing.assert_array_equal(act.reshape(cfg.windows, -1), run.act)
+        np.testing.assert_array_equal(_acts(cfg, r["act_rows"], rt["act_signed"]), run.act)
     # real data: the runs are not all zero, the digits' activations are unsigned
     assert any(np.any(s.run.act) for s in plan.runs)
     assert not any(s.runtime["act_signed"] for s in plan.runs)
+
+
+#: Bit-Tactical's 'T' <2,5> promotion sources (steps ahead, lane shift), in select order
+#: (select s >= 1 is source s - 1), as the paper lists them (docs/papers.md#bit-tactical).
+T_2_5 = ((1, -1), (1, 0), (1, 1), (1, 3), (2, -2), (2, 0), (2, 2))
+
+
+def _untactical(cfg, wgt_rows):
+    """The dense (filters, steps, lanes) weights a Bit-Tactical host's weight rows stand
+    for, and the kept steps' original indexes: row ``2j`` kept step ``j``'s packed weights,
+    row ``2j + 1`` a 3-bit select per (filter, lane) (filter-major), then the step index.
+    Every non-zero weight must land on a distinct dense position."""
+    sel_bits = 3                                 # ceil(log2(7 sources + 1))
+    index_at = cfg.filters * cfg.lanes * sel_bits
+    steps = [r >> index_at for r in wgt_rows[1::2]]
+    dense = np.zeros((cfg.filters, cfg.depth + 2, cfg.lanes), np.int64)
+    placed = np.zeros(dense.shape, bool)
+    for t, wrow, mrow in zip(steps, wgt_rows[0::2], wgt_rows[1::2]):
+        w = np.array(_fields(wrow, cfg.filters * cfg.lanes, cfg.wgt_bits, True))
+        sel = _fields(mrow, cfg.filters * cfg.lanes, sel_bits, False)
+        for slot, (value, s) in enumerate(zip(w.tolist(), sel)):
+            f, lane = divmod(slot, cfg.lanes)
+            dt, dl = (0, 0) if s == 0 else T_2_5[s - 1]
+            at = (f, t + dt, (lane + dl) % cfg.lanes)
+            if value:
+                assert not placed[at], f"weight {at} sent twice"
+                placed[at] = True
+                dense[at] = value
+    return dense, steps
+
+
+def test_tactical_stimulus_holds_the_schedule(tiles, digits, tmp_path):
+    cfg, man = tiles["tactical-tcle-4x4"]
+    plan, got = _plan_and_file(cfg, man, tmp_path)
+    layers = {layer.name: layer for layer in digits.layers}
+    assert [s.layer for s in plan.runs[:len(layers)]] == list(layers)
+    lowered = {name: lower_layer(cfg, layer)[0] for name, layer in layers.items()}
+    skipped = 0
+    for s, r in zip(plan.runs, got["runs"]):
+        run = lowered[s.layer][s.index]
+        rt = layer_runtime(cfg, layers[s.layer])
+        bricks = run.k // cfg.lanes
+        dense, steps = _untactical(cfg, r["wgt_rows"])
+        # the kept steps in order, each sent as two rows, the command's bricks their count
+        assert steps == sorted(set(steps)) and all(t < bricks for t in steps)
+        assert len(r["wgt_rows"]) == 2 * len(steps)
+        assert _command(r["command"], man["command_layout"]) == \
+            {k: int(v) for k, v in {"bricks": len(steps), **rt}.items()}
+        # the schedule stands for exactly the run's weights; activations are sent dense
+        np.testing.assert_array_equal(dense[:, :bricks].reshape(cfg.filters, -1), run.wgt)
+        assert not dense[:, bricks:].any()
+        assert len(r["act_rows"]) == bricks
+        np.testing.assert_array_equal(_acts(cfg, r["act_rows"], rt["act_signed"]), run.act)
+        skipped += bricks - len(steps)
+    assert skipped > 0, "no run skipped a step: the schedule is not exercised"
+
+
+def _diffy_restarts(cfg, layer, runs, sent):
+    """Restart bits of the runs ``sent`` (indexes, in order) from the output positions: a
+    window restarts when it is padding or its output is at column 0 of a row; window 0 also
+    when the run sent before it does not end on its left neighbour (same filters and K
+    chunk)."""
+    ow = layer.out_hw[1]
+    out, before = [], None
+    for i in sent:
+        run = runs[i]
+        bits = sum(1 << w for w, r in enumerate(run.rows) if r < 0 or r % ow == 0)
+        left = (before is not None and before.chunk == run.chunk
+                and np.array_equal(before.cols, run.cols) and before.rows[-1] >= 0
+                and before.rows[-1] == run.rows[0] - 1)
+        out.append(bits | (0 if left else 1))
+        before = run
+    return out
+
+
+def test_diffy_stimulus_chains_runs(tiles, digits, tmp_path):
+    cfg, man = tiles["diffy-4x4"]
+    plan, got = _plan_and_file(cfg, man, tmp_path)
+    layers = {layer.name: layer for layer in digits.layers}
+    n = plan.runs_per_layer
+    assert n >= 2
+    # each layer's runs together, consecutive runs of its lowering
+    assert [s.layer for s in plan.runs] == [name for name in layers for _ in range(n)]
+    kept_predecessor = 0
+    for k, name in enumerate(layers):
+        layer = layers[name]
+        runs = lower_layer(cfg, layer)[0]
+        mine = plan.runs[k * n:(k + 1) * n]
+        sent = [s.index for s in mine]
+        assert sent == list(range(sent[0], sent[0] + n))
+        rt = layer_runtime(cfg, layer)
+        restarts = _diffy_restarts(cfg, layer, runs, sent)
+        for s, r, restart in zip(mine, got["runs"][k * n:(k + 1) * n], restarts):
+            run = runs[s.index]
+            bricks = run.k // cfg.lanes
+            assert len(r["wgt_rows"]) == len(r["act_rows"]) == bricks
+            assert _command(r["command"], man["command_layout"]) == \
+                {k: int(v) for k, v in {**rt, "bricks": bricks, "restart": restart}.items()}
+            np.testing.assert_array_equal(_acts(cfg, r["act_rows"], rt["act_signed"]),
+                                          run.act)
+            kept_predecessor += not restart & 1
+        if layer.kind == "fc":      # a batch row is no neighbour of the next: all restart
+            assert set(restarts) == {(1 << cfg.windows) - 1}
+    assert kept_predecessor > 0, "no run continued the previous one's row"
+    assert plan.layers[0]["run_registers"]["restart"] == _diffy_restarts(
+        cfg, layers["conv1"], lower_layer(cfg, layers["conv1"])[0],
+        [s.index for s in plan.runs[:n]])
+
+
+@pytest.mark.parametrize("name", ["tactical-tcle-4x4", "diffy-4x4"])
+def test_planned_cycles_follow_the_cycle_model(tiles, digits, tmp_path, name):
+    """The plan's cycles: per run the rows the file holds, the command, the golden cycle
+    model's cycles of the run (Diffy: with the decoded restart bits and the previous sent
+    run's last window as predecessor), the output rows and the fixed slack."""
+    cfg, man = tiles[name]
+    plan, got = _plan_and_file(cfg, man, tmp_path, seed=2)
+    layers = {layer.name: layer for layer in digits.layers}
+    total, before = RESET_CYCLES, None
+    for s, r in zip(plan.runs, got["runs"]):
+        run = lower_layer(cfg, layers[s.layer])[0][s.index]
+        rt = dict(layer_runtime(cfg, layers[s.layer]))
+        if "restart" in rt:
+            rt["restart"] = _command(r["command"], man["command_layout"])["restart"]
+            rt["predecessor"] = None if rt["restart"] & 1 else before.act[-1]
+        compute = run_cycles(cfg, run.act, run.wgt, rt)
+        assert s.estimated_cycles == (len(r["wgt_rows"]) + len(r["act_rows"]) + 1 + compute
+                                      + cfg.windows + RUN_SLACK_CYCLES)
+        total += s.estimated_cycles
+        before = run
+    assert total == plan.estimated_cycles <= 2000
 
 
 def test_useful_macs_add_up_to_the_layers_macs(tiles, digits):
@@ -131,18 +277,31 @@ def test_layers_budget_and_refusals(tiles):
         plan_workload(cfg, layout, "digits-cnn", None, cycles=100, seed=1,
                       reset_cycles=RESET_CYCLES)
     assert e.value.field == "cycles"
-    for name in ("tactical-tclp-4x4", "tactical-tcle-4x4", "diffy-4x4", "baseline-bf16-4x4"):
-        with pytest.raises(ConfigError) as e:
-            check_drivable(preset(name))
-        assert e.value.field == "workload" and "own testbench" in str(e.value), name
+    with pytest.raises(ConfigError) as e:
+        check_drivable(preset("baseline-bf16-4x4"))
+    assert e.value.field == "workload" and "integer traces" in str(e.value)
+    assert "\n" not in str(e.value)
     for name in ("baseline-4x4", "stripes-4x4", "dstripes-4x4", "zstripes-4x4", "loom-4x4",
-                 "pragmatic-4x4", "laconic-4x4", "cnvlutin-4x4"):
+                 "pragmatic-4x4", "laconic-4x4", "cnvlutin-4x4", "tactical-tclp-4x4",
+                 "tactical-tcle-4x4", "diffy-4x4"):
         check_drivable(preset(name))
 
 
 def test_write_stimulus_checks_rows(tiles, tmp_path):
     _, man = tiles["baseline-4x4"]
-    with pytest.raises(ValueError, match="equal"):
-        write_stimulus(str(tmp_path / "s"), man["ports"], [(0, [1, 2], [1])])
+    path = str(tmp_path / "s")
+    with pytest.raises(ValueError, match="activation row"):
+        write_stimulus(path, man["ports"], [(0, [1, 2], [])])
     with pytest.raises(ValueError, match="128-bit"):
-        write_stimulus(str(tmp_path / "s"), man["ports"], [(0, [1 << 128], [1])])
+        write_stimulus(path, man["ports"], [(0, [1 << 128], [1])])
+    # counts of their own (a Bit-Tactical run: two rows per kept step; none kept: none)
+    assert write_stimulus(path, man["ports"], [(7, [1, 2, 3], [4]), (9, [], [5, 6])]) == 2
+    words = np.fromfile(path, dtype="<u4")
+    w, a, c = (-(-next(p["width"] for p in man["ports"] if p["name"] == n) // 32)
+               for n in ("wgt__payload", "act__payload", "cmd__payload"))
+    assert words[1] == 2 and list(words[2:6]) == [2, w, a, c]
+    assert list(words[6:8]) == [3, 1] and words[8] == 7     # counts, then the command
+    second = 6 + 2 + c + 3 * w + a
+    assert list(words[second:second + 2]) == [0, 2] and len(words) == second + 2 + c + 2 * a
+    assert [(r["command"], r["wgt_rows"], r["act_rows"]) for r in read_stimulus(path)["runs"]] \
+        == [(7, [1, 2, 3], [4]), (9, [], [5, 6])]
