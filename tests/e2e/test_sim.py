@@ -1,9 +1,13 @@
 """`termwise sim` end to end on digits-cnn, one image, baseline + Stripes: sim.json/csv/md and
-the plots; cycles checked against the network's shapes; bad input refused."""
+the plots; cycles checked against the network's shapes; the energy section with and without
+power reports; bad input refused."""
 
 import csv
 import io
+import json
 from math import ceil
+
+import pytest
 
 from termwise_e2e import assert_png, assert_usage_error, load_json, ok, wrote_paths
 
@@ -102,6 +106,120 @@ def test_sim_digits_cnn(termwise, tmp_path):
     assert f"{100 * total['baseline']['utilisation']:.1f}% for the whole network" in md
     line = next(l for l in r.stdout.splitlines() if l.startswith("baseline"))
     assert "speedup   1.00x" in line
+    # Issue 16: without power records the energy section has memory energy only.
+    energy = doc["energy"]["designs"]
+    assert energy["stripes"]["compute_j"] is None and energy["stripes"]["total_j"] is None
+    assert energy["stripes"]["onchip_j"] > 0 and energy["stripes"]["offchip_j"] > 0
+    assert "## Energy" in md and "| stripes | - | " in md and "none: memory only |" in md
+    assert "Horowitz" in md and "energy/inference" not in r.stdout
+
+
+#: Hand-written `termwise power` reports (the keys `termwise sim --power-reports` reads):
+#: preset -> (tile W, clock MHz, activity source).
+POWER_REPORTS = {"baseline-16x16": (0.02, 100.0, "random"),
+                 "stripes-16x16": (0.05, 200.0, "digits-cnn"),
+                 "loom-4x4": (1.0, 100.0, "random")}
+
+
+def _write_report(path, preset, tile_w, mhz, source):
+    path.mkdir(parents=True)
+    (path / "power_report.json").write_text(json.dumps({
+        "generator": "termwise power", "preset": preset,
+        "power_w": {"total": 1.5 * tile_w, "tile": tile_w}, "clock": {"mhz": mhz},
+        "activity": {"source": source}}))
+
+
+def _onchip_bits(design):
+    """digits-cnn, one image, 16-bit operands, the papers' bricks, on the 16x16 presets of
+    16 filters x 16 lanes (baseline 1 window, Stripes 16), 40-bit partial sums, 16-bit
+    buffers: one K chunk per layer. Activations are read once per filter group, weights
+    once per window group; every partial sum is written and read back at 40 bits, the
+    finished outputs written at 16. Stripes runs the batch-1 fc layer over its 16 columns
+    (one round of 16 x 16 = 256 inputs): each column writes a partial sum of each of the 10
+    filters."""
+    windows = {"baseline": 1, "stripes": 16}[design]
+    total = 0
+    for name, (m, k, filters, channels) in LAYERS.items():
+        kp = 9 * 16 if channels is not None else k        # ceil(C/16) = 1 brick a position
+        total += m * kp * 16 * ceil(filters / 16)          # activations
+        total += filters * kp * 16 * ceil(m / windows)     # weights
+        if channels is None and design == "stripes":
+            total += 2 * 16 * filters * 40 + filters * 16
+        else:
+            total += m * filters * (2 * 40 + 16)
+    return total
+
+
+#: Off-chip bits of digits-cnn, one image: per layer weights + inputs + outputs at 16 bits
+#: (conv1 72 + 64 + 512, conv2 1152 + 512 + 256, fc 2560 + 256 + 10).
+OFFCHIP_BITS = (72 + 64 + 512 + 1152 + 512 + 256 + 2560 + 256 + 10) * 16
+
+
+def test_sim_energy_with_power_reports(termwise, tmp_path):
+    """Issue 16: --power-reports DIR gives the designs whose preset has a power_report.json
+    under DIR compute energy (tile W x rtl_cycles / clock); a report of a preset no design
+    runs on is ignored; on-chip and off-chip energy from the hand-counted bits at 5 pJ/bit
+    (Horowitz's 20 pJ per 64-bit 32 KB access x 16 for 0.18 um, 1.8 V) and 1.3 nJ / 64
+    bits."""
+    for i, (preset, rec) in enumerate(POWER_REPORTS.items()):
+        _write_report(tmp_path / "reports" / f"run{i}", preset, *rec)
+    r = ok(termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
+                    "--no-plots", "--power-reports", "reports", "-o", "out"))
+    assert "power report(s) of preset loom-4x4 ignored" in r.stderr
+    doc = load_json(tmp_path / "out" / "sim.json")
+    en = doc["energy"]
+    assert en["images"] == 1 and en["constants"]["sram_pj_per_bit"] == 5.0
+    assert en["constants"]["dram_pj_per_bit"] == 1300 / 64
+    for design in ("baseline", "stripes"):
+        d = en["designs"][design]
+        tile_w, mhz, _ = POWER_REPORTS[f"{design}-16x16"]
+        cycles = doc["total"][design]["rtl_cycles"]
+        assert d["power"]["tile_w"] == tile_w and d["power"]["clock_mhz"] == mhz
+        assert f"run{list(POWER_REPORTS).index(design + '-16x16')}/power_report.json" \
+            in d["power"]["source"]
+        assert d["compute_j"] == pytest.approx(tile_w * cycles / (mhz * 1e6))
+        assert d["time_s"] == pytest.approx(cycles / (mhz * 1e6))
+        assert d["onchip_bits"] == _onchip_bits(design), design
+        assert d["offchip_bits"] == OFFCHIP_BITS
+        assert d["onchip_j"] == pytest.approx(_onchip_bits(design) * 5e-12)
+        assert d["offchip_j"] == pytest.approx(OFFCHIP_BITS * 1300e-12 / 64)
+        assert d["total_j"] == pytest.approx(d["compute_j"] + d["onchip_j"] + d["offchip_j"])
+        assert d["per_inference_j"] == pytest.approx(d["total_j"])
+    base, stripes = en["designs"]["baseline"], en["designs"]["stripes"]
+    assert stripes["efficiency_over_baseline"] == pytest.approx(base["total_j"] /
+                                                                stripes["total_j"])
+    assert base["efficiency_over_baseline"] == pytest.approx(1.0)
+    # Every existing key is still there.
+    assert {"layers", "total", "traffic", "designs", "reference"} <= set(doc)
+    md = (tmp_path / "out" / "sim.md").read_text()
+    assert f"{stripes['efficiency_over_baseline']:.2f}x | termwise power run1" in md
+    rows = {row["layer"]: row for row in csv.DictReader(
+        io.StringIO((tmp_path / "out" / "sim.csv").read_text()))}
+    assert float(rows["TOTAL"]["stripes_compute_j"]) == pytest.approx(stripes["compute_j"],
+                                                                      rel=1e-3)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("stripes"))
+    assert "energy/inference" in line
+
+
+def test_sim_malformed_power_report(termwise, tmp_path):
+    """A malformed power_report.json is refused: one line naming power_reports, exit 2,
+    nothing written; so are a missing directory and two reports of one preset in use."""
+    _write_report(tmp_path / "reports" / "a", "baseline-16x16", 0.02, 100.0, "random")
+    (tmp_path / "reports" / "b").mkdir()
+    (tmp_path / "reports" / "b" / "power_report.json").write_text(
+        json.dumps({"preset": "stripes-16x16", "power_w": {"tile": "high"},
+                    "clock": {"mhz": 100.0}, "activity": {"source": "random"}}))
+    r = termwise("sim", "--workload", "digits-cnn", "--designs", "stripes", "--images", "1",
+                 "--power-reports", "reports", "-o", "bad")
+    assert_usage_error(r, tmp_path / "bad", "power_reports: ", "power_w.tile")
+    r = termwise("sim", "--workload", "digits-cnn", "--designs", "stripes",
+                 "--power-reports", "nowhere", "-o", "bad")
+    assert_usage_error(r, tmp_path / "bad", "power_reports: must be a directory")
+    (tmp_path / "reports" / "b" / "power_report.json").unlink()
+    _write_report(tmp_path / "reports" / "c", "baseline-16x16", 0.03, 100.0, "random")
+    r = termwise("sim", "--workload", "digits-cnn", "--designs", "stripes",
+                 "--power-reports", "reports", "-o", "bad")
+    assert_usage_error(r, tmp_path / "bad", "power_reports: 2 reports of preset baseline-16x16")
 
 
 def test_sim_bad_input(termwise, tmp_path):

@@ -1,0 +1,285 @@
+"""Energy per inference (golden/netsim/energy.py): access bits hand counted on small tiles
+and recounted over the lowered runs, the per-bit constants from Horowitz's figures, the
+energy arithmetic, the compute term from a power record, and designs without one."""
+
+import json
+
+import numpy as np
+import pytest
+
+from termwise.gen.config import TileConfig
+from termwise.gen.spec import ConfigError
+from termwise.golden.lowering import ORDERS, iter_fc_columns, lower_conv2d, lower_matmul
+from termwise.golden.netsim import (ACCESS_ENERGY, check_power_record, design_energy,
+                                    layer_accesses, network_energy)
+from termwise.golden.workloads import Layer
+
+#: 3 filters x 4 windows x 4 lanes, 2-brick buffers, 8-bit operands, no output stage.
+CFG = TileConfig(arch="baseline", filters=3, windows=4, lanes=4, act_bits=8, wgt_bits=8,
+                 depth=2)
+#: Stripes with per-column weight registers: 2 columns, 4-row buffers (2 rounds per run).
+FC_CFG = TileConfig(arch="stripes", filters=3, windows=2, lanes=4, act_bits=8, wgt_bits=8,
+                    depth=4, fc_columns=1)
+
+SRAM_PJ = 20 / 64 * 4 * 4       # Horowitz 32 KB, 64-bit: 20 pJ; x4 (180/45 nm) x4 (V^2)
+DRAM_PJ = 1300 / 64             # Horowitz DRAM, 64-bit: 1.3 nJ, not scaled
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+def conv_layer(batch=1):
+    """6x5x5 input, 5 filters 3x3, padding 1: 25 windows per image."""
+    r = _rng()
+    return Layer("conv", "conv", r.integers(-5, 6, size=(batch, 6, 5, 5)),
+                 r.integers(-3, 4, size=(5, 6, 3, 3)), 8, padding=1)
+
+
+def depthwise_layer():
+    """6 channels 4x4, one 3x3 filter each, padding 1: 16 windows."""
+    r = _rng()
+    return Layer("dw", "conv", r.integers(0, 6, size=(1, 6, 4, 4)),
+                 r.integers(-3, 4, size=(6, 1, 3, 3)), 8, padding=1, groups=6)
+
+
+def fc_layer(batch):
+    r = _rng()
+    return Layer("fc", "fc", r.integers(0, 6, size=(batch, 13)),
+                 r.integers(-3, 4, size=(7, 13)), 8)
+
+
+def test_constants_from_horowitz():
+    e = ACCESS_ENERGY
+    assert e.node_factor == 16
+    assert e.sram_pj_per_bit == pytest.approx(SRAM_PJ) == pytest.approx(5.0)
+    assert e.dram_pj_per_bit == pytest.approx(DRAM_PJ) == pytest.approx(20.3125)
+    rec = e.record()
+    assert rec["sram_pj_per_64b_45nm"] == 20 and rec["sram_size"] == "32 KB"
+    assert rec["sources"]["sram_64b_pj_45nm_by_size"] == {"8 KB": 10, "32 KB": 20, "1 MB": 100}
+    assert rec["sources"]["dram_64b_pj_range"] == [1300, 2600]
+    assert "Horowitz" in rec["sources"]["citation"] and "ISSCC 2014" in rec["sources"]["citation"]
+    json.dumps(rec)
+
+
+def test_conv_hand_count():
+    """M = 25 windows, position order: ceil(6/4) = 2 bricks at each of 9 positions, Kp = 72;
+    5 filters in ceil(5/3) = 2 filter groups, ceil(25/4) = 7 window groups; 18 bricks in
+    chunks of 2: 9 chunks; 125 outputs."""
+    acc = CFG.acc_bits
+    got = layer_accesses(conv_layer(), CFG, 8, "position")
+    assert (got["groups"], got["rows"], got["filters"], got["k_padded"]) == (1, 25, 5, 72)
+    assert got["act_read_bits"] == 25 * 72 * 8 * 2 == 28800
+    assert got["wgt_read_bits"] == 5 * 72 * 8 * 7 == 20160
+    assert got["output_bits"] == 125 * (2 * 9 * acc + 8)
+    assert got["onchip_bits"] == 28800 + 20160 + 125 * (18 * acc + 8)
+    # 270 weights, 150 inputs, 125 outputs, 8 bits each.
+    assert got["offchip_bits"] == (270 + 150 + 125) * 8
+    # Channel order: 54 values in ceil(54/4) = 14 bricks, Kp = 56, 7 chunks.
+    got = layer_accesses(conv_layer(), CFG, 8, "channel")
+    assert got["act_read_bits"] == 25 * 56 * 8 * 2
+    assert got["wgt_read_bits"] == 5 * 56 * 8 * 7
+    assert got["output_bits"] == 125 * (2 * 7 * acc + 8)
+
+
+def test_depthwise_hand_count():
+    """Diagonal: ceil(6/4) = 2 tile groups of 4 channels and 4 filters (2 padding in the
+    last), 9 one-brick positions (Kp = 36), ceil(4/3) = 2 filter groups, ceil(16/4) = 4
+    window groups. Group: 6 groups of 1 filter, each channel padded to a brick per
+    position (Kp = 36), one filter group each."""
+    got = layer_accesses(depthwise_layer(), CFG, 8, "position", "diagonal")
+    assert (got["groups"], got["filters"], got["k_padded"]) == (2, 4, 36)
+    assert got["act_read_bits"] == 2 * 16 * 36 * 8 * 2 == 18432
+    assert got["wgt_read_bits"] == 2 * 4 * 36 * 8 * 4 == 9216
+    got = layer_accesses(depthwise_layer(), CFG, 8, "position", "group")
+    assert got["act_read_bits"] == 6 * 16 * 36 * 8 * 1 == 27648
+    assert got["wgt_read_bits"] == 6 * 1 * 36 * 8 * 4 == 6912
+    # 96 outputs (not the padding filters'); 9 bricks in chunks of 2: 5 chunks.
+    assert got["output_bits"] == 96 * (2 * 5 * CFG.acc_bits + 8)
+    assert got["offchip_bits"] == (54 + 96 + 96) * 8
+
+
+def test_fc_hand_count():
+    """Batch 2 (a matrix product): M = 2, K = 13 -> Kp = 16 (4 bricks, 2 chunks), 7
+    filters in 3 filter groups, one window group; 14 outputs."""
+    got = layer_accesses(fc_layer(2), CFG, 8)
+    assert got["mapping"] == "lowered"
+    assert got["act_read_bits"] == 2 * 16 * 8 * 3 == 768
+    assert got["wgt_read_bits"] == 7 * 16 * 8 * 1 == 896
+    assert got["output_bits"] == 14 * (2 * 2 * CFG.acc_bits + 8)
+    assert got["offchip_bits"] == (91 + 26 + 14) * 8
+
+
+def test_fc_columns_hand_count():
+    """Batch 1 on per-column weights: K = 13 in rounds of 2 columns x 4 lanes, 2 rounds
+    (Kr = 16), 2 rounds per run: 1 chunk; 7 filters in 3 filter groups; each run writes
+    both columns' partial sums of its real filters."""
+    acc = FC_CFG.acc_bits
+    got = layer_accesses(fc_layer(1), FC_CFG, 8)
+    assert got["mapping"] == "fc_columns" and got["k_padded"] == 16
+    assert got["act_read_bits"] == 16 * 8 * 3 == 384
+    assert got["wgt_read_bits"] == 7 * 16 * 8 == 896
+    assert got["output_bits"] == 2 * 1 * 2 * 7 * acc + 7 * 8
+    assert got["output_fused"] is False
+    assert got["offchip_bits"] == (91 + 13 + 7) * 8
+    # K = 40: 5 rounds (Kr = 40), 3 chunks of at most 2 rounds.
+    r = _rng()
+    big = Layer("fc", "fc", r.integers(0, 6, size=(1, 40)), r.integers(-3, 4, size=(5, 40)), 8)
+    got = layer_accesses(big, FC_CFG, 8)
+    assert got["act_read_bits"] == 40 * 8 * 2
+    assert got["wgt_read_bits"] == 5 * 40 * 8
+    assert got["output_bits"] == 2 * 3 * 2 * 5 * acc + 5 * 8
+
+
+def _count_runs(runs, cfg):
+    """Activation and weight bits the runs load: their real windows' and filters' bricks."""
+    act = sum(int((r.rows >= 0).sum()) * r.k for r in runs) * cfg.act_bits
+    wgt = sum(int((r.cols >= 0).sum()) * r.k for r in runs) * cfg.wgt_bits
+    return act, wgt
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("mapping", ["diagonal", "group"])
+def test_reads_equal_count_over_lowered_runs(order, mapping):
+    r = _rng()
+    x = r.integers(0, 6, size=(2, 6, 5, 5))
+    layers = [conv_layer(batch=2), depthwise_layer(), fc_layer(2),
+              Layer("grouped", "conv", x, r.integers(-3, 4, size=(6, 2, 3, 3)), 8, stride=2,
+                    padding=1, groups=3)]
+    for layer in layers:
+        if layer.kind == "fc":
+            runs = lower_matmul(CFG, layer.act, layer.wgt)
+        else:
+            runs = lower_conv2d(CFG, layer.act, layer.wgt, stride=layer.stride,
+                                padding=layer.padding, groups=layer.groups, order=order,
+                                depthwise=mapping).runs
+        got = layer_accesses(layer, CFG, 8, order, mapping)
+        assert (got["act_read_bits"], got["wgt_read_bits"]) == _count_runs(runs, CFG), \
+            layer.name
+
+
+def test_fc_columns_reads_equal_count_over_runs():
+    r = _rng()
+    for k in (5, 13, 16, 40):
+        layer = Layer("fc", "fc", r.integers(0, 6, size=(1, k)),
+                      r.integers(-3, 4, size=(7, k)), 8)
+        runs = list(iter_fc_columns(FC_CFG, layer.act[0], layer.wgt))
+        act = sum(run.act.size for run in runs) * 8
+        wgt = sum(int((run.cols >= 0).sum()) * run.wgt.shape[0] * run.wgt.shape[2]
+                  for run in runs) * 8
+        partial = sum(FC_CFG.windows * int((run.cols >= 0).sum()) for run in runs)
+        got = layer_accesses(layer, FC_CFG, 8)
+        assert (got["act_read_bits"], got["wgt_read_bits"]) == (act, wgt), k
+        assert got["output_bits"] == 2 * partial * FC_CFG.acc_bits + 7 * 8, k
+
+
+def test_energy_arithmetic_and_compute_term():
+    """Two images of the conv layer: M = 50 windows, 13 window groups; 0.5 W at 100 MHz
+    for 1000 cycles is 5 uJ."""
+    acc = CFG.acc_bits
+    layer = conv_layer(batch=2)
+    onchip = 50 * 72 * 8 * 2 + 5 * 72 * 8 * 13 + 250 * (18 * acc + 8)
+    offchip = (270 + 300 + 250) * 8
+    power = {"preset": "p", "tile_w": 0.5, "clock_mhz": 100.0, "source": "hand"}
+    e = design_energy([layer], CFG, [1000], out_bits=8, images=2, power=power)
+    assert e["onchip_bits"] == onchip and e["offchip_bits"] == offchip
+    assert e["onchip_j"] == pytest.approx(onchip * 5e-12)
+    assert e["offchip_j"] == pytest.approx(offchip * 20.3125e-12)
+    assert e["compute_j"] == pytest.approx(5e-6)
+    assert e["time_s"] == pytest.approx(1e-5)
+    total = 5e-6 + onchip * 5e-12 + offchip * 20.3125e-12
+    assert e["total_j"] == pytest.approx(total)
+    assert e["per_inference_j"] == pytest.approx(total / 2)
+    assert e["per_inference"]["onchip_j"] == pytest.approx(onchip * 5e-12 / 2)
+    assert e["layers"][0]["compute_j"] == pytest.approx(5e-6)
+    assert e["power"] == power
+    # Without a record: memory only, no compute, no total, no time.
+    e = design_energy([layer], CFG, [1000], out_bits=8, images=2)
+    assert e["compute_j"] is None and e["total_j"] is None and e["per_inference_j"] is None
+    assert e["time_s"] is None and e["per_inference"]["compute_j"] is None
+    assert e["memory_j"] == pytest.approx(onchip * 5e-12 + offchip * 20.3125e-12)
+    with pytest.raises(ValueError, match="rtl_cycles"):
+        design_energy([layer], CFG, [1, 2], out_bits=8, images=2)
+
+
+def test_network_efficiency_over_baseline():
+    """The baseline's total over each design's, when both have compute energy. Same tile
+    for both: equal memory energy m, compute 1 uJ (baseline) and 0.25 uJ."""
+    layer = fc_layer(2)
+    cfgs = {"baseline": CFG, "stripes": CFG, "loom": CFG}
+    cycles = {"baseline": [100], "stripes": [100], "loom": [100]}
+
+    def rec(w):
+        return {"preset": "p", "tile_w": w, "clock_mhz": 100.0, "source": "hand"}
+
+    m = (768 + 896 + 14 * (4 * CFG.acc_bits + 8)) * 5e-12 + (91 + 26 + 14) * 8 * 20.3125e-12
+    doc = network_energy([layer], cfgs, cycles, out_bits=8, images=2,
+                         power={"baseline": rec(1.0), "stripes": rec(0.25)})
+    d = doc["designs"]
+    assert d["baseline"]["total_j"] == pytest.approx(1e-6 + m)
+    assert d["stripes"]["total_j"] == pytest.approx(0.25e-6 + m)
+    assert d["baseline"]["efficiency_over_baseline"] == pytest.approx(1.0)
+    assert d["stripes"]["efficiency_over_baseline"] == pytest.approx((1e-6 + m) /
+                                                                    (0.25e-6 + m))
+    assert d["loom"]["compute_j"] is None and d["loom"]["efficiency_over_baseline"] is None
+    assert d["loom"]["memory_j"] == pytest.approx(m)
+    assert doc["images"] == 2 and doc["constants"]["sram_pj_per_bit"] == 5.0
+    assert doc["modelled"] and doc["not_modelled"]
+    json.dumps(doc)
+    # No baseline record: no design has an efficiency.
+    doc = network_energy([layer], cfgs, cycles, out_bits=8, images=2,
+                         power={"stripes": rec(0.25)})
+    assert all(r["efficiency_over_baseline"] is None for r in doc["designs"].values())
+
+
+@pytest.mark.parametrize("rec, fragment", [
+    ({"preset": "p", "tile_w": 1.0, "clock_mhz": 100.0}, "lacks source"),
+    ({"preset": "p", "tile_w": 0, "clock_mhz": 100.0, "source": "s"}, "tile_w must be"),
+    ({"preset": "p", "tile_w": True, "clock_mhz": 100.0, "source": "s"}, "tile_w must be"),
+    ({"preset": "p", "tile_w": 1.0, "clock_mhz": float("nan"), "source": "s"}, "clock_mhz"),
+    ({"preset": 3, "tile_w": 1.0, "clock_mhz": 100.0, "source": "s"}, "must be text"),
+    ({"preset": "q", "tile_w": 1.0, "clock_mhz": 100.0, "source": "s"}, "runs on 'p'"),
+    ("0.5 W", "must be a dict"),
+])
+def test_bad_power_record(rec, fragment):
+    with pytest.raises(ConfigError, match=fragment) as err:
+        check_power_record("d", rec, preset="p")
+    assert err.value.field == "power"
+
+
+def _report(path, preset, tile_w=0.5, mhz=100.0, source="random"):
+    path.mkdir(parents=True)
+    (path / "power_report.json").write_text(json.dumps({
+        "preset": preset, "power_w": {"tile": tile_w, "total": 2 * tile_w},
+        "clock": {"mhz": mhz}, "activity": {"source": source}}))
+
+
+def test_read_power_reports(tmp_path):
+    from termwise.gen.commands.sim import _power_for, read_power_reports
+    _report(tmp_path / "a", "baseline-16x16")
+    _report(tmp_path / "b" / "deep", "stripes-16x16", 0.25, 50.0, "digits-cnn")
+    _report(tmp_path / "c", "loom-4x4")
+    reps = read_power_reports(str(tmp_path))
+    assert set(reps) == {"baseline-16x16", "stripes-16x16", "loom-4x4"}
+    rec = reps["stripes-16x16"]["b/deep/power_report.json"]
+    assert rec["tile_w"] == 0.25 and rec["clock_mhz"] == 50.0
+    assert "b/deep/power_report.json" in rec["source"] and "digits-cnn" in rec["source"]
+    power, ignored = _power_for(["baseline", "stripes"], 16, reps)
+    assert set(power) == {"baseline", "stripes"} and ignored == ["loom-4x4"]
+    power, _ = _power_for(["baseline", "stripes"], 8, reps)     # the -8b presets
+    assert power == {}
+    _report(tmp_path / "d", "stripes-16x16")
+    with pytest.raises(ConfigError, match="2 reports of preset stripes-16x16"):
+        _power_for(["stripes"], 16, read_power_reports(str(tmp_path)))
+    for bad, fragment in (({"preset": "x", "power_w": {}}, "no power_w.tile"),
+                          ({"preset": "x", "power_w": {"tile": -1}, "clock": {"mhz": 1},
+                            "activity": {"source": "random"}}, "power_w.tile must be")):
+        (tmp_path / "a" / "power_report.json").write_text(json.dumps(bad))
+        with pytest.raises(ConfigError, match=fragment) as err:
+            read_power_reports(str(tmp_path))
+        assert err.value.field == "power_reports"
+    with pytest.raises(ConfigError, match="must be a directory"):
+        read_power_reports(str(tmp_path / "none"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="no power_report.json"):
+        read_power_reports(str(tmp_path / "empty"))
