@@ -327,7 +327,8 @@ def _energy_markdown(en, archs) -> list[str]:
               "at the accumulator width, finished outputs written; fused when the tile has an "
               "output stage that can finish the layer). Off-chip: each layer's weights, input "
               "activations and outputs once at the hardware width, assuming the on-chip "
-              "buffers hold a layer's working set.", "",
+              "buffers hold a layer's working set; the weights once for all the inputs "
+              "simulated.", "",
               f"- On-chip SRAM: {c['sram_pj_per_bit']:g} pJ/bit read or write = "
               f"{c['sram_pj_per_64b_45nm']:g} pJ per 64-bit access ({c['sram_size']}, 45 nm, "
               f"0.9 V) x {c['node_factor']:g}; {src['sram_scaling']}.",

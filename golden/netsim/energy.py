@@ -27,7 +27,8 @@ windows x N x acc_bits + N x out_bits`` (never fused: the columns are reduced by
 
 Off-chip traffic: each layer's weights, input activations and outputs move once between
 DRAM and the on-chip buffers, at the hardware width (``bits``), i.e. the on-chip buffers
-are assumed to hold a layer's working set (weights, inputs, partial sums).
+are assumed to hold a layer's working set (weights, inputs, partial sums). The layers hold
+every image simulated (their batch), so the weights are fetched once for all of them.
 
 Energies (:class:`AccessEnergy`): M. Horowitz, "Computing's energy problem (and what we can
 do about it)", ISSCC 2014, 45 nm at 0.9 V: a 64-bit SRAM access costs 10 pJ (8 KB), 20 pJ
@@ -150,7 +151,8 @@ MODELLED = [
     "and finished outputs written (golden/netsim/traffic.py; fused when the tile has an "
     "output stage and one run holds the dot product)",
     "off-chip DRAM traffic: each layer's weights, input activations and outputs once at the "
-    "hardware width (the on-chip buffers hold a layer's working set)",
+    "hardware width (the on-chip buffers hold a layer's working set); the weights once for "
+    "the whole batch simulated, so their share per inference is 1/images",
     "compute: the tile's gate-level power from `termwise power` x rtl_cycles / clock, for "
     "the designs given a power record",
 ]
@@ -163,7 +165,7 @@ NOT_MODELLED = [
     "power of a design's simulation configuration where it differs from its preset's "
     "(fc_columns and a deeper buffer set for the fc mapping): the preset's report is used",
     "buffers smaller than a layer's working set (re-fetches from DRAM), inter-layer reuse "
-    "of outputs kept on chip, batching of weights over images",
+    "of outputs kept on chip",
     "storage at reduced precision or compressed (every value at the hardware width, also "
     "for the bit-serial designs whose profiled precision would allow fewer bits)",
     "buffer leakage, address generation, interconnect between buffer and tile, the host "
