@@ -34,10 +34,12 @@ def _act_signed(cfg) -> dict:
 
 def _wgt_cols(cfg) -> dict:
     """With the ``fc_columns`` option: ``wgt_cols``, each window column's own weight row
-    (:mod:`.column_weights`; in a run without ``fc`` every column's is ``wgt_row``)."""
+    (:mod:`.column_weights`; in a run without ``fc`` every column's is ``wgt_row``). One
+    port per column, not one array-layout port: a 16x16 tile's columns hold 16 x 4096 bits,
+    past the 65,536 bits Amaranth's netlist allows one signal."""
     if not cfg.fc_columns:
         return {}
-    return {"wgt_cols": In(data.ArrayLayout(unsigned(cfg.wgt_row_bits), cfg.windows))}
+    return {"wgt_cols": In(unsigned(cfg.wgt_row_bits)).array(cfg.windows)}
 
 
 def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:

@@ -21,7 +21,7 @@ more where the stagger would cost per-column delayed control.
 """
 
 from amaranth import Module, Mux, Signal, unsigned
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 __all__ = ["ColumnWeights"]
@@ -47,8 +47,9 @@ class ColumnWeights(wiring.Component):
         ``cols`` holds the weights of the array's current round.
     clear : In(1)
         The run's results have been delivered: back to round 0 (and wins).
-    cols : Out(ArrayLayout(unsigned(wgt_row_bits), windows))
-        Column ``c``'s weight row (a brick per filter) of the current round.
+    cols : Out(unsigned(wgt_row_bits)).array(windows)
+        Column ``c``'s weight row (a brick per filter) of the current round; a port per
+        column (a 16x16 tile's round is 65,536 bits, past Amaranth's limit for one signal).
     """
 
     def __init__(self, cfg):
@@ -61,7 +62,7 @@ class ColumnWeights(wiring.Component):
             "take": In(1),
             "present": Out(1),
             "clear": In(1),
-            "cols": Out(data.ArrayLayout(unsigned(cfg.wgt_row_bits), cfg.windows)),
+            "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows),
         })
 
     def elaborate(self, platform):
