@@ -15,7 +15,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["ConfigError", "Option", "Testbench", "Regression", "DesignSpec"]
+__all__ = ["ConfigError", "Option", "Testbench", "Regression", "PaperClaim", "DesignSpec"]
 
 
 class ConfigError(ValueError):
@@ -120,6 +120,50 @@ class Regression:
 
 
 @dataclass(frozen=True)
+class PaperClaim:
+    """What a design's paper reports, to print beside termwise's own figures
+    (docs/papers.md#headline-figures: the abstracts' figures, on the papers' own benchmarks,
+    baselines and technology; termwise reproduces the models, not these numbers).
+
+    Parameters
+    ----------
+    source : str
+        The paper (authors, venue) and where the figure is stated.
+    speedup : float or None
+        The headline speedup over the paper's bit-parallel baseline, when it states one
+        number against that baseline; None when its figure is relative to something else.
+    speedup_text : str
+        The paper's performance claim in words (ranges, the reference design).
+    energy_efficiency : float or None
+        The headline energy efficiency over that baseline (its energy / the design's), when
+        the paper states one in termwise's sources.
+    energy_text : str
+        The energy claim in words, or why there is none here.
+    area_text : str
+        The area claim in words ("" when the sources state none).
+    why_different : str
+        What in the paper's setting, beyond the workload, precisions and technology every
+        row differs in, makes termwise's figure differ (e.g. pruned networks for
+        Bit-Tactical).
+    """
+
+    source: str
+    speedup: float | None
+    speedup_text: str
+    energy_efficiency: float | None = None
+    energy_text: str = "no energy figure in termwise's sources (docs/papers.md)"
+    area_text: str = ""
+    why_different: str = ""
+
+    def __post_init__(self):
+        for name in ("speedup", "energy_efficiency"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and v > 0):
+                raise ValueError(f"PaperClaim.{name} must be a positive number or None, "
+                                 f"got {v!r}")
+
+
+@dataclass(frozen=True)
 class DesignSpec:
     """Everything the shared code needs to know about one design.
 
@@ -165,6 +209,9 @@ class DesignSpec:
     derived : callable(cfg) -> dict, optional
         The design's own derived values (e.g. a pipeline's depth), added to
         :meth:`termwise.gen.config.TileConfig.derived` and so to the manifest.
+    papers : dict
+        ``termwise sim`` design name -> :class:`PaperClaim`: what the design's paper
+        reports, printed beside termwise's figures by ``termwise report``.
     """
 
     arch: str
@@ -183,6 +230,7 @@ class DesignSpec:
     area_kinds: tuple = ()
     sim_designs: dict = field(default_factory=dict)
     derived: Callable[[Any], dict] | None = None
+    papers: dict = field(default_factory=dict)
 
     def __post_init__(self):
         operator.index(self.order)
@@ -195,6 +243,10 @@ class DesignSpec:
                             and isinstance(p, str) for b, p in by_bits.items())):
                 raise ValueError(f"design {self.arch}: sim_designs[{design!r}] must map "
                                  f"hardware widths (bits) to preset names, got {by_bits!r}")
+        for design, claim in self.papers.items():
+            if design not in self.sim_designs or not isinstance(claim, PaperClaim):
+                raise ValueError(f"design {self.arch}: papers[{design!r}] must be a "
+                                 "PaperClaim of one of its sim_designs")
 
     @property
     def key(self) -> tuple:

@@ -13,7 +13,8 @@ import pkgutil
 
 from ..spec import ConfigError, DesignSpec
 
-__all__ = ["SPECS", "spec", "archs", "options", "sim_designs", "sim_presets", "lookup"]
+__all__ = ["SPECS", "spec", "archs", "options", "sim_designs", "sim_presets", "lookup",
+           "paper_claim"]
 
 
 def _discover() -> dict:
@@ -73,3 +74,12 @@ def sim_designs(bits: int = 16) -> dict:
     width of the workload's values), in the family's order; designs without a preset of
     that width are left out. ``sim_designs()`` is the 16-bit map."""
     return {d: by_bits[bits] for d, by_bits in sim_presets().items() if bits in by_bits}
+
+
+def paper_claim(design: str):
+    """The :class:`~termwise.gen.spec.PaperClaim` of ``termwise sim`` design ``design``
+    (from its spec's ``papers``), or None when its spec states none."""
+    for s in SPECS.values():
+        if design in s.papers:
+            return s.papers[design]
+    return None

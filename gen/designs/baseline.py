@@ -1,6 +1,6 @@
 """Bit-parallel baseline (DaDianNao, MICRO 2014): one brick per filter per window per cycle."""
 
-from ..spec import DesignSpec, Regression
+from ..spec import DesignSpec, PaperClaim, Regression
 from .common import tile_testbench
 
 SPEC = DesignSpec(
@@ -23,4 +23,10 @@ SPEC = DesignSpec(
         Regression("baseline-16x16", slow=True),
     ),
     sim_designs={"baseline": {16: "baseline-16x16", 8: "baseline-16x16-8b"}},
+    papers={
+        "baseline": PaperClaim(
+            source="DaDianNao (Chen et al., MICRO 2014)",
+            speedup=1.0, speedup_text="the reference of every ratio (a DaDianNao-like tile)",
+            energy_efficiency=1.0, energy_text="the reference of every ratio"),
+    },
 )

@@ -1,7 +1,7 @@
 """Laconic (Sharify et al., ISCA 2019): Booth terms of weights and activations, one term pair
 per lane per cycle."""
 
-from ..spec import DesignSpec, Option, Regression
+from ..spec import DesignSpec, Option, PaperClaim, Regression
 from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 SPEC = DesignSpec(
@@ -23,4 +23,13 @@ SPEC = DesignSpec(
         Regression("laconic-4x4", suites=("real",), slow=True),
     ),
     sim_designs={"laconic": {16: "laconic-16x16", 8: "laconic-16x16-8b"}},
+    papers={
+        "laconic": PaperClaim(
+            source="Laconic (Sharify et al., ISCA 2019), abstract",
+            speedup=None, speedup_text="2.3x (128-wire) to 15.4x (1K-wire) over a 2K-wire "
+                                       "bit-parallel design; >= 40x potential",
+            area_text="its PE 5x smaller than an 8-bit bit-parallel PE",
+            why_different="the paper compares at equal memory wires, not equal peak "
+                          "throughput"),
+    },
 )

@@ -1,7 +1,7 @@
 """Bit-Pragmatic (Albericio et al., MICRO 2017): only the activations' non-zero terms,
 two-stage shifting; pallet or column synchronisation."""
 
-from ..spec import ConfigError, DesignSpec, Option, Regression
+from ..spec import ConfigError, DesignSpec, Option, PaperClaim, Regression
 from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 
@@ -47,5 +47,19 @@ SPEC = DesignSpec(
     sim_designs={
         "pragmatic": {16: "pragmatic-16x16", 8: "pragmatic-16x16-8b"},
         "pragmatic-booth": {16: "pragmatic-booth-16x16", 8: "pragmatic-booth-16x16-8b"},
+    },
+    papers={
+        "pragmatic": PaperClaim(
+            source="Bit-Pragmatic (Albericio et al., MICRO 2017), abstract",
+            speedup=2.6, speedup_text="2.6x over the baseline with pallet synchronisation "
+                                      "(3.1x column), 1.4x over Stripes",
+            why_different="the gain is the activations' non-zero terms: the paper's "
+                          "networks and profiles against the workload's"),
+        "pragmatic-booth": PaperClaim(
+            source="Bit-Pragmatic with Booth activations (Diffy's comparison point, "
+                   "Mahmoud et al., MICRO 2018)",
+            speedup=None, speedup_text="no figure of its own: Diffy's reference for the "
+                                       "gain of differential convolution",
+            why_different="no paper figure to compare"),
     },
 )

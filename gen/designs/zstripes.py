@@ -2,7 +2,7 @@
 instead of P on a step whose activations are all zero (every window's brick), a
 Cnvlutin-style skip at step granularity. The variant docs/adding-a-design.md adds."""
 
-from ..spec import DesignSpec, Regression
+from ..spec import DesignSpec, PaperClaim, Regression
 from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
@@ -23,4 +23,11 @@ SPEC = DesignSpec(
         Regression("zstripes-4x4", suites=("real",)),
     ),
     sim_designs={"zstripes": {16: "zstripes-16x16", 8: "zstripes-16x16-8b"}},
+    papers={
+        "zstripes": PaperClaim(
+            source="termwise's own variant (docs/adding-a-design.md): no paper",
+            speedup=None, speedup_text="no paper figure: Stripes plus a one-cycle skip of "
+                                       "all-zero steps",
+            why_different="no paper figure to compare"),
+    },
 )
