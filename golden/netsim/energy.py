@@ -64,7 +64,9 @@ __all__ = ["AccessEnergy", "ACCESS_ENERGY", "MODEL", "MODELLED", "NOT_MODELLED",
            "layer_accesses", "check_power_record", "design_energy", "network_energy"]
 
 #: The energy model's name, as sim.json states it.
-MODEL = "termwise memory-access + tile-power energy model (issue 16)"
+MODEL = ("the tile's gate-level power x its RTL cycles, plus on-chip buffer and off-chip "
+         "accesses counted on each design's lowering at per-bit energies (Horowitz, ISSCC 2014; "
+         "SRAM scaled to 0.18 um)")
 
 #: Horowitz, ISSCC 2014: 64-bit SRAM access energy at 45 nm, 0.9 V, per buffer size (pJ).
 HOROWITZ_SRAM_64B_PJ = {"8 KB": 10.0, "32 KB": 20.0, "1 MB": 100.0}

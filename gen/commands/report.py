@@ -1,0 +1,261 @@
+"""``termwise report``: the family's PPA table on one workload, at equal peak throughput.
+
+    termwise report --workload W [--precision 8|16] [--designs all|D,D...]
+                    [--power-cycles N] [--seed S] [--reports DIR] -o DIR
+
+For every design (each on the configuration ``termwise sim`` simulates: its equal-peak
+16x16 preset of the workload's width, with per-column fc weights where the design has
+them), in this order:
+
+1. synthesis (``termwise synth``, cached): area, area without the operand buffers, Fmax;
+2. gate-level power under the workload's activity (``termwise power --workload``, cached):
+   the tile's power at its Fmax;
+3. the network simulation (``termwise sim``) with its energy model
+   (:mod:`termwise.golden.netsim.energy`): cycles, and energy per inference from the
+   measured power (compute) plus on-chip buffer and off-chip accesses.
+
+``--reports DIR`` reuses the ``synth_report.json`` / ``power_report.json`` files found
+under DIR (matched by the tile's top name, which names every field of its configuration)
+instead of running the tools, e.g. a previous report's ``designs/`` folder. A design whose
+power cannot be measured (the power flow refuses it) keeps its row, with its memory energy
+only and the reason stated; nothing is invented.
+
+Writes DIR/report.json, report.md, report.csv and the plots (:mod:`termwise.gen.reports.ppa`),
+DIR/sim/ (the simulation's own reports) and DIR/designs/<design>/ (each design's synth and
+power reports).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ..spec import ConfigError
+from .args import check_precision, positive_int
+
+__all__ = ["register", "run_report", "DEFAULT_POWER_CYCLES"]
+
+#: Position in ``termwise --help``: after sim.
+ORDER = 75
+
+#: Cycle budget of each design's gate-level power run (a bound: the workload's sampled
+#: runs that fit, :mod:`termwise.synth.power.workload`).
+DEFAULT_POWER_CYCLES = 20000
+
+
+def _find_reports(root: str | None, name: str) -> dict:
+    """``top -> report`` of every ``name`` file under ``root`` (the newest of a top wins
+    by path order; a malformed file is a :class:`ConfigError` naming ``reports``)."""
+    found = {}
+    if root is None:
+        return found
+    for dirpath, _dirs, files in sorted(os.walk(root)):
+        if name not in files:
+            continue
+        path = os.path.join(dirpath, name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                rep = json.load(f)
+            top = rep["top"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise ConfigError("reports", f"{path} is not a termwise {name}") from None
+        found[top] = rep
+    return found
+
+
+def _power_record(rep: dict) -> dict:
+    act = rep.get("activity", {})
+    method = (rep.get("method") or {}).get("text", "whole tile")
+    return {"preset": rep["preset"], "tile_w": rep["power_w"]["tile"],
+            "clock_mhz": rep["clock"]["mhz"],
+            "source": f"termwise power ({method}), activity of {act.get('source')}: "
+                      f"{act.get('runs_completed')} runs, {act.get('cycles_simulated')} "
+                      f"cycles"}
+
+
+def run_report(workload: str, precision, out_dir: str, *, designs="all",
+               power_cycles: int = DEFAULT_POWER_CYCLES, seed: int = 1,
+               images: int | None = None, fc: str | None = None,
+               reports: str | None = None, cache_root: str | None = None,
+               use_cache: bool = True, plots: bool = True, log=None) -> dict:
+    """Synthesis, power and simulation of every design; writes the report and returns its
+    document. Bad options raise :class:`ConfigError` before anything runs."""
+    from ...golden import netsim
+    from ...golden.workloads import WORKLOADS
+    from ...synth.api import DEFAULT_CLOCK_NS, check_options, synthesise, write_report
+    from ...synth.report import area_by_kind
+    from ..designs import paper_claim
+    from ..reports import ppa
+    from ..emit import write_atomically
+    from .power import power_report, to_markdown as power_markdown
+    from .sim import parse_archs, run_sim
+
+    log = log or (lambda m: print(m, file=sys.stderr, flush=True))
+    if workload not in WORKLOADS:
+        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
+                          f"{workload!r}")
+    bits = check_precision(precision)
+    archs = parse_archs(designs) if isinstance(designs, str) else list(designs)
+    archs = [netsim.REFERENCE] + [a for a in archs if a != netsim.REFERENCE]
+    fc = netsim.DEFAULT_FC if fc is None else fc
+    if fc not in netsim.FC_MAPPINGS:
+        raise ConfigError("fc", f"must be one of {', '.join(netsim.FC_MAPPINGS)}, got {fc!r}")
+    if reports is not None and not os.path.isdir(reports):
+        raise ConfigError("reports", f"{reports!r} is not a directory")
+    synth_found = _find_reports(reports, "synth_report.json")
+    power_found = _find_reports(reports, "power_report.json")
+    cfgs = {a: netsim.sim_config(a, bits, fc) for a in archs}
+    if any(cfgs[a].top_name not in synth_found for a in archs):
+        check_options(DEFAULT_CLOCK_NS, "asic", None)
+    t0 = time.monotonic()
+    wall = {"synthesis": 0.0, "power": 0.0}
+    synth, power, power_errors, power_records = {}, {}, {}, {}
+    for a in archs:
+        cfg = cfgs[a]
+        ddir = os.path.join(out_dir, "designs", a)
+        t = time.monotonic()
+        syn = synth_found.get(cfg.top_name)
+        if syn is None:
+            log(f"{a}: synthesis of {cfg.top_name}")
+            syn = synthesise(cfg, None, cache_root=cache_root, use_cache=use_cache)
+        write_report(syn, ddir)
+        synth[a] = syn
+        wall["synthesis"] += time.monotonic() - t
+        t = time.monotonic()
+        rep = power_found.get(cfg.top_name)
+        if rep is not None and (rep.get("activity") or {}).get("source") != workload:
+            rep = None           # another activity: measure this workload's
+        fresh = rep is None
+        if fresh:
+            log(f"{a}: gate-level power under {workload}")
+            try:
+                rep = power_report(cfg, cycles=power_cycles, seed=seed, clock_mhz=None,
+                                   clock_ns=DEFAULT_CLOCK_NS, liberty=None,
+                                   cache_root=cache_root, use_cache=use_cache,
+                                   precision=None, log=log, workload=workload, layers=None)
+            except ConfigError as err:
+                power_errors[a] = str(err)
+                log(f"{a}: power not measured: {err}")
+                rep = None
+        if rep is not None:
+            try:
+                power_records[a] = _power_record(rep)
+            except (KeyError, TypeError):
+                raise ConfigError("reports", f"the power_report.json of {cfg.top_name} "
+                                  "lacks preset, power_w.tile or clock.mhz") from None
+            os.makedirs(ddir, exist_ok=True)
+            write_atomically(os.path.join(ddir, "power_report.json"),
+                             json.dumps(rep, indent=2) + "\n")
+            if fresh:
+                write_atomically(os.path.join(ddir, "power_report.md"),
+                                 power_markdown(rep) + "\n")
+            power[a] = rep
+        wall["power"] += time.monotonic() - t
+    t = time.monotonic()
+    sim = run_sim(workload, archs, bits, os.path.join(out_dir, "sim"), images=images, fc=fc,
+                  power=power_records, plots=plots, log=log)
+    wall["simulation"] = time.monotonic() - t
+    energy = sim["energy"]["designs"]
+    n_images = sim["energy"]["images"]
+    rows = []
+    for a in archs:
+        syn = synth[a]
+        rows.append(ppa.design_row(a, syn, power.get(a), power_errors.get(a),
+                                   sim["total"][a], energy.get(a), paper_claim(a),
+                                   area_by_kind(syn["asic"], syn["top"])))
+    ppa.ratios(rows, n_images)
+    wall["total"] = time.monotonic() - t0
+    from ..reports.plots import hardware_summary
+    doc = {
+        "generator": "termwise report",
+        "workload": workload,
+        "precision": bits,
+        "images": n_images,
+        "fc": fc,
+        "equal_peak_throughput": sim["equal_peak_throughput"],
+        "hardware": hardware_summary(sim["designs"], bits),
+        "flow": f"OSU 0.18 um liberty, yosys + OpenSTA, clock target "
+                f"{DEFAULT_CLOCK_NS:g} ns, Fmax from the critical path",
+        "rows": rows,
+        "common_differences": list(ppa.COMMON_DIFFERENCES),
+        "energy_model": {k: sim["energy"][k] for k in ("model", "constants", "modelled",
+                                                       "not_modelled")},
+        "methods": {
+            "area": "the synthesised tile (IO wrapper excluded); 'without buffers' "
+                    "subtracts the operand buffers (memories mapped to flip-flops)",
+            "Fmax": "1 / the critical path of OpenSTA at the liberty's nominal corner; "
+                    "'*' where the design rules are broken (extrapolated, not signable)",
+            "power": "termwise power --workload: gate-level simulation of sampled runs of "
+                     "every conv/fc layer of the workload (the same number per layer, not "
+                     "the network's mix), toggle counts to liberty internal, switching and "
+                     "leakage power, at the design's Fmax; the tile without the IO wrapper",
+            "speedup (cycles)": "termwise sim: the baseline's cycles over the design's "
+                                "(steady model)",
+            "speedup (time)": "the RTL's cycles (per-run overheads included) at each "
+                              "design's own Fmax",
+            "performance per mm2": "inferences per second (at Fmax) per mm2 of tile",
+            "energy per inference": "tile power x the RTL's cycles / Fmax, plus on-chip "
+                                    "buffer and off-chip accesses (the energy model), over "
+                                    f"the {n_images} inputs simulated",
+        },
+        "sim": {"dir": "sim", "seconds": sim.get("seconds")},
+        "wall_s": {k: round(v, 1) for k, v in wall.items()},
+    }
+    ppa.write_reports(out_dir, doc, plot=plots)
+    return doc
+
+
+def _cmd_report(args) -> int:
+    cycles = positive_int("power_cycles", args.power_cycles)
+    try:
+        seed = int(args.seed)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise ConfigError("seed", f"must be an integer >= 0, got {args.seed!r}")
+    doc = run_report(args.workload, args.precision, args.output, designs=args.designs,
+                     power_cycles=cycles, seed=seed, images=args.images, fc=args.fc,
+                     reports=args.reports, cache_root=args.cache_dir,
+                     use_cache=not args.no_cache, plots=not args.no_plots)
+    for r in doc["rows"]:
+        eff = r["energy_efficiency"]
+        print(f"{r['design']:16s} {r['area_mm2']:8.2f} mm2 {r['fmax_mhz']:7.1f} MHz "
+              f"speedup {r['speedup_time']:6.2f}x  energy eff. "
+              + ("-" if eff is None else f"{eff:.2f}x"))
+    print(f"wrote {os.path.join(args.output, 'report.md')} ({doc['wall_s']['total']} s)")
+    return 0
+
+
+def register(subparsers) -> None:
+    from .synth import tool_errors
+    from ..designs import sim_designs
+    from ...golden.workloads import WORKLOADS
+    p = subparsers.add_parser("report", help="the family's PPA table on a workload at equal "
+                              "peak: synthesis, gate-level power, simulation and energy per "
+                              "inference, beside each paper's claim")
+    p.add_argument("--workload", required=True, help=" | ".join(WORKLOADS))
+    p.add_argument("--precision", default="16",
+                   help="8 or 16: the workload's width and the hardware's (-16x16 or "
+                        "-16x16-8b presets)")
+    p.add_argument("--designs", default="all", metavar="DESIGN[,DESIGN...]|all",
+                   help=", ".join(sim_designs()) + " or all (the baseline is always in)")
+    p.add_argument("--fc", choices=("columns", "window"), default="columns",
+                   help="the fc mapping of termwise sim (columns: per-column weight "
+                        "registers on the designs that have them, synthesised as such)")
+    p.add_argument("--images", type=int, default=None,
+                   help="inputs simulated (default: the workload's own)")
+    p.add_argument("--power-cycles", default=str(DEFAULT_POWER_CYCLES),
+                   help=f"cycle bound of each gate-level power run (default "
+                        f"{DEFAULT_POWER_CYCLES})")
+    p.add_argument("--seed", default="1", help="the workload runs drawn for power")
+    p.add_argument("--reports", default=None, metavar="DIR",
+                   help="reuse synth_report.json / power_report.json files under DIR "
+                        "(matched by top name) instead of running the tools")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="synthesis cache (default build/synth-cache)")
+    p.add_argument("--no-cache", action="store_true", help="rerun synthesis and power")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.set_defaults(func=tool_errors(_cmd_report))
