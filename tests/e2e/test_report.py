@@ -1,0 +1,111 @@
+"""`termwise report` end to end: the PPA table from given synth and power reports (so that it
+runs in `make test` without synthesis), every ratio recomputed here by hand from those
+reports and the simulation's own sim.json; bad input refused; the real thing (synthesis and
+gate-level power of two 16x16 designs) in `make test-all`."""
+
+import json
+
+import pytest
+
+from termwise_e2e import assert_png, assert_usage_error, load_json, ok
+
+from termwise.golden.netsim import sim_config
+
+# Hand-made reports: tile area, operand-buffer area, Fmax, tile power (W).
+FIXTURE = {"baseline": (40e6, 10e6, 100.0, 3.0), "stripes": (60e6, 12e6, 150.0, 2.0)}
+
+
+def _write_reports(root, workload="digits-cnn"):
+    for design, (area, buffers, fmax, watts) in FIXTURE.items():
+        cfg = sim_config(design, 16)
+        d = root / design
+        d.mkdir(parents=True)
+        synth = {"top": cfg.top_name, "preset": cfg.name, "config": cfg.to_dict(),
+                 "asic": {"area_um2": area, "fmax_mhz": fmax,
+                          "drv_violations": {"count": 0},
+                          "modules": {cfg.top_name: {"instances": 1,
+                                                     "area_um2": area - buffers},
+                                      f"{cfg.top_name}.wgt_buffer": {"instances": 1,
+                                                                     "area_um2": buffers}}},
+                 "throughput": {"peak_macs_per_cycle": 256.0}}
+        power = {"top": cfg.top_name, "preset": cfg.name, "power_w": {"tile": watts},
+                 "clock": {"mhz": fmax},
+                 "activity": {"source": workload, "runs_completed": 6,
+                              "cycles_simulated": 1000, "layers": [{}, {}, {}]}}
+        (d / "synth_report.json").write_text(json.dumps(synth))
+        (d / "power_report.json").write_text(json.dumps(power))
+
+
+def test_report_from_given_reports(termwise, tmp_path):
+    _write_reports(tmp_path / "in")
+    r = ok(termwise("report", "--workload", "digits-cnn", "--designs", "stripes",
+                    "--images", "2", "--reports", "in", "-o", "out"))
+    out = tmp_path / "out"
+    doc = load_json(out / "report.json")
+    sim = load_json(out / "sim" / "sim.json")
+    rows = {row["design"]: row for row in doc["rows"]}
+    assert list(rows) == ["baseline", "stripes"]
+    images = 2
+    time = {}
+    energy = {}
+    for design, (area, buffers, fmax, watts) in FIXTURE.items():
+        row = rows[design]
+        assert row["area_mm2"] == pytest.approx(area / 1e6)
+        assert row["area_without_buffers_mm2"] == pytest.approx((area - buffers) / 1e6)
+        assert row["fmax_mhz"] == fmax and row["power_mw"] == pytest.approx(watts * 1e3)
+        rtl = sim["total"][design]["rtl_cycles"]
+        time[design] = rtl / (fmax * 1e6)
+        mem = sim["energy"]["designs"][design]
+        memory_j = mem["onchip_j"] + mem["offchip_j"]
+        energy[design] = (watts * time[design] + memory_j) / images
+        assert row["energy_per_inference_uj"] == pytest.approx(energy[design] * 1e6)
+        assert row["compute_uj"] == pytest.approx(watts * time[design] / images * 1e6)
+        assert row["inferences_per_s_per_mm2"] == pytest.approx(
+            images / time[design] / (area / 1e6))
+    s = rows["stripes"]
+    assert s["speedup_cycles"] == pytest.approx(sim["total"]["stripes"]["speedup"])
+    assert s["speedup_time"] == pytest.approx(time["baseline"] / time["stripes"])
+    assert s["energy_efficiency"] == pytest.approx(energy["baseline"] / energy["stripes"])
+    # the paper's claim beside it, with the reason the figures differ
+    assert s["paper"]["speedup"] == 1.92 and s["paper"]["energy_efficiency"] == 1.57
+    assert "1.92x in the paper" in s["vs_paper"] and "precision" in s["vs_paper"]
+    md = (out / "report.md").read_text()
+    assert "| stripes | 60.00 | 48.00 | 150.0 | 2000.0 |" in md
+    assert "Beside the papers" in md and "Every row also differs" in md
+    for png in ("report_speedup_area.png", "report_energy.png", "report_perf_area.png"):
+        assert_png(out / png)
+    assert (out / "designs" / "stripes" / "power_report.json").is_file()
+    assert "stripes" in r.stdout and "report.md" in r.stdout
+
+
+@pytest.mark.parametrize("args, field", [
+    (("--workload", "nope"), "workload"),
+    (("--workload", "digits-cnn", "--precision", "12"), "precision"),
+    (("--workload", "digits-cnn", "--designs", "stripes,nope"), "designs"),
+    (("--workload", "digits-cnn", "--reports", "missing-dir"), "reports"),
+    (("--workload", "digits-cnn", "--power-cycles", "0"), "power_cycles"),
+])
+def test_report_refuses_bad_input(termwise, tmp_path, args, field):
+    r = termwise("report", *args, "-o", "out")
+    assert_usage_error(r, tmp_path / "out", field)
+
+
+def test_report_refuses_a_malformed_report(termwise, tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "power_report.json").write_text("{not json")
+    r = termwise("report", "--workload", "digits-cnn", "--reports", "in", "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "reports")
+
+
+@pytest.mark.synth
+@pytest.mark.slow
+def test_report_measures_everything(termwise, tmp_path):
+    """The whole chain on baseline-16x16 and stripes-16x16 (with its per-column fc
+    weights): synthesis, gate-level power under digits-cnn, simulation."""
+    r = ok(termwise("report", "--workload", "digits-cnn", "--designs", "stripes",
+                    "--images", "2", "-o", "out", timeout=6 * 3600))
+    doc = load_json(tmp_path / "out" / "report.json")
+    for row in doc["rows"]:
+        assert row["power_mw"] > 0 and row["energy_per_inference_uj"] > 0
+        assert row["power_error"] is None
+    assert "report.md" in r.stdout
