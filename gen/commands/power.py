@@ -155,15 +155,14 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
             "command": f"sta::set_power_global_activity {activity:.6g} 0.5; report_power"}
 
 
-def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
-                 clock_ns: float, liberty: str | None, cache_root: str | None,
-                 use_cache: bool, precision: int | None, log=print,
-                 workload: str | None = None, layers: list[str] | None = None) -> dict:
-    """Synthesis (cached), gate-level simulation, power; the report dict. ``workload``: the
-    activity of that workload's ``layers`` (default all conv/fc layers; ``seed`` draws their
-    runs) instead of random operands (``seed`` seeds the operands); bad names, a design the
-    generic lowering cannot drive, or too few ``cycles`` for one run of each layer raise
-    :class:`ConfigError` before anything runs."""
+def _measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: float,
+             liberty: str | None, cache_root: str | None, use_cache: bool,
+             precision: int | None, log, workload: str | None, layers: list[str] | None,
+             clock_source: str | None = None) -> tuple[dict, dict]:
+    """Synthesis of ``cfg`` (cached), its gate-level simulation and power: the report dict
+    of ``cfg`` itself (the whole tile, or the part :func:`power_report` scales) and the
+    facts the scaling needs (``by_module``: power per module definition; ``lib``;
+    ``syn``: the synthesis report; ``sim_s``; ``plan``)."""
     from ...gen.emit import manifest, render
     from ...synth import cache as synth_cache
     from ...synth.api import synthesise
@@ -173,15 +172,11 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     from ...synth.power.saif import read_saif
     from ...synth.power.stimulus import (RESET_CYCLES, command_word, tile_run_harness_cpp,
                                          write_stimulus)
-    from ...synth.power.workload import check_drivable, plan_workload, stimulus_rows
+    from ...synth.power.workload import plan_workload, stimulus_rows
     from ...synth.tools import DEFAULT_LIBERTY
     from ...synth.wrapper import wrapper_name
 
     t0 = time.monotonic()
-    if workload is not None:
-        check_drivable(cfg)
-    elif layers is not None:
-        raise ConfigError("layers", "needs --workload (the layers are a workload's)")
     text_v, tile = render(cfg)
     man = manifest(cfg, text_v, tile)
     plan = None
@@ -275,7 +270,6 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     total = tot["total_w"]
     tile_w = total - by_kind.get("io_wrapper", {}).get("total_w", 0.0)
     f_hz = f_mhz * 1e6
-    peak = thr["peak_macs_per_cycle"]
     sim_s = sim_cycles / f_hz
     activity_rec = _activity(cfg, plan, stats, cycles, bricks)
     macs = activity_rec["macs_issued"]
@@ -316,8 +310,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                       "clock_ns": clock_ns, "cell_count": asic["cell_count"],
                       "liberty": lib_path},
         "clock": {"mhz": f_mhz,
-                  "source": "--clock-mhz" if clock_mhz is not None else
-                  "the synthesis report's ASIC Fmax"},
+                  "source": clock_source or ("--clock-mhz" if clock_mhz is not None else
+                                             "the synthesis report's ASIC Fmax")},
         "activity": activity_rec,
         "activity_source": {
             "stimulus": stimulus_text,
@@ -340,47 +334,62 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                     "input_port_nets_apart": max(rep.port_switching_w - clock_net_w, 0.0)},
         "by_kind_w": by_kind,
         "unmapped_modules": unmapped,
-        "energy": {
-            "per_cycle_pj": total / f_hz * 1e12,
-            "tile_per_cycle_pj": tile_w / f_hz * 1e12,
-            "per_mac_at_peak_pj": tile_w / f_hz / peak * 1e12,
-            "peak_macs_per_cycle": peak,
-            "per_mac_at_peak_note": "tile power of the simulated loop divided by the peak "
-                                    f"throughput ({peak:g} MAC/cycle at "
-                                    f"{thr['precision_bits']}-bit activations): as if the "
-                                    "tile were at peak every cycle, "
-                                    + ("dense operands" if plan is None else
-                                       "with the activity of the workload's runs"),
-            "per_mac_issued_pj": (tile_w * sim_s / macs * 1e12) if macs else None,
-            "per_mac_issued_note": "tile energy of the whole simulation (loads, reset and "
-                                   "idle cycles included) over the MACs of the completed "
-                                   "runs",
-            "per_real_mac_pj": (tile_w * sim_s / real_macs * 1e12) if real_macs else None,
-            "per_real_mac_note": ("tile energy of the whole simulation over the workload's "
-                                  "own MACs in the completed runs (brick padding, padding "
-                                  "windows and filters excluded)" if plan is not None else
-                                  "random operands: every issued MAC is a real one, as per "
-                                  "MAC issued"),
-        },
+        "energy": _energy(total, tile_w, f_hz, thr, sim_s, macs, real_macs, plan),
         "opensta": dict(sta, ratio_termwise_to_opensta=(total / sta["total_w"]
                                                          if sta["total_w"] else None),
-                        why="OpenSTA sets every net to the same activity (the simulation's "
-                            "average), while in simulation each net has its own rate: the "
-                            "buffer flops hold their rows most cycles (a row is written "
-                            "once per run) and the datapath nets toggle far more than the "
-                            "average, and internal power is not linear in per-net activity, "
-                            "so the totals differ"),
+                        why=STA_WHY),
         "modelled": MODELLED,
         "not_modelled": NOT_MODELLED,
         "assumptions": rep.assumptions,
         "units": rep.units,
         "extrapolated_table_lookups": rep.extrapolated,
         "model_cache": build,
-        "wall_s": {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1), "model_build": round(t2 - t1, 1),
-                   "simulation": round(t3 - t2, 1), "power": round(t4 - t3, 1),
-                   "opensta": round(t5 - t4, 1), "total": round(time.monotonic() - t0, 1)},
+        "wall_s": {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
+                   "model_build": round(t2 - t1, 1), "simulation": round(t3 - t2, 1),
+                   "power": round(t4 - t3, 1), "opensta": round(t5 - t4, 1),
+                   "total": round(time.monotonic() - t0, 1)},
     }
-    return report
+    return report, {"by_module": rep.by_module, "lib": lib, "syn": syn, "sim_s": sim_s,
+                    "plan": plan, "clk_cap": clk_cap,
+                    "port_switching_w": max(rep.port_switching_w - clock_net_w, 0.0)}
+
+
+#: Why OpenSTA's vectorless figure differs from the simulated one.
+STA_WHY = ("OpenSTA sets every net to the same activity (the simulation's average), while in "
+           "simulation each net has its own rate: the buffer flops hold their rows most "
+           "cycles (a row is written once per run) and the datapath nets toggle far more "
+           "than the average, and internal power is not linear in per-net activity, so the "
+           "totals differ")
+
+
+def _energy(total: float, tile_w: float, f_hz: float, thr: dict, sim_s: float, macs: float,
+            real_macs: float, plan) -> dict:
+    """The report's ``energy`` record: ``total``/``tile_w`` power (W) at ``f_hz``, the
+    tile's peak throughput ``thr``, ``macs`` issued and ``real_macs`` in ``sim_s`` seconds
+    of simulated time."""
+    peak = thr["peak_macs_per_cycle"]
+    return {
+        "per_cycle_pj": total / f_hz * 1e12,
+        "tile_per_cycle_pj": tile_w / f_hz * 1e12,
+        "per_mac_at_peak_pj": tile_w / f_hz / peak * 1e12,
+        "peak_macs_per_cycle": peak,
+        "per_mac_at_peak_note": "tile power of the simulated loop divided by the peak "
+                                f"throughput ({peak:g} MAC/cycle at "
+                                f"{thr['precision_bits']}-bit activations): as if the "
+                                "tile were at peak every cycle, "
+                                + ("dense operands" if plan is None else
+                                   "with the activity of the workload's runs"),
+        "per_mac_issued_pj": (tile_w * sim_s / macs * 1e12) if macs else None,
+        "per_mac_issued_note": "tile energy of the whole simulation (loads, reset and "
+                               "idle cycles included) over the MACs of the completed "
+                               "runs",
+        "per_real_mac_pj": (tile_w * sim_s / real_macs * 1e12) if real_macs else None,
+        "per_real_mac_note": ("tile energy of the whole simulation over the workload's "
+                              "own MACs in the completed runs (brick padding, padding "
+                              "windows and filters excluded)" if plan is not None else
+                              "random operands: every issued MAC is a real one, as per "
+                              "MAC issued"),
+    }
 
 
 def _activity(cfg, plan, stats: dict, cycles: int, bricks: int) -> dict:
@@ -413,6 +422,402 @@ def _activity(cfg, plan, stats: dict, cycles: int, bricks: int) -> dict:
     return rec
 
 
+#: Bumped when the stored report's layout changes (old entries are then never hit).
+REPORT_CACHE_VERSION = 1
+#: The files whose text computes a power report besides the synthesis: this module and
+#: every module of synth/power (harness, cell models, SAIF reader, power, workload, part).
+_POWER_CODE = ("gen/commands/power.py", "synth/power/*.py")
+#: The files the stimulus of ``--workload`` is made from (the workload itself, its lowering,
+#: runtime registers, cycle model and row packing): in the key of a workload's report only.
+_WORKLOAD_CODE = ("golden/workloads/*.py", "golden/lowering.py", "golden/netsim/simulate.py",
+                  "golden/cycles.py", "golden/arch/*.py", "golden/fixedpoint.py",
+                  "tb/driver.py")
+#: The packages whose text the Verilog is rendered from: the memo of a configuration's
+#: Verilog sha256 (which saves rendering it on a hit, ~5 s for stripes-16x16) is keyed by
+#: all of them, so any edit there renders again (the report key itself is the Verilog's).
+_RENDER_PACKAGES = ("rtl", "gen", "golden", "tb", "synth")
+
+
+def _repo_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _files_sha(patterns) -> str:
+    """sha256 over the names and text of the package files matching ``patterns``."""
+    import glob
+    root = _repo_root()
+    h = hashlib.sha256()
+    for pat in patterns:
+        for path in sorted(glob.glob(os.path.join(root, pat))):
+            h.update(os.path.relpath(path, root).encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()
+
+
+def _tree_sha(packages) -> str:
+    """sha256 over every source file of ``packages`` (names and text)."""
+    root = _repo_root()
+    h = hashlib.sha256()
+    for pkg in packages:
+        for d, dirs, files in os.walk(os.path.join(root, pkg)):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not x.startswith("."))
+            for name in sorted(files):
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                path = os.path.join(d, name)
+                h.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+def _verilog_sha(cfg, memo_dir: str, sources: str) -> str:
+    """sha256 of ``cfg``'s Verilog, remembered in ``memo_dir`` under the configuration and
+    ``sources`` (:func:`_tree_sha` of the packages that render it)."""
+    from ...gen.emit import render
+    memo = os.path.join(memo_dir, _sha(json.dumps([cfg.to_dict(), cfg.top_name, sources],
+                                                  sort_keys=True))[:24])
+    try:
+        with open(memo, encoding="utf-8") as f:
+            sha = f.read().strip()
+        if len(sha) == 64:
+            return sha
+    except OSError:
+        pass
+    text_v, _ = render(cfg)
+    sha = _sha(text_v)
+    os.makedirs(memo_dir, exist_ok=True)
+    _write(memo, sha + "\n")
+    return sha
+
+
+def _synth_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -> str:
+    """The key the synthesis cache keeps ``cfg``'s ASIC run under (as
+    :func:`termwise.synth.api.synthesise` computes it)."""
+    from ...synth import api, cache
+    return cache.cache_key(api._settings("asic", _verilog_sha(cfg, memo_dir, sources),
+                                         clock_ns, lib))
+
+
+def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: str,
+                      cycles: int, seed: int, clock_mhz: float | None, precision: int,
+                      workload: str | None, layers: list[str] | None) -> dict:
+    """Everything a power report depends on, for its cache key.
+
+    The synthesis keys stand for the Verilog (hence the configuration and the RTL), the
+    clock target, the liberty and the synthesis tools and scripts; the gate-level model's
+    key (``_model``) is a function of the synthesis key (its netlist), the liberty (its cell
+    models), the harness (the manifest's ports and the stimulus module's text) and the build
+    flags, all covered here by the synthesis key, the power code's text and
+    :data:`MODEL_BUILD_FLAGS` and the Verilator version. Then the run's options, and for a
+    workload the text of the code that makes its stimulus."""
+    from importlib import metadata
+    try:
+        verilator = metadata.version("verilator")
+    except metadata.PackageNotFoundError:
+        verilator = None
+    return {"version": REPORT_CACHE_VERSION, "config": cfg.to_dict(),
+            "synthesis_key": synth_key, "part": mode, "part_synthesis_key": part_synth_key,
+            "cycles": cycles, "seed": seed, "clock_mhz": clock_mhz, "precision": precision,
+            "workload": workload, "layers": layers,
+            "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
+            "power_code_sha256": _files_sha(_POWER_CODE),
+            "workload_code_sha256": _files_sha(_WORKLOAD_CODE) if workload else None}
+
+
+def report_key(inputs: dict) -> str:
+    return _sha(json.dumps(inputs, sort_keys=True, separators=(",", ":")))[:24]
+
+
+def _cache_load(reports_dir: str, key: str) -> dict | None:
+    try:
+        with open(os.path.join(reports_dir, key, "power_report.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _cache_store(reports_dir: str, key: str, inputs: dict, report: dict) -> None:
+    """Write the entry in a fresh folder and rename it into place: never half-written."""
+    os.makedirs(reports_dir, exist_ok=True)
+    wd = tempfile.mkdtemp(prefix=".run-", dir=reports_dir)
+    try:
+        for name, data in (("power_report.json", report), ("inputs.json", inputs)):
+            with open(os.path.join(wd, name), "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1, sort_keys=name == "inputs.json")
+        final = os.path.join(reports_dir, key)
+        if os.path.isdir(final):        # a concurrent run got there first: keep theirs
+            shutil.rmtree(wd, ignore_errors=True)
+        else:
+            os.replace(wd, final)
+    except BaseException:
+        shutil.rmtree(wd, ignore_errors=True)
+        raise
+
+
+def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
+                 clock_ns: float, liberty: str | None, cache_root: str | None,
+                 use_cache: bool, precision: int | None, log=print,
+                 workload: str | None = None, layers: list[str] | None = None,
+                 part: str = "auto") -> dict:
+    """Synthesis (cached), gate-level simulation, power; the report dict. ``workload``: the
+    activity of that workload's ``layers`` (default all conv/fc layers; ``seed`` draws their
+    runs) instead of random operands (``seed`` seeds the operands); bad names, a design the
+    generic lowering cannot drive, or too few ``cycles`` for one run of each layer raise
+    :class:`ConfigError` before anything runs.
+
+    ``part``: ``whole`` simulates the whole tile; ``row`` one PE row and the shared logic
+    (:mod:`termwise.synth.power.part`), scaled to the whole tile; ``auto`` (default) ``row``
+    above :data:`~termwise.synth.power.part.ROW_ABOVE_CELLS` synthesised cells. The report
+    is kept in ``<power-cache>/reports/<key>/`` (:func:`report_key_inputs`); ``use_cache``
+    False recomputes it (and reruns the synthesis)."""
+    from ...gen.emit import manifest, render
+    from ...synth import cache as synth_cache
+    from ...synth.api import check_options, synthesise
+    from ...synth.power.part import MODES, choose_mode, part_config
+    from ...synth.power.stimulus import RESET_CYCLES
+    from ...synth.power.workload import check_drivable, plan_workload
+
+    t0 = time.monotonic()
+    if part not in MODES:
+        raise ConfigError("part", f"must be one of {', '.join(MODES)}, got {part!r}")
+    if workload is not None:
+        check_drivable(cfg)
+    elif layers is not None:
+        raise ConfigError("layers", "needs --workload (the layers are a workload's)")
+    clock_ns, _, lib = check_options(clock_ns, "asic", liberty)
+    prec = min(16, cfg.act_bits) if precision is None else precision
+    root = cache_root or synth_cache.DEFAULT_ROOT
+    power_cache = os.path.join(os.path.dirname(os.path.abspath(root)), "power-cache")
+    reports = os.path.join(power_cache, "reports")
+    memo = os.path.join(reports, "verilog-sha")
+    sources = _tree_sha(_RENDER_PACKAGES)
+    key_w = _synth_key(cfg, clock_ns, lib, memo, sources)
+    pcfg = part_config(cfg)
+
+    def inputs_for(mode):
+        return report_key_inputs(
+            cfg, synth_key=key_w, mode=mode,
+            part_synth_key=_synth_key(pcfg, clock_ns, lib, memo, sources)
+            if mode == "row" else None,
+            cycles=cycles, seed=seed, clock_mhz=clock_mhz, precision=prec,
+            workload=workload, layers=layers)
+
+    if use_cache:
+        # ``auto`` resolves from the whole tile's cached synthesis; without it, a miss.
+        hit_w = synth_cache.lookup(root, key_w)
+        mode = choose_mode(part, hit_w["cell_count"] if hit_w else None) \
+            if (part != "auto" or hit_w) else None
+        if mode is not None:
+            inputs = inputs_for(mode)
+            key = report_key(inputs)
+            rep = _cache_load(reports, key)
+            if rep is not None:
+                rep["cached"] = True
+                rep["cache"] = {"key": key, "hit": True, "dir": os.path.join(reports, key),
+                                "lookup_s": round(time.monotonic() - t0, 2)}
+                return rep
+    if workload is not None:
+        # The workload's names and the cycle budget are checked on the whole tile before
+        # any synthesis (its plan is also the whole tile's stimulus).
+        text_v, tile = render(cfg)
+        plan_workload(cfg, manifest(cfg, text_v, tile)["command_layout"], workload, layers,
+                      cycles=cycles, seed=seed, reset_cycles=RESET_CYCLES, log=None)
+    syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
+                     cache_root=cache_root, use_cache=use_cache, precision=precision)
+    mode = choose_mode(part, syn["asic"]["cell_count"])
+    common = dict(cycles=cycles, seed=seed, clock_ns=clock_ns, liberty=liberty,
+                  cache_root=cache_root, use_cache=use_cache, precision=precision, log=log,
+                  workload=workload, layers=layers)
+    if mode == "whole":
+        rep, _ = _measure(cfg, clock_mhz=clock_mhz, **common)
+        rep["method"] = _whole_method(part, syn)
+    else:
+        f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
+        source = ("--clock-mhz" if clock_mhz is not None else
+                  "the whole tile's ASIC Fmax (its synthesis report)")
+        prep, facts = _measure(pcfg, clock_mhz=f_mhz, clock_source=source, **common)
+        rep = _from_part(cfg, pcfg, part, syn, prep, facts, workload, layers, clock_ns)
+        rep["clock"]["source"] = source
+    rep["wall_s"]["total"] = round(time.monotonic() - t0, 1)
+    inputs = inputs_for(mode)
+    key = report_key(inputs)
+    rep["cached"] = False
+    _cache_store(reports, key, inputs, rep)
+    rep["cache"] = {"key": key, "hit": False, "dir": os.path.join(reports, key)}
+    return rep
+
+
+def _whole_method(requested: str, syn: dict) -> dict:
+    from ...synth.power.part import ROW_ABOVE_CELLS
+    cells = syn["asic"]["cell_count"]
+    return {"mode": "whole", "requested": requested,
+            "why": ("--part whole" if requested == "whole" else
+                    f"--part auto: {cells} synthesised cells, at most {ROW_ABOVE_CELLS} "
+                    "(the whole tile's gate-level model builds in minutes)"),
+            "synthesis_key": syn["cache"]["asic"]["key"],
+            "how": "the whole tile's netlist simulated: every figure is the whole tile's own"}
+
+
+def _layer_slots(cfg, workload: str, names: list[str]) -> dict[str, int]:
+    """Per layer: the MAC slots (bricks x lanes x filters x windows, every run) of its whole
+    lowering onto ``cfg``."""
+    from ...golden.lowering import lower_layer
+    from ...synth.power.workload import load_layers
+    _, chosen = load_layers(cfg, workload, names)
+    return {layer.name: sum(int(r.k) for r in lower_layer(cfg, layer)[0])
+            * cfg.filters * cfg.windows for layer in chosen}
+
+
+def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
+               workload: str | None, layers: list[str] | None, clock_ns: float) -> dict:
+    """The whole tile's report from the part's (:mod:`termwise.synth.power.part`)."""
+    from ...synth.power.part import (ROW_ABOVE_CELLS, module_areas, module_scales,
+                                     scale_by_kind, static_by_module, whole_real_macs)
+    t0 = time.monotonic()
+    lib, psyn = facts["lib"], facts["syn"]
+    top, ptop = cfg.top_name, pcfg.top_name
+    asic = syn["asic"]
+    with open(os.path.join(syn["cache"]["asic"]["dir"], "stat.json"), encoding="utf-8") as f:
+        stat = json.load(f)
+    scales = module_scales(module_areas(asic, top), module_areas(psyn["asic"], ptop))
+    static = static_by_module(stat, asic, top, lib)
+    dyn = {}
+    for module, m in facts["by_module"].items():
+        name = module.lstrip("\\")
+        if not name.startswith(ptop):
+            raise RuntimeError(f"power of a module outside the part's tile: {name}")
+        dyn[name[len(ptop):]] = m
+    by_kind, factors = scale_by_kind(dyn, scales, static)
+    internal = sum(v["internal_w"] for v in by_kind.values())
+    switching = sum(v["switching_w"] for v in by_kind.values())
+    leakage = sum(v["leakage_w"] for v in by_kind.values())
+    total = internal + switching + leakage
+    tile_w = total - by_kind.get("io_wrapper", {}).get("total_w", 0.0)
+    f_mhz = prep["clock"]["mhz"]
+    f_hz = f_mhz * 1e6
+    u = lib.units
+    v2 = (lib.voltage * u.voltage_v) ** 2
+    clk_cap = _clock_pin_cap(stat, asic, top, lib)
+    clock_net_w = 0.5 * clk_cap * u.capacitance_f * v2 * 2 * f_hz
+    wrap_scale = scales.get("__wrap", {}).get("scale", 1.0)
+
+    act = prep["activity"]
+    F = cfg.filters
+    macs = act["macs_issued"] * F
+    if facts["plan"] is None:
+        real = macs
+        per_layer = []
+    else:
+        names = [d["name"] for d in act["layers"]]
+        slots_w = _layer_slots(cfg, workload, names)
+        slots_p = _layer_slots(pcfg, workload, names)
+        per_layer = []
+        real = 0.0
+        for d in act["layers"]:
+            r = whole_real_macs(d["real_macs"], F, slots_p[d["name"]], slots_w[d["name"]])
+            real += r
+            per_layer.append({"name": d["name"], "part_real_macs": d["real_macs"],
+                              "part_mac_slots": slots_p[d["name"]],
+                              "whole_mac_slots": slots_w[d["name"]],
+                              "whole_real_macs": r})
+    sentence = (
+        f"The whole tile's figures are estimated from a representative part: the same "
+        f"configuration with filters=1 (one PE row: every window column and lane of one "
+        f"filter, plus the shared controller, activation front end and buffers; "
+        f"pe_stages={pcfg.pe_stages} as in the whole tile), synthesised and simulated on "
+        f"the same activity; each module's dynamic power (internal + switching) is the "
+        f"part's times the whole tile's synthesised area of that module over the part's; "
+        f"leakage and cell counts are the whole tile's own, from its synthesised cell "
+        f"counts; the clock is the whole tile's; the MACs are {F} times the part's "
+        + ("" if facts["plan"] is None else
+           "(real MACs corrected for the whole tile's filter padding, layer by layer) ")
+        + "in the same cycles.")
+    method = {
+        "mode": "row", "requested": requested,
+        "why": ("--part row" if requested == "row" else
+                f"--part auto: {asic['cell_count']} synthesised cells, over "
+                f"{ROW_ABOVE_CELLS} (the whole tile's gate-level model would take too long "
+                "to build)"),
+        "how": sentence,
+        "part_config": pcfg.to_dict(), "part_top": ptop,
+        "synthesis_key": syn["cache"]["asic"]["key"],
+        "part_synthesis_key": psyn["cache"]["asic"]["key"],
+        "kind_factors": factors,
+        "module_scales": {(s or "<top>"): {"kind": m["kind"], "scale": m["scale"],
+                                           "whole_area_um2": m["area_um2"],
+                                           "part_area_um2": m["part_area_um2"]}
+                          for s, m in scales.items()},
+        "leakage": "exact: the whole tile's synthesised cell counts x cell_leakage_power",
+        "assumed": ["every filter's PE row toggles like the simulated one",
+                    "a module's dynamic power per unit area is the same in the whole tile as "
+                    "in the part (the shared logic's extra area in the whole tile, e.g. the "
+                    "wider output mux and IO wrapper, toggles like the part's)",
+                    "broadcast nets across the whole array: the part's drive one row; the "
+                    "whole tile's buffering is scaled by area, not simulated"],
+        "macs": {"filters": F, "part_macs_issued": act["macs_issued"],
+                 "macs_issued": macs, "part_real_macs": act["real_macs"],
+                 "real_macs": real, "layers": per_layer,
+                 "how": f"issued: {F} x the part's; real: " +
+                        ("as issued (random operands)" if facts["plan"] is None else
+                         "per layer part real MACs x filters x (the layer's MAC slots on "
+                         "the part / on the whole tile), the layer's own MACs being the "
+                         "same in both lowerings")},
+        "check": "baseline-4x4 and stripes-4x4, whole tile against one PE row: README, "
+                 "Gate-level power",
+    }
+    rep = dict(prep)
+    rep.update({
+        "top": top, "preset": cfg.name, "config": cfg.to_dict(),
+        "synthesis": {"cache_key": syn["cache"]["asic"]["key"],
+                      "cached": syn["cache"]["asic"]["hit"],
+                      "area_um2": asic["area_um2"], "fmax_mhz": asic["fmax_mhz"],
+                      "clock_ns": clock_ns, "cell_count": asic["cell_count"],
+                      "liberty": prep["synthesis"]["liberty"]},
+        "power_w": {"total": total, "dynamic": internal + switching, "internal": internal,
+                    "switching": switching, "leakage": leakage, "tile": tile_w,
+                    "clock_net_switching_apart": clock_net_w,
+                    "input_port_nets_apart": facts["port_switching_w"] * wrap_scale},
+        "by_kind_w": by_kind,
+        "energy": _energy(total, tile_w, f_hz, syn["throughput"], facts["sim_s"], macs, real,
+                          facts["plan"]),
+        "opensta": dict(prep["opensta"], of="the part's netlist (the whole tile's "
+                        "vectorless figure is not computed)"),
+        "part": {"top": ptop, "config": pcfg.to_dict(), "synthesis": prep["synthesis"],
+                 "power_w": prep["power_w"], "by_kind_w": prep["by_kind_w"],
+                 "energy": prep["energy"]},
+        "method": method,
+        "not_modelled": NOT_MODELLED + [
+            "the whole tile is not simulated: its dynamic power is one PE row's, scaled "
+            "module by module by synthesised area (method)"],
+    })
+    act = dict(act)
+    act["whole_tile"] = {"macs_issued": macs, "real_macs": real,
+                         "note": "the activity record is the part's (one filter); the whole "
+                                 "tile's MACs in the same cycles are method.macs"}
+    rep["activity"] = act
+    rep["activity_source"] = dict(prep["activity_source"],
+                                  macs_issued=macs,
+                                  simulated=f"the part {ptop} (one PE row)")
+    rep["wall_s"] = dict(prep["wall_s"], scaling=round(time.monotonic() - t0, 1))
+    return rep
+
+
+def _clock_pin_cap(stat: dict, asic: dict, top: str, lib) -> float:
+    """Capacitance (library unit) of every flop's clock pin of the whole netlist, from its
+    synthesised cell counts."""
+    inst = {k.lstrip("\\"): v["instances"] for k, v in asic["modules"].items()}
+    cap = 0.0
+    for name, m in stat["modules"].items():
+        n = inst.get(name.lstrip("\\"), 0)
+        for cell, count in m.get("num_cells_by_type", {}).items():
+            c = lib.cells.get(cell.lstrip("\\"))
+            if c is not None and "CLK" in c.pins:
+                cap += n * count * c.pins["CLK"].capacitance
+    return cap
+
+
 def _w(x: float) -> str:
     return f"{x * 1e3:.4g} mW"
 
@@ -424,7 +829,9 @@ def to_markdown(r: dict) -> str:
               f"workload {act['source']}")
     lines = [f"# Power of {r['top']}", "",
              f"Gate-level power at {r['clock']['mhz']:g} MHz ({r['clock']['source']}), "
-             f"activity from {a['cycles']} simulated cycles of tile runs of {source}.", "",
+             f"activity from {a['cycles']} simulated cycles of tile runs of {source}."
+             + (" Cached report (key " + r["cache"]["key"] + ")." if r.get("cached") else ""),
+             "", *_method_lines(r.get("method")),
              "| | power |", "|---|---|",
              f"| total (simulated cells, IO wrapper included) | {_w(p['total'])} |",
              f"| dynamic (internal + switching) | {_w(p['dynamic'])} |",
@@ -489,6 +896,27 @@ def to_markdown(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _method_lines(m: dict | None) -> list[str]:
+    """Markdown: how the figures were obtained (whole tile, or one PE row scaled)."""
+    if not m:
+        return []
+    if m["mode"] == "whole":
+        return [f"Method: whole tile ({m['why']}): {m['how']}.", ""]
+    lines = ["## Method: one PE row, scaled to the whole tile", "", m["how"], "",
+             f"Why: {m['why']}. The part: {m['part_top']} (synthesis "
+             f"{m['part_synthesis_key']}; the whole tile's {m['synthesis_key']}). "
+             f"Leakage: {m['leakage']}. MACs: {m['macs']['how']}.", "",
+             "| kind | part area (um2) | whole area (um2) | area ratio | dynamic scale |",
+             "|---|---|---|---|---|"]
+    for k, f in m["kind_factors"].items():
+        ar = "-" if f["area_ratio"] is None else f"{f['area_ratio']:.3f}"
+        ds = "-" if f["dynamic_scale"] is None else f"{f['dynamic_scale']:.3f}"
+        lines.append(f"| {k} | {f['part_area_um2']:,.0f} | {f['whole_area_um2']:,.0f} | "
+                     f"{ar} | {ds} |")
+    lines += ["", "Assumed: " + "; ".join(m["assumed"]) + ".", ""]
+    return lines
+
+
 def register(subparsers) -> None:
     from .synth import tool_errors
 
@@ -526,7 +954,7 @@ def register(subparsers) -> None:
                            cache_root=args.cache_dir, use_cache=not args.no_cache,
                            precision=args.precision,
                            log=lambda m: print(m, file=sys.stderr),
-                           workload=args.workload, layers=layers)
+                           workload=args.workload, layers=layers, part=args.part)
         os.makedirs(args.output, exist_ok=True)
         _write(os.path.join(args.output, "power_report.json"), json.dumps(rep, indent=2) + "\n")
         _write(os.path.join(args.output, "power_report.md"), to_markdown(rep) + "\n")
@@ -536,12 +964,18 @@ def register(subparsers) -> None:
               f"{e['per_mac_at_peak_pj']:.3g} pJ/MAC at peak"
               + (f", {e['per_real_mac_pj']:.3g} pJ per real MAC of {rep['activity']['source']}"
                  if rep["activity"]["source"] != "random" and e["per_real_mac_pj"] else "")
+              + ("" if rep["method"]["mode"] == "whole" else
+                 f"; from one PE row ({rep['method']['part_top']}), scaled")
               + "; OpenSTA vectorless "
-              f"{rep['opensta']['total_w'] * 1e3:.3f} mW ({rep['wall_s']['total']} s)")
+              + ("" if rep["method"]["mode"] == "whole" else "(the part) ")
+              + f"{rep['opensta']['total_w'] * 1e3:.3f} mW "
+              + (f"(cached report {rep['cache']['key']})" if rep["cached"] else
+                 f"({rep['wall_s']['total']} s)"))
         print(f"wrote {os.path.join(args.output, 'power_report.json')} and power_report.md")
         return 0
 
     from ...synth.api import DEFAULT_CLOCK_NS
+    from ...synth.power.part import MODES as MODES_CLI, ROW_ABOVE_CELLS as ROW_CELLS_CLI
     p = subparsers.add_parser("power", help="gate-level power of a tile (synthesis, Verilator "
                               "simulation of tile runs, liberty power); writes "
                               "power_report.json/.md")
@@ -569,6 +1003,12 @@ def register(subparsers) -> None:
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="synthesis cache (default build/synth-cache); the gate-level models "
                         "are kept in power-cache beside it")
-    p.add_argument("--no-cache", action="store_true", help="always rerun the synthesis")
+    p.add_argument("--part", default="auto", choices=MODES_CLI,
+                   help="simulate the whole tile, or one PE row (filters=1, the shared logic "
+                        "kept) scaled to the whole tile module by module by synthesised "
+                        f"area; auto (default): row above {ROW_CELLS_CLI:,} synthesised "
+                        "cells (the 16x16 presets), whole below (every 4x4 preset)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="always rerun the synthesis and the power (no cached report)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=tool_errors(cmd_power))
