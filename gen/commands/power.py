@@ -577,12 +577,13 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     from ...synth.api import check_options, synthesise
     from ...synth.power.part import MODES, choose_mode, part_config
     from ...synth.power.stimulus import RESET_CYCLES
-    from ...synth.power.workload import check_drivable, plan_workload
 
     t0 = time.monotonic()
     if part not in MODES:
         raise ConfigError("part", f"must be one of {', '.join(MODES)}, got {part!r}")
     if workload is not None:
+        # imported here: numpy's import would be most of a cache hit's time
+        from ...synth.power.workload import check_drivable, plan_workload
         check_drivable(cfg)
     elif layers is not None:
         raise ConfigError("layers", "needs --workload (the layers are a workload's)")

@@ -59,6 +59,19 @@ def test_power_baseline_4x4(termwise, tmp_path):
     for heading in ("## By kind", "## Energy", "## Activity source", "OpenSTA",
                     "## What is not modelled"):
         assert heading in md
+    # a 4x4 tile is simulated whole under --part auto (the default)
+    assert rep["method"]["mode"] == "whole" and rep["method"]["requested"] == "auto"
+    assert "Method: whole tile" in md
+
+    # The same run again: the cached report, the same figures.
+    ok(termwise("power", "--preset", "baseline-4x4", "--cycles", "600", "--cache-dir",
+                SYNTH_CACHE, "-o", "again", timeout=COLD_TIMEOUT))
+    again = load_json(tmp_path / "again" / "power_report.json")
+    assert again["cached"] is True and again["cache"]["key"] == rep["cache"]["key"]
+    assert again["cache"]["lookup_s"] < 1
+    for field in ("power_w", "by_kind_w", "energy", "activity", "opensta", "method"):
+        assert again[field] == rep[field], field
+    assert "Cached report" in (tmp_path / "again" / "power_report.md").read_text()
 
     # --clock-mhz: the same toggles per cycle, rates scaled to the given clock.
     r2 = ok(termwise("power", "--preset", "baseline-4x4", "--cycles", "600", "--clock-mhz",
@@ -121,6 +134,9 @@ def test_power_bad_input(termwise, tmp_path):
     r = termwise("power", "--preset", "baseline-4x4", "--workload", "digits-cnn", "--layers",
                  "conv1,conv9", "--cache-dir", SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "layers:", "'conv9'", "conv1, conv2, fc")
+    r = termwise("power", "--preset", "baseline-4x4", "--part", "half", "--cache-dir",
+                 SYNTH_CACHE, "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "--part", "half")
     r = termwise("power", "--preset", "baseline-4x4", "--layers", "fc", "--cache-dir",
                  SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "layers: needs --workload")

@@ -1,0 +1,159 @@
+"""`termwise power --part row`: the representative part of a tile (one PE row, the full
+tile's pipeline), the `auto` rule, the module-by-module scaling by synthesised area on a
+hand-made record (numbers worked out below), the exact leakage from cell counts, the real
+MACs of the whole tile; and (make test-all) the part estimate of baseline-4x4 against the
+whole tile's simulated figure."""
+
+import math
+import os
+import shutil
+from types import SimpleNamespace
+
+import pytest
+
+from termwise.gen.config import preset
+from termwise.synth.power.part import (ROW_ABOVE_CELLS, PartError, choose_mode,
+                                       module_areas, module_scales, part_config,
+                                       scale_by_kind, static_by_module, whole_real_macs)
+from termwise.synth.tools import DEFAULT_LIBERTY
+
+TOP = "t_f4"
+PTOP = "t_f1"
+
+
+def test_part_is_one_filter_with_the_whole_tiles_pipeline():
+    s = preset("stripes-16x16")
+    p = part_config(s)
+    assert s.pe_stages == 1 and p.pe_stages == 1        # 256 PEs: derived 1
+    # the part alone (16 PEs) would derive 0: the value is given explicitly
+    assert preset("stripes-16x16").replace(filters=1).pe_stages == 0
+    assert p.filters == 1
+    for f in ("arch", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth"):
+        assert getattr(p, f) == getattr(s, f), f
+    b = part_config(preset("baseline-4x4"))
+    assert b.top_name == "termwise_baseline_f1w1l4_a8w8_acc24_d64" and b.pe_stages == 0
+
+
+def test_auto_rule():
+    assert choose_mode("auto", 71_089) == "whole"              # baseline-4x4
+    assert choose_mode("auto", 518_340) == "whole"             # loom-4x4, the largest 4x4
+    assert choose_mode("auto", 1_298_944) == "row"             # baseline-16x16
+    assert choose_mode("auto", ROW_ABOVE_CELLS) == "whole"
+    assert choose_mode("auto", ROW_ABOVE_CELLS + 1) == "row"
+    assert choose_mode("auto", None) == "whole"
+    assert choose_mode("row", 10) == "row" and choose_mode("whole", 10**7) == "whole"
+
+
+def _asic(top, modules):
+    return {"modules": {top + s: {"instances": n, "area_um2": a} for s, (n, a) in
+                        modules.items()}}
+
+
+# A 4-filter tile and its 1-filter part: PEs replicated (4 vs 1 instance), a weight buffer
+# 4x as wide, a shared activation buffer and controller whose area grows a little.
+WHOLE = _asic(TOP, {"": (1, 120.0), "__pe": (4, 100.0), ".act_buffer": (1, 500.0),
+                    ".wgt_buffer": (1, 800.0), "__wrap": (1, 60.0), ".array": (1, 0.0)})
+PART = _asic(PTOP, {"": (1, 100.0), "__pe": (1, 100.0), ".act_buffer": (1, 500.0),
+                    ".wgt_buffer": (1, 200.0), "__wrap": (1, 40.0), ".array": (1, 0.0)})
+
+
+def test_scaling_by_module_area_hand_made():
+    scales = module_scales(module_areas(WHOLE, TOP), module_areas(PART, PTOP))
+    assert {s: m["scale"] for s, m in scales.items()} == {
+        "": 1.2, "__pe": 4.0, ".act_buffer": 1.0, ".wgt_buffer": 4.0, "__wrap": 1.5,
+        ".array": 0.0}
+    assert scales["__pe"]["kind"] == "pe_lanes" and scales[".wgt_buffer"]["kind"] == "buffers"
+    dyn = {"": {"internal_w": 1.0, "switching_w": 0.5},
+           "__pe": {"internal_w": 2.0, "switching_w": 1.0},
+           ".act_buffer": {"internal_w": 3.0, "switching_w": 0.0},
+           ".wgt_buffer": {"internal_w": 1.0, "switching_w": 1.0},
+           "__wrap": {"internal_w": 0.2, "switching_w": 0.2}}
+    static = {"": {"leakage_w": 0.01, "cells": 12}, "__pe": {"leakage_w": 0.04, "cells": 40},
+              ".act_buffer": {"leakage_w": 0.05, "cells": 50},
+              ".wgt_buffer": {"leakage_w": 0.08, "cells": 80},
+              "__wrap": {"leakage_w": 0.006, "cells": 6}}
+    by_kind, factors = scale_by_kind(dyn, scales, static)
+    # pe_lanes: (2 + 1) x 4 = 12 W dynamic, leakage the whole tile's own
+    pe = by_kind["pe_lanes"]
+    assert (pe["internal_w"], pe["switching_w"], pe["leakage_w"], pe["cells"]) == \
+        (8.0, 4.0, 0.04, 40)
+    assert math.isclose(pe["total_w"], 12.04)
+    # buffers: act 3 x 1 + wgt 2 x 4 = 11 W; their kind factors: 11 / 5 dynamic, 1300 / 700
+    buf = by_kind["buffers"]
+    assert math.isclose(buf["internal_w"], 7.0) and math.isclose(buf["switching_w"], 4.0)
+    assert math.isclose(factors["buffers"]["dynamic_scale"], 11 / 5)
+    assert math.isclose(factors["buffers"]["area_ratio"], 1300 / 700)
+    assert math.isclose(by_kind["control_glue"]["internal_w"], 1.2)
+    assert math.isclose(by_kind["io_wrapper"]["switching_w"], 0.3)
+    # .array has no cells in either: no kind row (encoders absent), no factor
+    assert "encoders" not in by_kind and "encoders" not in factors
+    total = sum(v["total_w"] for v in by_kind.values())
+    assert math.isclose(total, 1.8 + 12 + 11 + 0.6 + 0.186)   # leakage 0.186
+
+
+def test_a_module_the_part_lacks_is_an_error_not_zero():
+    part = _asic(PTOP, {"": (1, 100.0), "__pe": (1, 100.0), ".act_buffer": (1, 500.0),
+                        "__wrap": (1, 40.0), ".array": (1, 0.0)})
+    with pytest.raises(PartError, match="wgt_buffer"):
+        module_scales(module_areas(WHOLE, TOP), module_areas(part, PTOP))
+    part = _asic(PTOP, {"": (1, 100.0), "__pe": (1, 0.0), ".act_buffer": (1, 500.0),
+                        ".wgt_buffer": (1, 200.0), "__wrap": (1, 40.0), ".array": (1, 0.0)})
+    with pytest.raises(PartError, match="__pe"):
+        module_scales(module_areas(WHOLE, TOP), module_areas(part, PTOP))
+    extra = _asic(PTOP, {"": (1, 100.0), "__pe": (1, 100.0), ".act_buffer": (1, 500.0),
+                         ".wgt_buffer": (1, 200.0), "__wrap": (1, 40.0), ".array": (1, 0.0),
+                         ".extra": (1, 5.0)})
+    with pytest.raises(PartError, match="extra"):
+        module_scales(module_areas(WHOLE, TOP), module_areas(extra, PTOP))
+
+
+def test_exact_leakage_from_cell_counts():
+    lib = SimpleNamespace(cells={"INVX1": SimpleNamespace(leakage=2.0),
+                                 "DFFPOSX1": SimpleNamespace(leakage=10.0)},
+                          units=SimpleNamespace(leakage_w=1e-9))
+    stat = {"modules": {
+        "\\" + TOP + "__pe": {"num_cells_by_type": {"INVX1": 3, "DFFPOSX1": 1}},
+        "\\" + TOP: {"num_cells_by_type": {"INVX1": 1, TOP + "__pe": 4}}}}
+    asic = _asic(TOP, {"": (1, 1.0), "__pe": (4, 1.0)})
+    got = static_by_module(stat, asic, TOP, lib)
+    assert got["__pe"]["cells"] == 16 and math.isclose(got["__pe"]["leakage_w"], 4 * 16e-9)
+    assert got[""]["cells"] == 1 and math.isclose(got[""]["leakage_w"], 2e-9)
+
+
+def test_whole_tiles_real_macs():
+    # 8 output channels: 8 one-filter runs on the part, 1 run of 16 filters (half padding)
+    # on the whole tile, per position: the whole tile does 8x the part's real MACs
+    assert whole_real_macs(1000, 16, part_slots=8 * 64, whole_slots=16 * 64) == 8000
+    # no filter padding: filters x the part's
+    assert whole_real_macs(1000, 4, part_slots=4 * 64, whole_slots=4 * 64) == 4000
+
+
+#: Largest allowed difference of the part's estimate from the whole tile's simulated total
+#: (measured: baseline-4x4 -0.7% with random operands).
+TOLERANCE = 0.03
+#: The same per kind of the datapath (measured: within 0.5% with random operands).
+KIND_TOLERANCE = 0.05
+
+
+@pytest.mark.synth
+@pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
+                    reason="OpenSTA or the OSU018 liberty missing")
+def test_row_estimate_of_baseline_4x4_close_to_whole():
+    """Several minutes cold (the part's synthesis and two gate-level model builds)."""
+    from termwise.gen.commands.power import power_report
+    kw = dict(cycles=600, seed=3, clock_mhz=None, clock_ns=10.0, liberty=None,
+              cache_root=None, use_cache=True, precision=None, log=lambda m: None)
+    whole = power_report(preset("baseline-4x4"), part="whole", **kw)
+    row = power_report(preset("baseline-4x4"), part="row", **kw)
+    assert whole["method"]["mode"] == "whole" and row["method"]["mode"] == "row"
+    assert row["clock"]["mhz"] == whole["clock"]["mhz"] == whole["synthesis"]["fmax_mhz"]
+    w, r = whole["power_w"], row["power_w"]
+    assert abs(r["total"] / w["total"] - 1) < TOLERANCE
+    assert math.isclose(r["leakage"], w["leakage"], rel_tol=1e-9)     # exact, not scaled
+    for k in ("pe_lanes", "buffers", "adder_tree", "accumulators"):
+        assert abs(row["by_kind_w"][k]["total_w"] / whole["by_kind_w"][k]["total_w"] - 1) \
+            < KIND_TOLERANCE, k
+        assert row["by_kind_w"][k]["cells"] == whole["by_kind_w"][k]["cells"], k
+    assert row["activity"]["whole_tile"]["macs_issued"] == 4 * row["activity"]["macs_issued"]
+    assert row["energy"]["peak_macs_per_cycle"] == 16
+    assert row["method"]["macs"]["macs_issued"] == 4 * row["method"]["macs"]["part_macs_issued"]
