@@ -20,4 +20,9 @@ stimulus
 workload
     The runs of a workload's real layers for the stimulus file (``termwise power
     --workload``): lowering, runtime registers, sampling within the cycle budget, real MACs.
+part
+    The representative part of a tile (one PE row: ``filters=1``, the shared logic, the
+    whole tile's ``pe_stages``) and the scaling of its power to the whole tile, module by
+    module by synthesised area, leakage exact from the cell counts (``termwise power
+    --part``).
 """
