@@ -68,7 +68,8 @@ def test_power_baseline_4x4(termwise, tmp_path):
                 SYNTH_CACHE, "-o", "again", timeout=COLD_TIMEOUT))
     again = load_json(tmp_path / "again" / "power_report.json")
     assert again["cached"] is True and again["cache"]["key"] == rep["cache"]["key"]
-    assert again["cache"]["lookup_s"] < 1
+    # no synthesis, no simulation (those take minutes); ~0.2 s when no source changed
+    assert again["cache"]["lookup_s"] < 10
     for field in ("power_w", "by_kind_w", "energy", "activity", "opensta", "method"):
         assert again[field] == rep[field], field
     assert "Cached report" in (tmp_path / "again" / "power_report.md").read_text()
