@@ -1,0 +1,153 @@
+"""``termwise db``: the perf-db (:mod:`termwise.gen.perfdb`).
+
+    termwise db list   [--db PATH | --system] [--what results|problems|configs]
+    termwise db show   KEY [--db PATH | --system]
+    termwise db export -o FILE.json [--db PATH | --system]
+    termwise db import FILE.json [--db PATH]
+
+``--db`` defaults to the user db (``$TERMWISE_PERFDB``, else
+``$XDG_CACHE_HOME/termwise/perfdb.sqlite``, else ``~/.cache/termwise/perfdb.sqlite``);
+``--system`` reads the system db shipped in the package. ``show`` takes a problem key or a
+tile's top name and prints its results as JSON. ``export`` writes every row as one JSON
+document (deterministic order, no ids); ``import`` merges such a document into the db (a
+recorded ``ok`` result is kept, a ``failed`` one replaced). A missing, corrupt or foreign db
+file, or a malformed document, is one line ``error: db: ...`` / ``error: import: ...``,
+exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from ..spec import ConfigError
+from .args import UsageError
+
+__all__ = ["register"]
+
+#: Position in ``termwise --help``.
+ORDER = 86
+
+WHAT = ("results", "problems", "configs")
+
+
+def _path(args) -> str:
+    from ..perfdb import system_db_path, user_db_path
+    if getattr(args, "system", False):
+        if args.db:
+            raise UsageError("give --db or --system, not both")
+        return system_db_path()
+    return args.db or user_db_path()
+
+
+def _summary(r: dict) -> str:
+    v = r["value"]
+    if r["status"] != "ok":
+        return f"failed: {v.get('error', '?')}"
+    if r["kind"] == "cycles":
+        return f"cycles {v['cycles']}"
+    return f"area {v['area_um2']:.0f} um2, fmax {v['fmax_mhz']:.1f} MHz"
+
+
+def _cmd_list(args) -> int:
+    from ..perfdb import PerfDB
+    path = _path(args)
+    with PerfDB(path, readonly=True) as db:
+        counts = db.counts()
+        rows = {"results": db.results, "problems": db.problems, "configs": db.configs}[
+            args.what]()
+    print(f"# {path}: {counts['problems']} problems, {counts['configs']} configurations, "
+          f"{counts['results']} results ({counts['results_ok']} ok, "
+          f"{counts['results_failed']} failed)")
+    for r in rows:
+        if args.what == "results":
+            print(f"{r['problem']}  {r['top']}  {r['kind']}  {_summary(r)}")
+        elif args.what == "problems":
+            print(f"{r['key']}  {r['kind']}")
+        else:
+            print(f"{r['top']}  {json.dumps(r['fields'], sort_keys=True)}")
+    return 0
+
+
+def _cmd_show(args) -> int:
+    from ..perfdb import PerfDB
+    path = _path(args)
+    with PerfDB(path, readonly=True) as db:
+        rows = db.results(problem=args.key) or db.results(top=args.key)
+        known = any(p["key"] == args.key for p in db.problems()) or any(
+            c["top"] == args.key for c in db.configs())
+    if not known:
+        raise ConfigError("key", f"no problem key or tile top name {args.key!r} in {path} "
+                                 "(see `termwise db list --what problems|configs`)")
+    print(json.dumps({"db": path, "key": args.key, "results": rows}, indent=2))
+    return 0
+
+
+def _cmd_export(args) -> int:
+    from ..emit import write_atomically
+    from ..perfdb import PerfDB
+    path = _path(args)
+    out = args.output
+    if os.path.isdir(out):
+        raise ConfigError("output", f"{out} is a directory; give a file name")
+    with PerfDB(path, readonly=True) as db:
+        doc = db.export()
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise ConfigError("output", f"folder {parent} does not exist")
+    write_atomically(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out}: {len(doc['results'])} results of {len(doc['problems'])} problems",
+          file=sys.stderr)
+    return 0
+
+
+def _cmd_import(args) -> int:
+    from ..perfdb import PerfDB
+    from ..perfdb.store import parse_export
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as err:
+        raise ConfigError("import", f"cannot read {args.file}: {err.strerror}") from None
+    except (UnicodeDecodeError, ValueError) as err:
+        raise ConfigError("import", f"{args.file} is not JSON ({str(err).splitlines()[0]})") \
+            from None
+    parse_export(doc, args.file)            # validated before the db is opened or created
+    path = _path(args)
+    with PerfDB(path, create=True) as db:
+        done = db.import_document(doc, args.file)
+    print(f"imported {done['results']} results into {path} ({done['added_ok']} new ok)",
+          file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("db", help="the perf-db of evaluated configurations: list, "
+                                         "show, export, import")
+    sub = p.add_subparsers(dest="db_command", required=True, parser_class=type(p))
+
+    def common(q, system=True):
+        q.add_argument("--db", default=None, metavar="PATH",
+                       help="perf-db file (default: the user db, $TERMWISE_PERFDB or "
+                            "$XDG_CACHE_HOME/termwise/perfdb.sqlite)")
+        if system:
+            q.add_argument("--system", action="store_true",
+                           help="read the system db shipped in the package")
+
+    q = sub.add_parser("list", help="results, problems or configurations in the db")
+    common(q)
+    q.add_argument("--what", choices=WHAT, default="results")
+    q.set_defaults(func=_cmd_list)
+    q = sub.add_parser("show", help="the results of one problem key or tile top name (JSON)")
+    q.add_argument("key")
+    common(q)
+    q.set_defaults(func=_cmd_show)
+    q = sub.add_parser("export", help="every row as one JSON document")
+    common(q)
+    q.add_argument("-o", "--output", required=True, metavar="FILE.json")
+    q.set_defaults(func=_cmd_export)
+    q = sub.add_parser("import", help="merge an exported JSON document into the db")
+    q.add_argument("file", metavar="FILE.json")
+    common(q, system=False)
+    q.set_defaults(func=_cmd_import)
