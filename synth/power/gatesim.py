@@ -23,10 +23,12 @@ __all__ = ["verilator_build", "harness_cpp"]
 
 def verilator_build(workdir: str, sources: list[str], top: str, *, binary: bool = False,
                     saif: bool = False, extra: list[str] | None = None, exe: str = "sim",
-                    timeout: float = 900) -> str:
+                    timeout: float = 3600) -> str:
     """Build ``sources`` (Verilog and C++ paths) with Verilator in ``workdir``; returns the
     executable's path. ``binary``: ``--binary`` (Verilog ``initial`` test benches with
-    delays); otherwise ``--cc --exe --build`` with the C++ main among ``sources``."""
+    delays); otherwise ``--cc --exe --build`` with the C++ main among ``sources``. The
+    default ``timeout`` allows an hour: a 4x4 tile's gate-level model took 15 minutes on
+    this 2-core machine while other builds ran, and a 16x16 tile's part is bigger."""
     from ...tb.toolchain import verilator_env
     argv = ["verilator", "--top-module", top, "-Wno-fatal", "-Wno-lint", "-Wno-style",
             "-O1", "--Mdir", "obj_dir", "-o", exe]
