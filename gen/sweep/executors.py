@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from ..spec import ConfigError
 from .jobs import run_job
 
-__all__ = ["LocalPool", "DaskCluster", "default_workers", "connect"]
+__all__ = ["LocalPool", "DaskCluster", "default_workers", "connect", "result_or_failure"]
 
 
 def default_workers() -> int:
@@ -43,14 +43,26 @@ class LocalPool:
         pool = ProcessPoolExecutor(min(self.workers, len(specs)),
                                    mp_context=mp.get_context("fork"))
         try:
-            futures = [pool.submit(run_job, spec) for spec in specs]
+            futures = {pool.submit(run_job, spec): spec for spec in specs}
             for f in as_completed(futures):
-                yield f.result()
+                yield result_or_failure(f, futures[f])
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
         pass
+
+
+def result_or_failure(future, spec: dict) -> dict:
+    """The future's :func:`run_job` result, or a failed one when the worker itself failed
+    (a crashed process, a lost Dask worker): the point is recorded as failed, not fatal."""
+    try:
+        return future.result()
+    except Exception as err:                       # noqa: BLE001 - the worker's failure
+        text = str(err).splitlines()[0] if str(err) else ""
+        return {"index": spec["index"], "kind": spec["kind"], "status": "failed",
+                "value": {"error": f"worker failed: {type(err).__name__}: {text}"},
+                "seconds": 0.0}
 
 
 def _key(spec: dict) -> str:
@@ -68,11 +80,11 @@ class DaskCluster:
     def run(self, specs):
         from distributed import as_completed as dask_completed
         specs = list(specs)
-        futures = [self.client.submit(run_job, spec, key=_key(spec), pure=True)
-                   for spec in specs]
+        futures = {self.client.submit(run_job, spec, key=_key(spec), pure=True): spec
+                   for spec in specs}
         try:
-            for f in dask_completed(futures):
-                yield f.result()
+            for f in dask_completed(list(futures)):
+                yield result_or_failure(f, futures[f])
         finally:
             for f in futures:
                 f.release()
