@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass
 from ...gen.spec import ConfigError
 from ..lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, conv_lowered_shape
 from .simulate import REFERENCE, layer_fc_columns
-from .traffic import _lowered_shape, layer_output_traffic
+from .traffic import layer_lowered_shape, layer_output_traffic
 
 __all__ = ["AccessEnergy", "ACCESS_ENERGY", "MODEL", "MODELLED", "NOT_MODELLED",
            "layer_accesses", "check_power_record", "design_energy", "network_energy"]
@@ -178,9 +178,9 @@ NOT_MODELLED = [
 
 def _lowering(layer, cfg, order: str, depthwise: str) -> tuple[int, int, int, int]:
     """``(G, M, kg, Kg)`` of ``layer`` lowered on ``cfg``'s lanes
-    (:func:`termwise.golden.netsim.traffic._lowered_shape`,
+    (:func:`termwise.golden.netsim.traffic.layer_lowered_shape`,
     :func:`termwise.golden.lowering.conv_lowered_shape`)."""
-    _, m, kin = _lowered_shape(layer, cfg.lanes, order, depthwise)
+    _, m, kin = layer_lowered_shape(layer, cfg.lanes, order, depthwise)
     if layer.kind == "fc":
         return 1, m, layer.wgt.shape[0], kin
     kout, cg, r, s = layer.wgt.shape

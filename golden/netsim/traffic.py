@@ -35,10 +35,10 @@ import math
 
 from ..lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, conv_lowered_shape
 
-__all__ = ["layer_output_traffic", "network_output_traffic"]
+__all__ = ["layer_lowered_shape", "layer_output_traffic", "network_output_traffic"]
 
 
-def _lowered_shape(layer, lanes: int, order: str,
+def layer_lowered_shape(layer, lanes: int, order: str,
                    depthwise: str = DEFAULT_DEPTHWISE) -> tuple[int, int, int]:
     """``(outputs, M, Kg)`` of the layer's lowering (:mod:`termwise.golden.lowering`) in
     brick ``order`` and depthwise mapping ``depthwise`` on ``lanes`` lanes: the layer's
@@ -77,7 +77,7 @@ def layer_output_traffic(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER,
         ``outputs``, ``chunks``, ``depth_needed`` (bricks for one chunk), ``fusable``,
         ``unfused_bits``, ``fused_bits`` and ``saved_fraction``.
     """
-    outputs, _, k = _lowered_shape(layer, cfg.lanes, order, check_depthwise(depthwise))
+    outputs, _, k = layer_lowered_shape(layer, cfg.lanes, order, check_depthwise(depthwise))
     bricks = math.ceil(k / cfg.lanes)
     chunks = math.ceil(bricks / cfg.depth)
     unfused = outputs * (2 * chunks * cfg.acc_bits + out_bits)
