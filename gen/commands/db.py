@@ -47,6 +47,8 @@ def _summary(r: dict) -> str:
         return f"failed: {v.get('error', '?')}"
     if r["kind"] == "cycles":
         return f"cycles {v['cycles']}"
+    if r["kind"] == "power":
+        return f"tile power {v['tile_w']:.4g} W at {v['clock_mhz']:g} MHz"
     return f"area {v['area_um2']:.0f} um2, fmax {v['fmax_mhz']:.1f} MHz"
 
 

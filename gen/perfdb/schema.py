@@ -44,7 +44,7 @@ SCHEMA = """
 CREATE TABLE problem (
     id      INTEGER PRIMARY KEY,
     key     TEXT NOT NULL UNIQUE,          -- MIOpen-style problem string
-    kind    TEXT NOT NULL,                 -- 'layer' or 'synth'
+    kind    TEXT NOT NULL,                 -- 'layer', 'synth', 'power', 'workload'
     detail  TEXT NOT NULL                  -- JSON: the fields the key spells out, named
 );
 CREATE TABLE config (
@@ -58,7 +58,7 @@ CREATE TABLE result (
     id          INTEGER PRIMARY KEY,
     problem_id  INTEGER NOT NULL REFERENCES problem (id),
     config_id   INTEGER NOT NULL REFERENCES config (id),
-    kind        TEXT NOT NULL,             -- 'cycles' or 'synth'
+    kind        TEXT NOT NULL,             -- 'cycles', 'synth' or 'power'
     method      TEXT NOT NULL,             -- JSON: how it was evaluated (sim options, flow)
     versions    TEXT NOT NULL,             -- JSON: tool and model versions
     status      TEXT NOT NULL CHECK (status IN ('ok', 'failed')),

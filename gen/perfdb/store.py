@@ -18,10 +18,14 @@ from ..spec import ConfigError
 from .schema import SCHEMA_VERSION, connect
 
 __all__ = ["canonical", "Record", "PerfDB", "PerfDBChain", "EXPORT_FORMAT", "KINDS",
-           "STATUSES", "parse_export"]
+           "PROBLEM_KINDS", "STATUSES", "parse_export"]
 
-#: Result kinds: per-layer cycles of the cycle model, and synthesis figures of a tile.
-KINDS = ("cycles", "synth")
+#: Result kinds: per-layer cycles of the cycle model, synthesis figures of a tile, and a
+#: tile's power from a ``termwise power`` report (recorded by ``termwise tune``).
+KINDS = ("cycles", "synth", "power")
+#: Problem kinds: a layer, a synthesis flow, a power measurement, and a workload's list of
+#: layer problem keys (``termwise tune``'s cache, :mod:`.workload_keys`; no results).
+PROBLEM_KINDS = ("layer", "synth", "power", "workload")
 STATUSES = ("ok", "failed")
 #: ``format`` of an exported document (``termwise db export``).
 EXPORT_FORMAT = "termwise-perfdb"
@@ -121,6 +125,24 @@ class PerfDB:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def put_problem(self, key: str, kind: str, detail: dict) -> None:
+        """Record a problem without results (a workload's key list, :mod:`.workload_keys`),
+        in one transaction; an existing key keeps its detail."""
+        if self.readonly:
+            raise ConfigError("db", f"{self.path} is read-only")
+        self._con.execute("BEGIN IMMEDIATE")
+        try:
+            self._problem_id(key, kind, detail)
+            self._con.execute("COMMIT")
+        except BaseException:
+            self._con.execute("ROLLBACK")
+            raise
+
+    def problem(self, key: str) -> dict | None:
+        """The detail of problem ``key``, or None."""
+        row = self._con.execute("SELECT detail FROM problem WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
 
     def _problem_id(self, key: str, kind: str, detail: dict) -> int:
         self._con.execute("INSERT OR IGNORE INTO problem (key, kind, detail) VALUES (?, ?, ?)",
@@ -235,9 +257,10 @@ def parse_export(doc, source: str) -> list[Record]:
     known = {}
     for i, p in enumerate(problems):
         if (not isinstance(p, dict) or not isinstance(p.get("key"), str) or not p["key"]
-                or p.get("kind") not in ("layer", "synth")
+                or p.get("kind") not in PROBLEM_KINDS
                 or not isinstance(p.get("detail"), dict)):
-            raise _bad(source, f"problems[{i}] must have a key, kind layer|synth and a detail")
+            raise _bad(source, f"problems[{i}] must have a key, kind "
+                               f"{'|'.join(PROBLEM_KINDS)} and a detail")
         known[p["key"]] = p
     records = []
     for i, r in enumerate(results):
@@ -291,6 +314,18 @@ class PerfDBChain:
 
     def record(self, records) -> None:
         self.dbs[0].record(records)
+
+    def problem(self, key: str) -> dict | None:
+        """The first db's detail of problem ``key`` (user db before system db), or None."""
+        for db in self.dbs:
+            detail = db.problem(key)
+            if detail is not None:
+                return detail
+        return None
+
+    def results(self, **kw) -> list[dict]:
+        """:meth:`PerfDB.results` of every db, in precedence order."""
+        return [r for db in self.dbs for r in db.results(**kw)]
 
     def close(self) -> None:
         for db in self.dbs:

@@ -19,7 +19,10 @@ from ..perfdb.problem import layer_detail, layer_key
 from .grid import Grid
 from .jobs import versions, workload_layers
 
-__all__ = ["run_sweep", "KIND_OF_JOB"]
+__all__ = ["run_sweep", "KIND_OF_JOB", "sim_method", "synth_method", "SYNTH_TARGET"]
+
+#: The synthesis flow of the ``synth`` jobs.
+SYNTH_TARGET = "asic"
 
 #: The perf-db result kind of each job.
 KIND_OF_JOB = {"sim": "cycles", "synth": "synth"}
@@ -46,14 +49,24 @@ class _Progress:
             print(line, file=sys.stderr, flush=True)
 
 
+def sim_method(sim: dict) -> dict:
+    """The ``method`` a cycles result is filed under, from a grid's sim options (``order``,
+    ``depthwise``, ``sample_pairs``)."""
+    return {"order": sim["order"], "depthwise": sim["depthwise"],
+            "sample_pairs": sim["sample_pairs"], "signed_digits": "booth",
+            "max_window_groups": None}
+
+
+def synth_method(clock_ns: float) -> dict:
+    """The ``method`` (and problem detail) a synthesis result is filed under."""
+    return {"target": SYNTH_TARGET, "clock_ns": clock_ns}
+
+
 def _sim_setup(grid: Grid):
     layers = workload_layers(grid.workload, grid.precision)
     keys = [layer_key(layer) for layer in layers]
     details = [layer_detail(layer) for layer in layers]
-    method = {"order": grid.sim["order"], "depthwise": grid.sim["depthwise"],
-              "sample_pairs": grid.sim["sample_pairs"], "signed_digits": "booth",
-              "max_window_groups": None}
-    return layers, keys, details, method
+    return layers, keys, details, sim_method(grid.sim)
 
 
 def run_sweep(grid: Grid, executor, chain, *, cache_root: str | None = None,
@@ -69,8 +82,8 @@ def run_sweep(grid: Grid, executor, chain, *, cache_root: str | None = None,
 def _run(grid, executor, chain, cache_root, log, t0) -> dict:
     sim = _sim_setup(grid) if "sim" in grid.jobs else None
     vers = {job: versions(KIND_OF_JOB[job]) for job in grid.jobs}
-    smethod = {"target": "asic", "clock_ns": grid.clock_ns}
-    skey = synth_key("asic", grid.clock_ns)
+    smethod = synth_method(grid.clock_ns)
+    skey = synth_key(SYNTH_TARGET, grid.clock_ns)
     root = os.path.abspath(cache_root or os.path.join("build", "synth-cache"))
     points = [{"index": i, "top": cfg.top_name, "arch": cfg.arch, "config": cfg.to_dict()}
               for i, cfg in enumerate(grid.points)]

@@ -35,7 +35,7 @@ from .. import designs
 from ..config import CORE_FIELDS, TileConfig, from_mapping, load_presets
 from ..spec import ConfigError
 
-__all__ = ["Grid", "JOBS", "load_grid", "parse_grid", "check_jobs"]
+__all__ = ["Grid", "JOBS", "load_grid", "read_grid_table", "parse_grid", "check_jobs"]
 
 #: What a point can be put through: the cycle model on the workload, synthesis.
 JOBS = ("sim", "synth")
@@ -83,6 +83,12 @@ def check_jobs(jobs) -> tuple:
 
 def load_grid(path: str, *, jobs=None) -> Grid:
     """Read and validate the grid file at ``path`` (``jobs`` overrides the file's)."""
+    return parse_grid(read_grid_table(path), jobs=jobs)
+
+
+def read_grid_table(path: str) -> dict:
+    """The TOML table of the grid file at ``path``, not yet validated (a missing file or
+    invalid TOML is a :class:`ConfigError` naming ``grid``)."""
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
@@ -90,7 +96,7 @@ def load_grid(path: str, *, jobs=None) -> Grid:
         raise ConfigError("grid", f"cannot read {path}: {err.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError("grid", f"{path} is not valid TOML ({err})") from None
-    return parse_grid(data, jobs=jobs)
+    return data
 
 
 def _entry_fields() -> set:
