@@ -14,8 +14,9 @@ onto the tile as the ``real`` regression lowers them, with the layer's runtime r
 weights reloaded every run, read by the same executable from a stimulus file. The report's
 ``activity`` record says which, the layers and their runs, the cycles simulated and the
 runs completed, and ``energy.per_real_mac_pj`` divides the tile's energy by the layers' own
-MACs in the completed runs (not the brick padding). A design driven by its own testbench
-(Bit-Tactical, Diffy, bfloat16) is refused for ``--workload``.
+MACs in the completed runs (not the brick padding). Bit-Tactical's runs carry their offline
+weight schedule and Diffy's are chained runs with their restart bits, as their regressions
+drive them; bfloat16 tiles are refused for ``--workload`` (integer traces).
 
 The Verilated model of a netlist takes minutes to compile (a 4x4 tile: ~4 min on 2 cores),
 so it is kept in ``<cache>/../power-cache/<key>/`` beside the synthesis cache, keyed by the
@@ -989,8 +990,8 @@ def register(subparsers) -> None:
     from ...golden.workloads import WORKLOADS
     p.add_argument("--workload", default=None, metavar="W",
                    help="activity of a workload's real layers instead of random operands: "
-                        + " | ".join(WORKLOADS) + " (designs driven by the generic tile "
-                        "driver only)")
+                        + " | ".join(WORKLOADS) + " (every integer design; "
+                        "bfloat16 tiles have no workload activity)")
     p.add_argument("--layers", default=None, metavar="NAME,NAME",
                    help="the workload's layers to run (default: every conv/fc layer)")
     p.add_argument("--clock-mhz", default=None, metavar="F",
