@@ -4,6 +4,8 @@
     termwise db show   KEY [--db PATH | --system]
     termwise db export -o FILE.json [--db PATH | --system]
     termwise db import FILE.json [--db PATH]
+    termwise db build-system [-o PATH] [--workloads W,...] [--precisions 8,16]
+                             [--designs D,...] [--workers N]
 
 ``--db`` defaults to the user db (``$TERMWISE_PERFDB``, else
 ``$XDG_CACHE_HOME/termwise/perfdb.sqlite``, else ``~/.cache/termwise/perfdb.sqlite``);
@@ -13,6 +15,11 @@ document (deterministic order, no ids); ``import`` merges such a document into t
 recorded ``ok`` result is kept, a ``failed`` one replaced). A missing, corrupt or foreign db
 file, or a malformed document, is one line ``error: db: ...`` / ``error: import: ...``,
 exit 2, nothing written.
+
+``build-system`` builds the system db (default: ``system.sqlite`` in the package, the file
+that ships) from the bundled workloads: ``termwise tune``'s find mode (cycles, the default
+candidates) per workload and width into a fresh working db, frozen for read-only use
+(:mod:`termwise.gen.perfdb.system_build`, :mod:`termwise.gen.perfdb.freeze`).
 """
 
 from __future__ import annotations
@@ -124,9 +131,24 @@ def _cmd_import(args) -> int:
     return 0
 
 
+def _cmd_build_system(args) -> int:
+    from ..perfdb import system_db_path
+    from ..perfdb.system_build import build_system
+    out = args.output or system_db_path()
+    done = build_system(out, args.workloads, args.precisions, designs=args.designs,
+                        workers=args.workers)
+    for r in done["runs"]:
+        print(f"{r['workload']} {r['bits']}-bit: {r['candidates']} candidates, "
+              f"{r['evaluated']} evaluated, {r['seconds']:g} s")
+    print(f"wrote {done['output']}: {done['results']} cycles results of "
+          f"{done['problems']} layer problems and {done['configs']} configurations, "
+          f"{done['bytes']} bytes, in {done['seconds']:g} s")
+    return 0
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("db", help="the perf-db of evaluated configurations: list, "
-                                         "show, export, import")
+                                         "show, export, import, build-system")
     sub = p.add_subparsers(dest="db_command", required=True, parser_class=type(p))
 
     def common(q, system=True):
@@ -153,3 +175,17 @@ def register(subparsers) -> None:
     q.add_argument("file", metavar="FILE.json")
     common(q, system=False)
     q.set_defaults(func=_cmd_import)
+    from ..perfdb.system_build import BUNDLED
+    q = sub.add_parser("build-system", help="build the system db shipped in the package "
+                                            "from the bundled workloads (tune's find mode)")
+    q.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="the file to write (default: system.sqlite in the package)")
+    q.add_argument("--workloads", default=",".join(BUNDLED), metavar="W,...",
+                   help=f"workloads (default {','.join(BUNDLED)})")
+    q.add_argument("--precisions", default="8,16", metavar="8,16",
+                   help="widths to evaluate each workload at (default 8,16)")
+    q.add_argument("--designs", default=None, metavar="D,...",
+                   help="keep these designs' candidates of the default space (default all)")
+    q.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes of the local pool (default one per core)")
+    q.set_defaults(func=_cmd_build_system)

@@ -5,7 +5,9 @@ SQLite (MIOpen's perf-db for the design space of value-based accelerators).
 * :mod:`.problem`: the MIOpen-style problem keys of layers and synthesis flows;
 * :mod:`.store`: :class:`PerfDB` (record, lookup, export, import) and :class:`PerfDBChain`
   (the user db over the system db);
-* :mod:`.locations`: where the user and system dbs are.
+* :mod:`.locations`: where the user and system dbs are;
+* :mod:`.system_build` and :mod:`.freeze`: building the system db shipped in the package
+  (``termwise db build-system``) and freezing it for read-only use.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 * user db: ``$TERMWISE_PERFDB`` if set, else ``$XDG_CACHE_HOME/termwise/perfdb.sqlite``,
   else ``~/.cache/termwise/perfdb.sqlite``;
-* system db: ``system.sqlite`` beside this module, in the installed package (absent until
-  one is built and shipped: see ``build/s5/readme-tune.md``).
+* system db: ``system.sqlite`` beside this module, in the installed package (shipped;
+  built by ``termwise db build-system``, :mod:`.system_build`; lookups skip it when the file
+  is absent).
 
 On lookup the user db takes precedence over the system db
 (:class:`~termwise.gen.perfdb.store.PerfDBChain`).
