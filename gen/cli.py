@@ -38,6 +38,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``termwise db list | head``): stop quietly, as a Unix
+        # filter does; point stdout at devnull so the interpreter's final flush cannot
+        # raise again.
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
