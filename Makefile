@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e ".[scale]"   # scale: Dask, for the LocalCluster sweep test
 	@touch $@
 
 # Debian tools for synthesis (OpenSTA, the OSU 0.18um liberty) and ccache for Verilator builds.
