@@ -46,33 +46,30 @@ DEFAULT_POWER_CYCLES = 20000
 
 
 def _find_reports(root: str | None, name: str) -> dict:
-    """``top -> report`` of every ``name`` file under ``root`` (the newest of a top wins
-    by path order; a malformed file is a :class:`ConfigError` naming ``reports``)."""
+    """``top -> report`` of every ``name`` file under ``root`` (the first of a top by path
+    order wins; a malformed file is a :class:`ConfigError` naming ``reports``)."""
+    from ..reports.files import json_reports
     found = {}
     if root is None:
         return found
-    for dirpath, _dirs, files in sorted(os.walk(root)):
-        if name not in files:
-            continue
-        path = os.path.join(dirpath, name)
-        try:
-            with open(path, encoding="utf-8") as f:
-                rep = json.load(f)
-            top = rep["top"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise ConfigError("reports", f"{path} is not a termwise {name}") from None
-        found[top] = rep
+    for path, _rel, doc in json_reports(root, name, "reports", required=False):
+        top = doc.get("top") if isinstance(doc, dict) else None
+        if not isinstance(top, str):
+            raise ConfigError("reports", f"{path} is not a termwise {name} (no top)")
+        found.setdefault(top, doc)
     return found
 
 
-def _power_record(rep: dict) -> dict:
+def _power_record(rep: dict, top: str) -> dict:
+    """The energy model's power record of ``rep`` (:func:`termwise.gen.reports.files.
+    power_record`), its source text saying how the power was obtained."""
+    from ..reports.files import power_record
+    rec = power_record(rep, f"the power report of {top}", top, "reports")
     act = rep.get("activity", {})
     method = (rep.get("method") or {}).get("text", "whole tile")
-    return {"preset": rep["preset"], "tile_w": rep["power_w"]["tile"],
-            "clock_mhz": rep["clock"]["mhz"],
-            "source": f"termwise power ({method}), activity of {act.get('source')}: "
-                      f"{act.get('runs_completed')} runs, {act.get('cycles_simulated')} "
-                      f"cycles"}
+    rec["source"] = (f"termwise power ({method}), activity of {rec['activity']}: "
+                     f"{act.get('runs_completed')} runs, {act.get('cycles_simulated')} cycles")
+    return rec
 
 
 def run_report(workload: str, precision, out_dir: str, *, designs="all",
@@ -102,8 +99,6 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     fc = netsim.DEFAULT_FC if fc is None else fc
     if fc not in netsim.FC_MAPPINGS:
         raise ConfigError("fc", f"must be one of {', '.join(netsim.FC_MAPPINGS)}, got {fc!r}")
-    if reports is not None and not os.path.isdir(reports):
-        raise ConfigError("reports", f"{reports!r} is not a directory")
     synth_found = _find_reports(reports, "synth_report.json")
     power_found = _find_reports(reports, "power_report.json")
     cfgs = {a: netsim.sim_config(a, bits, fc) for a in archs}
@@ -147,11 +142,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                 log(f"{a}: power not measured: {err}")
                 rep = None
         if rep is not None:
-            try:
-                power_records[a] = _power_record(rep)
-            except (KeyError, TypeError):
-                raise ConfigError("reports", f"the power_report.json of {cfg.top_name} "
-                                  "lacks preset, power_w.tile or clock.mhz") from None
+            power_records[a] = _power_record(rep, cfg.top_name)
             os.makedirs(ddir, exist_ok=True)
             write_atomically(os.path.join(ddir, "power_report.json"),
                              json.dumps(rep, indent=2) + "\n")

@@ -33,9 +33,6 @@ the tile's compute energy (tile power x rtl_cycles / clock), per inference.
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import sys
 import time
 
@@ -101,65 +98,19 @@ def parse_archs(text: str) -> list[str]:
     return list(dict.fromkeys(archs))
 
 
-#: The file ``termwise power`` writes, which ``--power-reports`` looks for.
-POWER_REPORT = "power_report.json"
-
-
-def _report_value(doc, path: str, keys: tuple):
-    """``doc[keys[0]][keys[1]]...`` of a power report, or a ConfigError naming the file."""
-    v = doc
-    for k in keys:
-        if not isinstance(v, dict) or k not in v:
-            raise ConfigError("power_reports", f"{path}: malformed power report: no "
-                                               f"{'.'.join(keys)}")
-        v = v[k]
-    return v
-
-
 def read_power_reports(root: str) -> dict:
     """The ``power_report.json`` files under ``root`` (recursively) as ``{preset: {path
-    relative to root: power record}}`` (records as
-    :func:`termwise.golden.netsim.check_power_record` takes them: ``preset``, ``tile_w`` =
-    ``power_w.tile``, ``clock_mhz`` = ``clock.mhz``, ``source`` naming the file and its
-    ``activity.source``). A missing directory, one without reports or a malformed report is
-    a :class:`ConfigError` naming ``power_reports``."""
+    relative to root: power record}}`` (:func:`termwise.gen.reports.files.power_record`,
+    checked as :func:`termwise.golden.netsim.check_power_record` takes them). A missing
+    directory, one without reports or a malformed report is a :class:`ConfigError` naming
+    ``power_reports``."""
     from ...golden.netsim import check_power_record
-    if not isinstance(root, (str, os.PathLike)) or not os.path.isdir(root):
-        raise ConfigError("power_reports", f"must be a directory, got {root!r}")
+    from ..reports.files import POWER_REPORT, json_reports, power_record
     found = {}
-    for top, dirs, files in os.walk(root):
-        dirs.sort()
-        if POWER_REPORT not in files:
-            continue
-        path = os.path.join(top, POWER_REPORT)
-        rel = os.path.relpath(path, root)
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise ConfigError("power_reports", f"{path}: malformed power report: "
-                                               f"{str(err).splitlines()[0]}") from None
-        preset = _report_value(doc, path, ("preset",))
-        tile_w = _report_value(doc, path, ("power_w", "tile"))
-        mhz = _report_value(doc, path, ("clock", "mhz"))
-        activity = _report_value(doc, path, ("activity", "source"))
-        for key, v in (("preset", preset), ("activity.source", activity)):
-            if not isinstance(v, str) or not v:
-                raise ConfigError("power_reports", f"{path}: malformed power report: {key} "
-                                                   f"must be text, got {v!r}")
-        for key, v in (("power_w.tile", tile_w), ("clock.mhz", mhz)):
-            if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
-                    or v <= 0):
-                raise ConfigError("power_reports", f"{path}: malformed power report: {key} "
-                                                   f"must be a positive number, got {v!r}")
-        rec = check_power_record(preset, {"preset": preset, "tile_w": tile_w,
-                                          "clock_mhz": mhz, "source": ""})
-        act = "random operands" if activity == "random" else f"workload {activity}"
-        rec["source"] = (f"termwise power {rel}: tile power at {rec['clock_mhz']:g} MHz, "
-                         f"activity of {act}")
-        found.setdefault(rec["preset"], {})[rel] = rec
-    if not found:
-        raise ConfigError("power_reports", f"no {POWER_REPORT} under {root}")
+    for path, rel, doc in json_reports(root, POWER_REPORT, "power_reports"):
+        rec = power_record(doc, path, rel, "power_reports")
+        checked = check_power_record(rec["preset"], rec)
+        found.setdefault(checked["preset"], {})[rel] = checked
     return found
 
 

@@ -12,77 +12,31 @@ random-operand one, else the first by name. No record, no energy: nothing is est
 
 from __future__ import annotations
 
-import json
-import math
-import os
 
 from ..spec import ConfigError
 
-__all__ = ["REPORT", "read_reports", "db_records", "record_all", "choose"]
-
-#: The file ``termwise power`` writes.
-REPORT = "power_report.json"
-
-
-def _value(doc, path, keys):
-    v = doc
-    for k in keys:
-        if not isinstance(v, dict) or k not in v:
-            raise ConfigError("power_reports", f"{path}: malformed power report: no "
-                                               f"{'.'.join(keys)}")
-        v = v[k]
-    return v
-
-
-def _activity(doc, path) -> str:
-    act = _value(doc, path, ("activity", "source"))
-    if not isinstance(act, str) or not act:
-        raise ConfigError("power_reports", f"{path}: malformed power report: activity.source "
-                                           f"must be text, got {act!r}")
-    return act
-
+__all__ = ["read_reports", "db_records", "record_all", "choose"]
 
 def read_reports(root: str) -> dict:
-    """``{top: {activity: record}}`` of the ``power_report.json`` files under ``root``
-    (recursively, in sorted order; the first report of a (tile, activity) wins). A missing
-    directory, none found or a malformed report: :class:`ConfigError` ``power_reports``."""
+    """``{top: {activity: (config, record)}}`` of the ``power_report.json`` files under
+    ``root`` (recursively, in sorted order; the first report of a (tile, activity) wins). A
+    missing directory, none found or a malformed report: :class:`ConfigError`
+    ``power_reports``."""
     from ...golden.netsim.energy import check_power_record
     from ..config import from_mapping
-    if not os.path.isdir(root):
-        raise ConfigError("power_reports", f"must be a directory, got {root!r}")
+    from ..reports.files import POWER_REPORT, json_reports, power_record, report_value
     found = {}
-    for top, dirs, files in os.walk(root):
-        dirs.sort()
-        if REPORT not in files:
-            continue
-        path = os.path.join(top, REPORT)
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise ConfigError("power_reports", f"{path}: malformed power report: "
-                                               f"{str(err).splitlines()[0]}") from None
-        config = _value(doc, path, ("config",))
+    for path, rel, doc in json_reports(root, POWER_REPORT, "power_reports"):
+        config = report_value(doc, path, ("config",), "power_reports")
         try:
             cfg = from_mapping(config)
         except (ConfigError, TypeError) as err:
             raise ConfigError("power_reports", f"{path}: config: {err}") from None
-        tile_w = _value(doc, path, ("power_w", "tile"))
-        mhz = _value(doc, path, ("clock", "mhz"))
-        for key, v in (("power_w.tile", tile_w), ("clock.mhz", mhz)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-                    or v <= 0:
-                raise ConfigError("power_reports", f"{path}: malformed power report: {key} "
-                                                   f"must be a positive number, got {v!r}")
-        act = _activity(doc, path)
-        rel = os.path.relpath(path, root)
-        rec = check_power_record(cfg.top_name, {
-            "preset": str(doc.get("preset") or cfg.top_name), "tile_w": tile_w,
-            "clock_mhz": mhz, "source": f"termwise power {rel}: tile power at {mhz:g} MHz, "
-                                        f"activity {act}"}, field="power_reports")
+        rec = power_record(dict(doc, preset=str(doc.get("preset") or cfg.top_name)), path,
+                           rel, "power_reports")
+        act = rec["activity"]
+        rec = check_power_record(cfg.top_name, rec, field="power_reports")
         found.setdefault(cfg.top_name, {}).setdefault(act, (cfg, rec))
-    if not found:
-        raise ConfigError("power_reports", f"no {REPORT} under {root}")
     return found
 
 
