@@ -66,7 +66,8 @@ def _power_record(rep: dict, top: str) -> dict:
     from ..reports.files import power_record
     rec = power_record(rep, f"the power report of {top}", top, "reports")
     act = rep.get("activity", {})
-    method = (rep.get("method") or {}).get("text", "whole tile")
+    from ..reports.ppa import method_text
+    method = method_text(rep)
     rec["source"] = (f"termwise power ({method}), activity of {rec['activity']}: "
                      f"{act.get('runs_completed')} runs, {act.get('cycles_simulated')} cycles")
     return rec

@@ -29,7 +29,8 @@ import os
 
 from ...golden.netsim.simulate import REFERENCE
 
-__all__ = ["COMMON_DIFFERENCES", "design_row", "ratios", "to_markdown", "write_reports"]
+__all__ = ["COMMON_DIFFERENCES", "method_text", "design_row", "ratios", "to_markdown",
+           "write_reports"]
 
 #: Why every row differs from its paper, whatever the design (stated once in report.md).
 COMMON_DIFFERENCES = (
@@ -55,6 +56,16 @@ def _get(d, *keys):
             return None
         d = d[k]
     return d
+
+
+def method_text(power: dict) -> str:
+    """How a power report's tile figure was obtained, in a few words: the whole tile
+    simulated at gate level, or one PE row scaled (``termwise power --part``)."""
+    m = power.get("method") or {}
+    if m.get("mode") == "row":
+        return (f"one PE row ({m.get('part_top', 'filters=1')}) simulated at gate level, "
+                "scaled to the whole tile module by module by synthesised area")
+    return "the whole tile simulated at gate level"
 
 
 def design_row(design: str, synth: dict, power: dict | None, power_error: str | None,
@@ -106,7 +117,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
     if power is not None:
         act = power.get("activity", {})
         row.update(power_mw=power["power_w"]["tile"] * 1e3,
-                   power_method=_get(power, "method", "text") or "whole tile, gate level",
+                   power_method=method_text(power),
                    power_activity=(f"{act.get('source')}: {act.get('runs_completed')} runs "
                                    f"of {len(act.get('layers') or [])} layers, "
                                    f"{act.get('cycles_simulated')} cycles"))
