@@ -74,8 +74,14 @@ def test_power_report_smallest_tile(tmp_path):
     assert os.path.isfile(tmp_path / "power-cache" / rep["model_cache"]["key"] / "sim")
     md = to_markdown(rep)
     assert re.search(r"termwise / OpenSTA = \d", md)
-    # the same configuration again: the model comes from the cache, same seed same figures
+    # the same inputs again: the stored report, the same figures
     rep2 = power_report(cfg, cycles=300, seed=3, clock_mhz=100.0, clock_ns=10.0,
                         liberty=None, cache_root=str(tmp_path / "synth-cache"),
                         use_cache=True, precision=None, log=lambda m: None)
-    assert rep2["model_cache"]["hit"] and rep2["power_w"] == p
+    assert rep2.get("cached") is True and rep2["power_w"] == p
+    # another seed: a new simulation on the cached gate-level model
+    rep3 = power_report(cfg, cycles=300, seed=4, clock_mhz=100.0, clock_ns=10.0,
+                        liberty=None, cache_root=str(tmp_path / "synth-cache"),
+                        use_cache=True, precision=None, log=lambda m: None)
+    assert not rep3.get("cached") and rep3["model_cache"]["hit"]
+    assert rep3["activity_source"]["seed"] == 4
