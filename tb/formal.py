@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from amaranth import Elaboratable, Module, Mux, ResetSignal, Signal, Value, signed
+from amaranth import Cat, Elaboratable, Module, Mux, ResetSignal, Signal, Value, signed
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.back import rtlil
 from amaranth.hdl import Assert, Assume
@@ -49,7 +49,8 @@ from .amaranth_sim import InlineLibrary
 
 __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_cycles",
            "cycle_bound", "bmc_depth", "StuckAt", "FaultyLibrary", "Case", "case_split",
-           "ArrayHarness", "sby_script", "default_solver", "ProofResult", "run_sby", "Proof",
+           "ArrayHarness", "OwningArrayHarness", "owns_operands", "harness_for",
+           "sby_script", "default_solver", "ProofResult", "run_sby", "Proof", "prove_harness",
            "prove_case", "prove_array"]
 
 #: Designs that multiply only the ``precision`` least significant bits of each activation
@@ -96,6 +97,8 @@ def worst_step_cycles(cfg) -> int:
     sum over a run's steps bounds the run also where steps overlap (column
     synchronisation)."""
     model = model_of(cfg)
+    if cfg.arch == "diffy":
+        return _diffy_worst_step_cycles(cfg, model)
     independent = getattr(model, "steps_independent", lambda _: True)(cfg)
     lo, hi = -(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1)
     wgts = _bricks_of(np.arange(lo, hi), cfg.lanes)
@@ -113,6 +116,27 @@ def worst_step_cycles(cfg) -> int:
             for pw in range(1, cfg.wgt_bits + 1):
                 rt = cfg.runtime_values(p, pw, act_signed=act_signed)
                 worst = max(worst, _worst_of(cfg, act, wgt, rt, independent))
+    return worst
+
+
+def _diffy_worst_step_cycles(cfg, model) -> int:
+    """Diffy's costliest step: a step costs the most of its windows' delta bricks, and a
+    window's delta depends on its own brick and its predecessor's (or none, with its
+    restart bit), so every (predecessor brick, brick) pair of two windows under every
+    restart pattern and signedness reaches the worst case (the golden model's
+    ``step_cycles``; its weights and precisions do not matter)."""
+    worst = 1
+    for act_signed in (True, False):
+        lo, hi = (-(1 << (cfg.act_bits - 1)), 1 << (cfg.act_bits - 1)) if act_signed \
+            else (0, 1 << cfg.act_bits)
+        bricks = _bricks_of(np.arange(lo, hi), cfg.lanes)
+        first = np.repeat(bricks, len(bricks), axis=0)
+        second = np.tile(bricks, (len(bricks), 1))
+        act = np.stack([first, second])                   # (2 windows, pairs, lanes)
+        wgt = np.zeros((1,) + first.shape, dtype=np.int64)
+        for restart in range(4):
+            rt = dict(cfg.runtime_values(act_signed=act_signed), restart=restart)
+            worst = max(worst, int(model.step_cycles(cfg, act, wgt, rt).max()))
     return worst
 
 
@@ -255,6 +279,11 @@ class ArrayHarness(Elaboratable):
             raise ValueError(f"{cfg.arch}: the array owns its operands; the harness drives "
                              "the generic contract (rtl/array.py array_signature) only")
 
+    @property
+    def steps(self) -> int:
+        """BMC depth (:func:`bmc_depth`)."""
+        return bmc_depth(self.cfg, self.case.bricks, self.worst_step)
+
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
@@ -304,6 +333,12 @@ class ArrayHarness(Elaboratable):
             # valid from the cycle after start only (rtl/array.py)
             array.act_signed.eq(Mux(start, AnySeq(1), act_signed)),
         ]
+        if hasattr(array, "restart"):
+            # Diffy's per-window restart register, valid on the start cycle only: any bits
+            # (the first run after reset has no predecessor: its outputs are the plain dot
+            # products whatever the bits say).
+            m.d.comb += array.restart.eq(Mux(start, AnyConst(cfg.windows),
+                                             AnySeq(cfg.windows)))
 
         reference = self._reference(m, n, act_rows, wgt_rows, precision, wgt_precision,
                                     act_signed)
@@ -342,7 +377,16 @@ class ArrayHarness(Elaboratable):
             m.d.sync += cycle.eq(cycle + 1)
         finished = Signal()
         done = Signal()                                       # finished on an earlier cycle
-        m.d.comb += finished.eq(started & (index >= n) & ~array.busy)
+        settled = 1
+        if cfg.pe_stages:
+            # The PEs see every input pe_stages cycles late (rtl/pe_stage.py): as the tile
+            # does, the run ends only once the array has been idle that long.
+            active = Signal()
+            recent = Signal(cfg.pe_stages)
+            m.d.comb += active.eq(~started | array.busy | (index < n))
+            m.d.sync += recent.eq(Cat(active, recent[:-1]))
+            settled = ~recent.any()
+        m.d.comb += finished.eq(started & (index >= n) & ~array.busy & settled)
         with m.If(finished):
             m.d.sync += done.eq(1)
         # cycle_bound(n), as hardware: the fixed overhead plus n worst steps (1 if empty)
@@ -356,6 +400,165 @@ class ArrayHarness(Elaboratable):
         with m.If(done):
             for w, f in ([self.case.output] if self.case.output else outputs):
                 m.d.comb += Assert(array.acc[w][f] == reference[w][f])
+
+
+def owns_operands(cfg) -> bool:
+    """Whether ``cfg``'s array keeps its operands itself (``OWNS_OPERANDS``, e.g. Cnvlutin:
+    :func:`termwise.rtl.array.owning_array_signature`)."""
+    return bool(getattr(array_class(cfg), "OWNS_OPERANDS", False))
+
+
+def _max(values):
+    """The largest of ``values`` (Amaranth expressions), as a tree of plain compares."""
+    values = list(values)
+    while len(values) > 1:
+        pairs = [Mux(a > b, a, b) for a, b in zip(values[::2], values[1::2])]
+        values = pairs + ([values[-1]] if len(values) % 2 else [])
+    return values[0]
+
+
+class OwningArrayHarness(Elaboratable):
+    """One run of an array that owns its operands (Cnvlutin's zero-free lane stores) on
+    free operands, the tile's side of :func:`termwise.rtl.array.owning_array_signature`:
+    with ``load_enable`` high, weight row ``b`` and activation row ``b`` (free constants)
+    are offered on ``wgt_write`` / ``act_write`` until taken, ``b = 0 .. depth - 1`` (the
+    host writes whole buffers; a run of ``n < depth`` bricks must ignore the rows past
+    ``n``); then ``start`` pulses with ``bricks = n`` (free) and ``load_enable`` falls.
+    ``act_signed`` is free until the cycle after ``start``, ``bricks`` on every other
+    cycle, the write payloads whenever their ``valid`` is low.
+
+    The reference is :class:`ArrayHarness`'s (plain ``sum act x wgt`` over bricks ``< n``).
+    The cycle count is checked *exactly*, not only bounded: with run cycle 0 the ``start``
+    cycle, ``busy`` is high on run cycles ``1 .. C - 1`` and low on cycle ``C``, where
+    ``C = max(1, L) + run_overhead(cfg)`` and ``L`` is the longest lane stream (the most
+    non-zero activations of any lane of any window among bricks ``< n``, counted here from
+    the constants), the golden model's ``run_cycles`` (Cnvlutin: golden/arch/cnvlutin.py;
+    the tile sees ``busy`` low on cycle ``C`` and raises ``out.valid`` the cycle after,
+    which ``run_command`` counts as ``C`` cycles). From cycle ``C + 1`` on ``acc`` holds
+    the reference.
+
+    ``cycle_slack`` shifts the expected cycle count (a test's deliberately wrong model: -1
+    must fail).
+    """
+
+    def __init__(self, cfg, case: "Case | None" = None, library: InlineLibrary | None = None,
+                 *, cycle_slack: int = 0):
+        if cfg.pipeline_latency:
+            raise ValueError("the owning-array harness drives the array alone: no PE "
+                             "input stages or output stage (pipeline_latency 0)")
+        self.cfg = cfg
+        self.case = case or Case()
+        self.cycle_slack = cycle_slack
+        self.array = array_class(cfg)(cfg, library or InlineLibrary({}))
+        if not getattr(self.array, "OWNS_OPERANDS", False):
+            raise ValueError(f"{cfg.arch}: the array is on the generic contract "
+                             "(use ArrayHarness)")
+
+    @property
+    def overhead(self) -> int:
+        return run_overhead(self.cfg)
+
+    @property
+    def steps(self) -> int:
+        """BMC depth: the loads, the longest run (every activation non-zero) and 2 more."""
+        n = self.cfg.depth if self.case.bricks is None else self.case.bricks
+        return self.cfg.depth + max(1, n) + self.overhead + 2
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
+        m.d.comb += Assume(~ResetSignal())
+        m.submodules.array = array = self.array
+
+        n = AnyConst(range(cfg.depth + 1))
+        precision = AnyConst(range(cfg.act_bits + 1))
+        wgt_precision = AnyConst(range(cfg.wgt_bits + 1))
+        act_signed = AnyConst(1)
+        act_rows = [AnyConst(cfg.act_row_bits) for _ in range(cfg.depth)]
+        wgt_rows = [AnyConst(cfg.wgt_row_bits) for _ in range(cfg.depth)]
+        m.d.comb += [
+            Assume(n <= cfg.depth),
+            Assume((precision >= 1) & (precision <= cfg.act_bits)),
+            Assume((wgt_precision >= 1) & (wgt_precision <= cfg.wgt_bits)),
+        ]
+        if self.case.act_signed is not None:
+            m.d.comb += Assume(act_signed == int(self.case.act_signed))
+        if self.case.bricks is not None:
+            m.d.comb += Assume(n == self.case.bricks)
+
+        # The loads: each stream offers row b until the array takes it.
+        loaded = []
+        for name, write, rows, bits in (("act", array.act_write, act_rows, cfg.act_row_bits),
+                                        ("wgt", array.wgt_write, wgt_rows, cfg.wgt_row_bits)):
+            index = Signal(range(cfg.depth + 1), name=f"{name}_loaded")
+            payload = Signal(bits, name=f"{name}_payload")
+            m.d.comb += [write.valid.eq(index < cfg.depth), payload.eq(AnySeq(bits))]
+            for b in range(cfg.depth):
+                with m.If(index == b):
+                    m.d.comb += payload.eq(rows[b])
+            m.d.comb += write.payload.eq(payload)
+            with m.If(write.valid & write.ready):
+                m.d.sync += index.eq(index + 1)
+            loaded.append(index == cfg.depth)
+
+        started = Signal()
+        start = Signal()
+        m.d.comb += start.eq(loaded[0] & loaded[1] & ~started)
+        with m.If(start):
+            m.d.sync += started.eq(1)
+        m.d.comb += [
+            array.load_enable.eq(~started),
+            array.rewind.eq(0),
+            array.start.eq(start),
+            array.bricks.eq(Mux(start, n, AnySeq(len(array.bricks)))),
+            array.precision.eq(precision),
+            array.wgt_precision.eq(wgt_precision),
+            array.act_signed.eq(Mux(started, act_signed, AnySeq(1))),
+        ]
+
+        reference = ArrayHarness._reference(self, m, n, act_rows, wgt_rows, precision,
+                                            wgt_precision, act_signed)
+        # L: the longest lane stream among bricks < n (a non-zero pattern is a non-zero
+        # value in either signedness).
+        ab, lanes = cfg.act_bits, cfg.lanes
+        counts = []
+        for w, lane in itertools.product(range(cfg.windows), range(lanes)):
+            at = (w * lanes + lane) * ab
+            count = Signal(range(cfg.depth + 1), name=f"nonzero_w{w}_l{lane}")
+            m.d.comb += count.eq(sum(Mux((b < n) & (act_rows[b][at:at + ab] != 0), 1, 0)
+                                     for b in range(cfg.depth)))
+            counts.append(count)
+        longest = Signal(range(cfg.depth + 1))
+        m.d.comb += longest.eq(_max(counts))
+        expected = Signal(range(self.steps + 1))
+        m.d.comb += expected.eq(Mux(longest == 0, 1, longest) + self.overhead
+                                + self.cycle_slack)
+
+        cycle = Signal(range(self.steps + 1))                 # 0 on the start cycle
+        with m.If((start | started) & (cycle < self.steps)):
+            m.d.sync += cycle.eq(cycle + 1)
+        with m.If(started & (cycle >= 1)):
+            with m.If(cycle < expected):
+                m.d.comb += Assert(array.busy)
+            with m.Elif(cycle == expected):
+                m.d.comb += Assert(~array.busy)
+            with m.Else():
+                outputs = itertools.product(range(cfg.windows), range(cfg.filters))
+                for w, f in ([self.case.output] if self.case.output else outputs):
+                    m.d.comb += Assert(array.acc[w][f] == reference[w][f])
+        return m
+
+
+def harness_for(cfg, case: "Case | None" = None, library: InlineLibrary | None = None,
+                worst_step: int | None = None):
+    """The harness of ``cfg``'s array: :class:`OwningArrayHarness` for an array that owns
+    its operands, else :class:`ArrayHarness` (``worst_step`` default
+    :func:`worst_step_cycles`)."""
+    if owns_operands(cfg):
+        return OwningArrayHarness(cfg, case, library)
+    if worst_step is None:
+        worst_step = worst_step_cycles(cfg)
+    return ArrayHarness(cfg, worst_step, case, library)
 
 
 # ---------------------------------------------------------------------------------------
@@ -470,28 +673,36 @@ class Proof:
                          for case, r in self.parts)
 
 
-def prove_case(cfg, case: Case, worst_step: int, *, fault: StuckAt | None = None,
-               solver: str | None = None, timeout: float = 600,
-               keep: Path | None = None) -> ProofResult:
-    """One part of the proof of ``cfg``'s array (:class:`ArrayHarness`), checked to the
-    depth that covers its worst-case run (:func:`bmc_depth`); with ``fault``, of the
-    array with that PE input bit stuck at 0."""
-    library = FaultyLibrary(fault) if fault else None
-    harness = ArrayHarness(cfg, worst_step, case, library)
+def prove_harness(harness, *, solver: str | None = None, timeout: float = 600,
+                  keep: Path | None = None) -> ProofResult:
+    """Check ``harness`` (an :class:`ArrayHarness`, :class:`OwningArrayHarness` or any
+    elaboratable with a ``steps`` BMC depth) with sby."""
     text = rtlil.convert(harness, ports=[])
-    return run_sby(text, bmc_depth(cfg, case.bricks, worst_step), solver=solver,
-                   timeout=timeout, keep=keep)
+    return run_sby(text, harness.steps, solver=solver, timeout=timeout, keep=keep)
+
+
+def prove_case(cfg, case: Case, worst_step: int | None, *, fault: StuckAt | None = None,
+               solver: str | None = None, timeout: float = 600,
+               keep: Path | None = None, harness=None) -> ProofResult:
+    """One part of the proof of ``cfg``'s array (:func:`harness_for`), checked to the
+    depth that covers its worst-case run (the harness's ``steps``); with ``fault``, of the
+    array with that PE input bit stuck at 0. ``harness(case, library)`` builds another
+    harness (e.g. one with a deliberately wrong cycle model)."""
+    library = FaultyLibrary(fault) if fault else None
+    built = harness(case, library) if harness else harness_for(cfg, case, library, worst_step)
+    return prove_harness(built, solver=solver, timeout=timeout, keep=keep)
 
 
 def prove_array(cfg, *, fault: StuckAt | None = None, solver: str | None = None,
-                timeout: float = 600) -> Proof:
-    """Prove ``cfg``'s array against the reference for every run (:func:`case_split`),
-    part by part, stopping at the first part that does not pass; ``timeout`` is per
-    part. With ``fault`` the proof must fail."""
-    worst = worst_step_cycles(cfg)
+                timeout: float = 600, harness=None, cases=None) -> Proof:
+    """Prove ``cfg``'s array against the reference for every run (:func:`case_split`, or
+    ``cases``), part by part, stopping at the first part that does not pass; ``timeout``
+    is per part. With ``fault`` the proof must fail. ``harness``: as :func:`prove_case`."""
+    worst = None if harness or owns_operands(cfg) else worst_step_cycles(cfg)
     parts = []
-    for case in case_split(cfg):
-        result = prove_case(cfg, case, worst, fault=fault, solver=solver, timeout=timeout)
+    for case in (case_split(cfg) if cases is None else cases):
+        result = prove_case(cfg, case, worst, fault=fault, solver=solver, timeout=timeout,
+                            harness=harness)
         parts.append((case, result))
         if not result.passed:
             break
