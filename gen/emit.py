@@ -71,6 +71,9 @@ def manifest(cfg: TileConfig, verilog_text: str, tile) -> dict:
         "command_layout": {name: {"offset": field.offset, "width": field.width}
                            for name, field in command_layout(cfg)},
         "ports": port_list(tile),
+        # The modules emitted once and instantiated by name (:mod:`termwise.rtl.library`),
+        # in emission order: the simulation build's hierarchy blocks.
+        "library_modules": list(tile.library.modules),
         "tools": tool_versions(),
         "verilog": {"file": f"{cfg.top_name}.v",
                     "sha256": hashlib.sha256(verilog_text.encode()).hexdigest(),

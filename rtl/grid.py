@@ -11,7 +11,7 @@ assigns to its inputs reaches the PE through registered, replicated copies.
 
 import operator
 
-from amaranth import signed
+from amaranth import Cat, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -121,12 +121,18 @@ class PEGrid(wiring.Component):
             The window.
         """
         w = operator.index(w)
+        accs = []
         for f in range(self.cfg.filters):
             pe = self.library.instantiate(m, self.pe_name, f"pe_f{f}_w{w}")
             if self.cfg.pe_stages:      # every input through the registered copies
                 pe = StagedPE(pe, self._pe_stage(m), self._pe_inputs, tag=f"f{f}_w{w}")
             yield f, pe
-            m.d.comb += [pe.clear.eq(self.start), self.acc[w][f].eq(pe.acc)]
+            m.d.comb += pe.clear.eq(self.start)
+            accs.append(pe.acc)
+        # One assignment per column: Amaranth checks every bit of an assignment's target
+        # signal (the whole ``acc``, 40k bits at 16x16) per statement, so one per PE made
+        # elaboration quadratic in the PE count.
+        m.d.comb += self.acc[w].as_value().eq(Cat(accs))
 
     @property
     def _pe_inputs(self) -> list:

@@ -11,18 +11,18 @@ largest pair count of any lane of any PE, at least 1 cycle (docs/papers.md#lacon
 
 Structure
 ---------
-* **Booth encoders and term serializers, broadcast.** One :class:`~.encoders.BoothEncoder`
-  and one radix-4 :class:`~.encoders.DigitSerializer` per filter lane
-  (``wgt_encoder_f*_l*``, ``wgt_serializer_f*_l*``) and per window lane
-  (``act_encoder_w*_l*``, ``act_serializer_w*_l*``). Each cycle the filter lane's current
+* **Booth encoders and term serializers, broadcast.** One :class:`TermLane` (a
+  :class:`~.encoders.BoothEncoder` and a radix-4 :class:`~.encoders.DigitSerializer`) per
+  filter lane (``wgt_lane_f*_l*``) and per window lane (``act_lane_w*_l*``), each an
+  instance of one module emitted once (:mod:`.library`). Each cycle the filter lane's current
   weight term is broadcast to the filter's PEs and the window lane's current activation
   term to the window's PEs, as in the paper's tile, where terms travel along the PE rows
   and columns. Recoding and sequencing are done once per value, not once per PE lane.
 * **Pair enumeration with per-lane loop state only.** Lane ``l`` runs "for each weight
   term ``i`` (outer loop), for each activation term ``j`` (inner loop)" with an inner loop
   of ``A_l = max(1, max_w terms(a[w, l]))`` cycles shared by every window: the activation
-  serializers advance every cycle and reload the step's digits (kept once per window lane,
-  ``act_digits_w*_l*``) when the lane's inner counter wraps; the weight serializers advance
+  serializers advance every cycle and reload the step's digits (kept in the window lane's
+  :class:`TermLane`) when the lane's inner counter wraps; the weight serializers advance
   on the wrap. A PE lane sees the pair ``(i, j)`` while both serializers still hold a term,
   so it processes each of its ``terms(w) * terms(a)`` pairs exactly once, within the
   ``(max_f terms(w[f, l])) * A_l`` cycles the lane's loops last -- no longer than the step
@@ -47,8 +47,8 @@ Structure
   completion signal has to be collected from the PEs.
 * **Per-column weights (``fc_columns``).** With the option every window column has its own
   weight row (:meth:`~.grid.PEGrid.wgt_bricks_of`, :mod:`.column_weights`), so the weight
-  encoders and serializers are per (column, filter, lane) (``wgt_encoder_f*_w*_l*``,
-  ``wgt_serializer_f*_w*_l*``) and feed that column's PEs only, and the inner loops are per
+  encoders and serializers are per (column, filter, lane) (``wgt_lane_f*_w*_l*``) and
+  feed that column's PEs only, and the inner loops are per
   (column, lane), each of ``max(1, terms(a[w, l]))`` cycles (a shared loop over the longest
   activation of the lane would make a column whose weight has many terms wait on another
   column's activation). The step then takes ``max(1, max over w, l of terms(a[w, l]) *
@@ -74,6 +74,8 @@ again during the round, which lets them take the next round at once
 (:func:`termwise.golden.arch.laconic.fc_run_cycles` gives the schedule).
 """
 
+import operator
+
 from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
@@ -86,7 +88,7 @@ from .library import ModuleLibrary
 from .rows import act_value
 
 __all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
-           "digit_counts", "pair_positions", "term_lane"]
+           "digit_counts", "pair_positions", "TermLane"]
 
 
 class LaneTerm(data.StructLayout):
@@ -97,47 +99,75 @@ class LaneTerm(data.StructLayout):
         super().__init__({"valid": 1, "neg": 1, "exp": range(max(positions, 2))})
 
 
-def term_lane(m, kind: str, where: str, value, bits: int, *, is_signed: bool, count, load,
-              advance, term, reload=None):
+class TermLane(wiring.Component):
     """One value's Booth terms, one per cycle: a :class:`~.encoders.BoothEncoder` and a
-    radix-4 :class:`~.encoders.DigitSerializer`, submodules ``<kind>_encoder_<where>`` and
-    ``<kind>_serializer_<where>``.
+    radix-4 :class:`~.encoders.DigitSerializer` (Laconic's per-lane term source, emitted
+    once and instantiated by name per lane, :mod:`.library`).
 
     Parameters
     ----------
-    m : Module
-    kind, where : str
-        Of the submodules' names.
-    value : Value
-        The ``bits``-bit value (two's complement if ``is_signed``).
-    count : Value
-        Driven with the value's term count.
-    load, advance : Value
+    bits : int
+        Of the value (two's complement).
+    keep : bool
+        Keep the digits loaded on ``take`` in a register and reload the serializer from it
+        when ``load`` rises without ``take`` (the activations' inner loop wraps); without
+        it the serializer loads the encoder's digits.
+
+    Attributes
+    ----------
+    value : In(signed(bits))
+    count : Out(range(ndigits + 1))
+        The value's term count.
+    load, advance : In(1)
         The serializer's ``load`` and ``next``.
-    term : View of :class:`LaneTerm`
-        Driven with the serializer's current term.
-    reload : callable ``(digits) -> Value``, optional
-        The digits to load, given the encoder's (``{shift, neg, nonzero}``, ``nonzero`` in
-        the low bits); default the encoder's. (The activations reload the step's digits,
-        kept in a register, each time their loop wraps.)
+    take : In(1)
+        Only with ``keep``: a new value is taken this cycle.
+    term : Out(LaneTerm(2 * ndigits))
+        The serializer's current term.
     """
-    enc = BoothEncoder(bits, is_signed=is_signed)
-    ser = DigitSerializer(enc.ndigits, 2)
-    m.submodules[f"{kind}_encoder_{where}"] = enc
-    m.submodules[f"{kind}_serializer_{where}"] = ser
-    nd = enc.ndigits
-    digits = Cat(enc.nonzero, Cat(enc.digits[i].neg for i in range(nd)),
-                 Cat(enc.digits[i].exp[0] for i in range(nd)))
-    m.d.comb += [
-        enc.value.eq(value),
-        count.eq(enc.count),
-        Cat(ser.nonzero, ser.neg, ser.shift).eq(digits if reload is None else reload(digits)),
-        ser.load.eq(load),
-        ser.next.eq(advance),
-        term.valid.eq(ser.valid),
-        term.neg.eq(ser.term.neg),
-        term.exp.eq(ser.term.exp),
-    ]
+
+    def __init__(self, bits: int, *, keep: bool = False):
+        self.bits = operator.index(bits)
+        self.keep = bool(keep)
+        self.ndigits = nd = booth_digit_count(self.bits)
+        members = {
+            "value": In(signed(self.bits)),
+            "count": Out(range(nd + 1)),
+            "load": In(1),
+            "advance": In(1),
+            "term": Out(LaneTerm(2 * nd)),
+        }
+        if self.keep:
+            members["take"] = In(1)
+        super().__init__(members)
+
+    def fresh(self) -> "TermLane":
+        """Another lane of the same parameters (for an inlined library, tb/amaranth_sim)."""
+        return TermLane(self.bits, keep=self.keep)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.encoder = enc = BoothEncoder(self.bits, is_signed=True)
+        m.submodules.serializer = ser = DigitSerializer(enc.ndigits, 2)
+        nd = enc.ndigits
+        digits = Cat(enc.nonzero, Cat(enc.digits[i].neg for i in range(nd)),
+                     Cat(enc.digits[i].exp[0] for i in range(nd)))
+        if self.keep:
+            kept = Signal(len(digits))
+            with m.If(self.take):
+                m.d.sync += kept.eq(digits)
+            digits = Mux(self.take, digits, kept)
+        m.d.comb += [
+            enc.value.eq(self.value),
+            self.count.eq(enc.count),
+            Cat(ser.nonzero, ser.neg, ser.shift).eq(digits),
+            ser.load.eq(self.load),
+            ser.next.eq(self.advance),
+            self.term.valid.eq(ser.valid),
+            self.term.neg.eq(ser.term.neg),
+            self.term.exp.eq(ser.term.exp),
+        ]
+        return m
 
 
 def digit_counts(cfg) -> tuple[int, int]:
@@ -205,9 +235,16 @@ class LaconicPE(wiring.Component):
         return m
 
 
-def _max_tree(values):
-    """Balanced maximum of unsigned values (:func:`~.adder_tree.tree_reduce`)."""
-    return tree_reduce(values, lambda a, b, *_: Mux(a > b, a, b))
+def _max_tree(m, values, name: str):
+    """Balanced maximum of unsigned values (:func:`~.adder_tree.tree_reduce`), each node a
+    signal ``<name>_<level>_<index>``: as one expression, each ``Mux(a > b, a, b)`` would
+    copy its operands' subtrees (16k comparators in laconic-16x16's detector instead of
+    1k)."""
+    def node(a, b, level, index):
+        out = Signal(max(len(a), len(b)), name=f"{name}_{level}_{index}")
+        m.d.comb += out.eq(Mux(a > b, a, b))
+        return out
+    return tree_reduce(values, node)
 
 
 class PairCountDetector(wiring.Component):
@@ -269,7 +306,7 @@ class PairCountDetector(wiring.Component):
             products = self._products(m)
         most = Signal.like(self.cycles)
         m.d.comb += [
-            most.eq(_max_tree(products)),
+            most.eq(_max_tree(m, products, "most")),
             self.cycles.eq(Mux(most == 0, 1, most)),
         ]
         return m
@@ -283,10 +320,10 @@ class PairCountDetector(wiring.Component):
             wmax = Signal(range(self.ndw + 1), name=f"wgt_max{lane}")
             prod = Signal(range(self.nda * self.ndw + 1), name=f"pairs{lane}")
             m.d.comb += [
-                amax.eq(_max_tree(self.act_count[w * lanes + lane]
-                                  for w in range(self.windows))),
-                wmax.eq(_max_tree(self.wgt_count[f * lanes + lane]
-                                  for f in range(self.filters))),
+                amax.eq(_max_tree(m, [self.act_count[w * lanes + lane]
+                                      for w in range(self.windows)], f"act_max{lane}")),
+                wmax.eq(_max_tree(m, [self.wgt_count[f * lanes + lane]
+                                      for f in range(self.filters)], f"wgt_max{lane}")),
                 prod.eq(amax * wmax),
                 self.act_max[lane].eq(amax),
             ]
@@ -303,8 +340,8 @@ class PairCountDetector(wiring.Component):
                 wmax = Signal(range(self.ndw + 1), name=f"wgt_max_w{w}_l{lane}")
                 prod = Signal(range(self.nda * self.ndw + 1), name=f"pairs_w{w}_l{lane}")
                 m.d.comb += [
-                    wmax.eq(_max_tree(self.wgt_count[(w * filters + f) * lanes + lane]
-                                      for f in range(filters))),
+                    wmax.eq(_max_tree(m, [self.wgt_count[(w * filters + f) * lanes + lane]
+                                          for f in range(filters)], f"wgt_max_w{w}_l{lane}")),
                     prod.eq(self.act_count[w * lanes + lane] * wmax),
                 ]
                 products.append(prod)
@@ -380,13 +417,23 @@ class LaconicArray(PEGrid):
         # Weights: a Booth encoder and a term serializer per filter lane, broadcast to the
         # filter's PEs (outer loop: the next term when the lane's inner loop wraps). With
         # per-column weights, one per (column, filter, lane), for the column's PE only.
+        # Each lane is an instance of one TermLane module (:mod:`.library`).
+        wgt_lane = self.library.add(f"{cfg.top_name}__wgt_term_lane", TermLane(cfg.wgt_bits))
+        act_lane = self.library.add(f"{cfg.top_name}__act_term_lane",
+                                    TermLane(cfg.act_bits + 1, keep=True))
+
         def weight_terms(brick, w, suffix, count_base):
             terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes),
                            name=f"wgt_terms_{suffix}")
             for lane in range(lanes):
-                term_lane(m, "wgt", f"{suffix}_l{lane}", brick[lane], cfg.wgt_bits,
-                          is_signed=True, count=det.wgt_count[count_base + lane], load=take,
-                          advance=active & wrap[w][lane], term=terms[lane])
+                tl = self.library.instantiate(m, wgt_lane, f"wgt_lane_{suffix}_l{lane}")
+                m.d.comb += [
+                    tl.value.eq(brick[lane]),
+                    det.wgt_count[count_base + lane].eq(tl.count),
+                    tl.load.eq(take),
+                    tl.advance.eq(active & wrap[w][lane]),
+                    terms[lane].eq(tl.term),
+                ]
             return terms
 
         if columns:
@@ -401,24 +448,21 @@ class LaconicArray(PEGrid):
 
         # Activations: a Booth encoder and a term serializer per window lane, broadcast to
         # the window's PEs (inner loop: the next term every cycle; reloaded when the loop
-        # wraps, from the step's digits kept once per window lane).
+        # wraps, from the step's digits the lane keeps).
         act_terms = []
         for w in range(cfg.windows):
             brick = self.act_bricks[w]
             terms = Signal(data.ArrayLayout(LaneTerm(2 * nda), lanes), name=f"act_terms_w{w}")
             for lane in range(lanes):
-                def kept(digits, name=f"act_digits_w{w}_l{lane}"):
-                    reg = Signal(len(digits), name=name)
-                    with m.If(take):
-                        m.d.sync += reg.eq(digits)
-                    return Mux(take, digits, reg)
-
-                value = act_value(brick[lane], self.act_signed)
-                term_lane(m, "act", f"w{w}_l{lane}", value,
-                          cfg.act_bits + 1, is_signed=True,
-                          count=det.act_count[w * lanes + lane],
-                          load=take | (active & wrap[w][lane]), advance=active,
-                          term=terms[lane], reload=kept)
+                tl = self.library.instantiate(m, act_lane, f"act_lane_w{w}_l{lane}")
+                m.d.comb += [
+                    tl.value.eq(act_value(brick[lane], self.act_signed)),
+                    det.act_count[w * lanes + lane].eq(tl.count),
+                    tl.load.eq(take | (active & wrap[w][lane])),
+                    tl.advance.eq(active),
+                    tl.take.eq(take),
+                    terms[lane].eq(tl.term),
+                ]
             act_terms.append(terms)
 
         for w, f, pe in self.pes(m):

@@ -7,7 +7,7 @@ unique module name; :func:`termwise.gen.emit.emit_verilog` converts each recorde
 once and appends it to the tile's Verilog.
 """
 
-from amaranth import ClockSignal, Instance, ResetSignal, Value
+from amaranth import ClockSignal, Const, Instance, ResetSignal, Shape, ShapeCastable, Signal, Value
 from amaranth.lib import wiring
 
 __all__ = ["ModuleLibrary"]
@@ -29,6 +29,7 @@ class ModuleLibrary:
         (same signature as the module) whose signals the parent connects."""
         component = self.modules[name]
         iface = component.signature.create(path=(instance_name,))
+        _plain_ports(iface, component.signature, (instance_name,))
         ports = {}
         for path, member, value in component.signature.flatten(iface):
             prefix = "i_" if member.flow == wiring.In else "o_"
@@ -38,3 +39,22 @@ class ModuleLibrary:
             ports["i_rst"] = ResetSignal()
         m.submodules[instance_name] = Instance(name, **ports)
         return iface
+
+
+def _plain_ports(iface, signature, path):
+    """Give every port of ``iface`` with a layout (or other shape-castable) shape a plain
+    signal of its width, seen through the same layout.
+
+    A signal with a layout shape makes Amaranth write a named wire per field in the
+    parent's Verilog; at one instance per PE that is most of a large array's module (260k
+    lines of laconic-16x16's array were such wires). The ports' values are unchanged.
+    """
+    for name, member in signature.members.items():
+        sub = path + (name,)
+        if member.is_signature:
+            _plain_ports(getattr(iface, name), member.signature, sub)
+        elif isinstance(member.shape, ShapeCastable):
+            shape = member.shape
+            init = Const.cast(shape.const(member.init)).value
+            plain = Signal(Shape.cast(shape).width, name="__".join(sub), init=init)
+            setattr(iface, name, shape(plain))

@@ -24,7 +24,11 @@ def run_simulation(dut, testbench, clocked: bool = True) -> None:
 
 class InlineLibrary(ModuleLibrary):
     """Instantiates leaf modules as Amaranth submodules (a fresh component each), so the
-    simulator can run a tile whose PEs are otherwise Verilog instances."""
+    simulator can run a tile whose PEs are otherwise Verilog instances.
+
+    A fresh copy comes from the component's ``fresh()`` where it has one (a module whose
+    constructor takes more than the configuration), else from ``type(c)(c.cfg)`` (the PEs).
+    """
 
     def __init__(self, modules):
         super().__init__()
@@ -33,7 +37,12 @@ class InlineLibrary(ModuleLibrary):
 
     def instantiate(self, m, name, instance_name, *, clocked=True):
         template = self.modules[name]
-        component = type(template)(template.cfg) if name in self.used else template
+        if name not in self.used:
+            component = template
+        elif hasattr(template, "fresh"):
+            component = template.fresh()
+        else:
+            component = type(template)(template.cfg)
         self.used.add(name)
         m.submodules[instance_name] = component
         return component

@@ -95,30 +95,54 @@ def generated(cfg: TileConfig) -> Generated:
     return Generated(cfg, directory, directory / manifest["verilog"]["file"], manifest, seconds)
 
 
-def control_file(manifest: dict, *, lint: bool = False) -> str:
-    """Verilator control file: only the top-level ports are public; named lint waivers."""
+def control_file(manifest: dict, *, lint: bool = False, hier_blocks=()) -> str:
+    """Verilator control file: only the top-level ports are public; ``hier_blocks``
+    (module names) verilated once each as hierarchy blocks; named lint waivers."""
     top = manifest["top"]
     lines = ["`verilator_config"]
     if not lint:
         for port in manifest["ports"]:
             lines.append(f'public_flat_rw -module "{top}" -var "{port["name"]}"')
+    for module in hier_blocks:
+        lines.append(f'hier_block -module "{module}"')
     for rule in LINT_WAIVERS:
         lines.append(f"lint_off -rule {rule}")
     return "\n".join(lines) + "\n"
 
 
-def _lean_runner():
+def _lean_runner(*, hierarchical: bool = False, jobs: int | None = None):
     from cocotb_tools.runner import Verilator
 
     class LeanVerilator(Verilator):
-        """cocotb's Verilator runner without the blanket ``--public-flat-rw``."""
+        """cocotb's Verilator runner without the blanket ``--public-flat-rw``; with
+        ``hierarchical``, Verilator's ``--hierarchical`` build, which verilates and compiles
+        each hierarchy block once (it runs its own make, so the runner's is dropped)."""
 
         def _build_command(self):
             cmds = super()._build_command()
             cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
+            if hierarchical:
+                cmds[0] += ["--hierarchical", "--build", "-j", str(jobs or build_jobs())]
+                cmds = cmds[:1]
             return cmds
 
     return LeanVerilator()
+
+
+def build_jobs() -> int:
+    """Parallel compile jobs of a model build: ``TERMWISE_BUILD_JOBS``, else the cores."""
+    return int(os.environ.get("TERMWISE_BUILD_JOBS") or os.cpu_count() or 1)
+
+
+#: A tile with at least this many PEs is built hierarchically (``build(hierarchical=None)``);
+#: measured in docs/toolchain.md#hierarchical-builds.
+HIERARCHICAL_MIN_PES = 512
+
+
+def hier_blocks(manifest: dict) -> list[str]:
+    """The hierarchy blocks of a hierarchical build: the modules the tile emits once and
+    instantiates by name (the PE, and what a PE instantiates), from the manifest."""
+    return list(manifest.get("library_modules", ()))
 
 
 @dataclass
@@ -129,11 +153,19 @@ class Build:
     waves: bool
 
 
-def build(cfg: TileConfig, *, waves: bool = False) -> Build:
-    """A Verilator model of the tile, built once per Verilog/flags/tool version."""
+def build(cfg: TileConfig, *, waves: bool = False, hierarchical: bool | None = None) -> Build:
+    """A Verilator model of the tile, built once per Verilog/flags/tool version.
+
+    ``hierarchical``: verilate each library module once as a hierarchy block
+    (:func:`hier_blocks`); ``None`` chooses it for tiles of at least
+    :data:`HIERARCHICAL_MIN_PES` PEs.
+    """
     apply_verilator_env()
     gen = generated(cfg)
-    vlt = control_file(gen.manifest)
+    if hierarchical is None:
+        hierarchical = gen.manifest["derived"]["pes"] >= HIERARCHICAL_MIN_PES
+    blocks = hier_blocks(gen.manifest) if hierarchical else []
+    vlt = control_file(gen.manifest, hier_blocks=blocks)
     flags = BUILD_FLAGS + (("--trace-fst", "--trace-structs") if waves else ())
     version = (verilator_root() / "bin" / "verilator_bin").stat().st_size
     key = hashlib.sha256(gen.verilog.read_bytes() + vlt.encode() + repr(flags).encode()
@@ -148,7 +180,7 @@ def build(cfg: TileConfig, *, waves: bool = False) -> Build:
         directory.mkdir(parents=True)
         (directory / "public.vlt").write_text(vlt)
         t0 = time.perf_counter()
-        runner = _lean_runner()
+        runner = _lean_runner(hierarchical=bool(blocks))
         runner.build(
             sources=[directory / "public.vlt", gen.verilog],
             hdl_toplevel=top,
@@ -191,17 +223,18 @@ def run_regression(cfg: TileConfig, suites=("random", "corners", "conv"), *, see
                    waves: bool | None = None,
                    testbench_config: TileConfig | None = None,
                    test_module: str = "termwise.tb.tile_tests",
-                   extra_env: dict | None = None) -> RegressionResult:
+                   extra_env: dict | None = None,
+                   hierarchical: bool | None = None) -> RegressionResult:
     """Build (or reuse) the tile's model and run the named suites in one simulator start.
 
     ``waves=None`` follows the ``WAVES`` environment variable; with waves on, an FST file is
     written and its path reported. ``testbench_config`` makes the testbench and golden
     models believe in another configuration than the one built (used to show that the
-    regression catches a mismatch).
+    regression catches a mismatch). ``hierarchical``: see :func:`build`.
     """
     if waves is None:
         waves = os.environ.get("WAVES", "0") not in ("", "0")
-    b = build(cfg, waves=waves)
+    b = build(cfg, waves=waves, hierarchical=hierarchical)
     top = b.generated.manifest["top"]
     label = f"{'-'.join(suites)}-seed{seed}-{os.getpid()}"
     test_dir = BUILD_ROOT / "runs" / top / label

@@ -51,17 +51,3 @@ def test_diffy_dncnn_rows(request):
     print(f"dncnn rows: MAC-weighted Booth terms per activation "
           f"{total_act / sum(r['macs'] for r in runs.values()):.3f}, per delta "
           f"{total_delta / sum(r['macs'] for r in runs.values()):.3f}")
-
-
-@pytest.mark.slow
-def test_diffy_16x16_regression(request):
-    """diffy-16x16 (16 filters x 9 windows x 16 lanes, 16-bit) built with Verilator and a
-    short random regression: chains of runs with random restart masks on dense, sparse
-    and smooth data, exact outputs and cycles."""
-    cfg = preset("diffy-16x16")
-    result = regress(cfg, ("random",), request)
-    assert {run["suite"] for run in result.runs} == {"random"}
-    assert len(result.runs) >= 18
-    assert any(run["restart"] != (1 << cfg.windows) - 1 for run in result.runs)
-    print(f"diffy-16x16: build {result.build.seconds:.0f} s (0: cached), "
-          f"regression {result.seconds:.0f} s, {len(result.runs)} runs")

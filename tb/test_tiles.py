@@ -40,3 +40,18 @@ def test_waves_written_on_request(request):
     result = regress(preset("baseline-4x4"), ("corners",), request, waves=True)
     assert result.waves_file is not None and result.waves_file.stat().st_size > 1000
     assert result.waves_file.read_bytes()[:1] == b"\x00"   # FST header block
+
+
+def test_hierarchical_build_runs_the_regression(request):
+    """The build the 1024-PE tiles get (Verilator ``--hierarchical``, every library module a
+    hierarchy block) gives a model that passes the same regression, and it is a model of
+    its own (the control file names the blocks), not the flat one reused."""
+    cfg = preset("stripes-4x4")
+    flat = run_regression(cfg, ("corners",), seed=SEED, hierarchical=False)
+    result = regress(cfg, ("corners",), request, hierarchical=True)
+    blocks = result.build.generated.manifest["library_modules"]
+    assert blocks == [f"{cfg.top_name}__pe"]
+    vlt = (result.build.directory / "public.vlt").read_text()
+    assert f'hier_block -module "{blocks[0]}"' in vlt
+    assert result.build.directory != flat.build.directory
+    assert flat.passed and [r["cycles"] for r in result.runs] == [r["cycles"] for r in flat.runs]

@@ -84,6 +84,7 @@ SPEC = DesignSpec(
         Regression("baseline-bf16-4x4", {"pe_stages": 2}),
         # An odd lane count (the tree passes a value up a level) and several windows.
         Regression("baseline-bf16-4x4", {"filters": 3, "windows": 2, "lanes": 3, "depth": 16}),
+        Regression("baseline-bf16-16x16", slow=True),
     ),
     area_kinds=((r"^__(bf16_mul|fp32_add)$", "pe_lanes",
                  "bf16 multipliers and fp32 adders of the bf16 PE"),),

@@ -42,6 +42,7 @@ SPEC = DesignSpec(
         Regression("diffy-4x4", {"pe_stages": 1}),   # registered PE inputs, inner datapath
         Regression("diffy-4x4", suites=("conv_channel",)),
         Regression("diffy-4x4", {"first_stage_bits": 0, "windows": 2}),
+        Regression("diffy-16x16", slow=True),
     ),
     area_kinds=(
         (r"^\.array\.front_end\.predecessor_store$", "buffers",

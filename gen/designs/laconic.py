@@ -13,6 +13,9 @@ SPEC = DesignSpec(
                     "term encoding"),
              FC_COLUMNS),
     worst_step_cycles=lambda cfg, p: booth_digits(p) * booth_digits(p),
+    area_kinds=((r"^__(act|wgt)_term_lane", "encoders",
+                 "Laconic term lanes: a Booth encoder and a term serializer per window or "
+                 "filter lane"),),
     rtl="laconic",
     golden="laconic",
     testbench=tile_testbench,
@@ -21,6 +24,7 @@ SPEC = DesignSpec(
         Regression("laconic-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("laconic-4x4", {"fc_columns": 1, "pe_stages": 1}),   # and registered PE inputs
         Regression("laconic-4x4", suites=("real",), slow=True),
+        Regression("laconic-16x16", slow=True),
     ),
     sim_designs={"laconic": {16: "laconic-16x16", 8: "laconic-16x16-8b"}},
     papers={

@@ -21,6 +21,7 @@ SPEC = DesignSpec(
         Regression("loom-4x4", {"pe_stages": 1}),
         Regression("loom-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("loom-4x4", suites=("real",), slow=True),
+        Regression("loom-16x16", slow=True),
     ),
     area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),
     sim_designs={"loom": {16: "loom-16x16", 8: "loom-16x16-8b"}},

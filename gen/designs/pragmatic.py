@@ -43,6 +43,7 @@ SPEC = DesignSpec(
                                      "fc_columns": 1}, ("fc",)),
         Regression("pragmatic-4x4", suites=("real",), slow=True),
         Regression("pragmatic-16x16", slow=True),
+        Regression("pragmatic-booth-16x16", slow=True),
     ),
     sim_designs={
         "pragmatic": {16: "pragmatic-16x16", 8: "pragmatic-16x16-8b"},

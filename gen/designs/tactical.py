@@ -114,6 +114,8 @@ SPEC = DesignSpec(
         Regression("tactical-tcle-4x4", {"pe_stages": 1}),
         Regression("tactical-tclp-4x4", {"shape": "L", "lookahead": 3, "lookaside": 2}, ("sparse", "random")),
         Regression("tactical-tcle-4x4", {"encoding": "plain", "first_stage_bits": 1}, ("sparse", "random")),
+        Regression("tactical-tclp-16x16", slow=True),
+        Regression("tactical-tcle-16x16", slow=True),
     ),
     sim_designs={
         "tactical-tclp": {16: "tactical-tclp-16x16", 8: "tactical-tclp-16x16-8b"},

@@ -21,6 +21,7 @@ SPEC = DesignSpec(
         Regression("zstripes-4x4", {"pe_stages": 1}),
         Regression("zstripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("zstripes-4x4", suites=("real",)),
+        Regression("zstripes-16x16", slow=True),
     ),
     sim_designs={"zstripes": {16: "zstripes-16x16", 8: "zstripes-16x16-8b"}},
     papers={
