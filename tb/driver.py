@@ -3,10 +3,30 @@
 Python touches the design only while loading rows and reading results; while the tile
 computes, the testbench waits on ``out.valid`` (no per-cycle Python), and the run's cycle
 count is measured from simulation time.
+
+Two ways to load a run's operand rows (:attr:`TileDriver.backdoor`):
+
+* the stream path (the protocol): one row per clock through the ``wgt``/``act`` streams,
+  each checked against ``ready``;
+* the backdoor (issue 17, "fast stimulus"): the rows written straight into the operand
+  buffers' memories (``wgt_buffer.mem`` / ``act_buffer.mem``, made public by the runner's
+  control file, :func:`termwise.tb.runner.operand_memories`) through VPI in zero simulated
+  time, then the command with one await. The tile reads its buffers only by address
+  (``rtl/tile.py``), and its write pointers rewind after every run, so a run sees the same
+  rows at the same addresses either way; the run's cycles count from the command, so they
+  are the same too (the test ``tb/test_backdoor.py`` compares both paths run by run).
+
+The backdoor does not fit tiles whose array owns its operands (``OWNS_OPERANDS``:
+Cnvlutin, Bit-Tactical), which process rows on the way in and have no operand buffers: they
+always take the stream path. fc runs on ``fc_columns`` tiles fit (their per-column weight
+rows are rows of the same weight buffer), as do Diffy (its predecessor store is filled from
+the buffer's read side while running) and the bf16 tiles. The bias row (a register, not a
+buffer) and the residual rows (consumed with the outputs) always go through their streams.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 import cocotb
@@ -16,9 +36,17 @@ from cocotb.utils import get_sim_time
 
 from ..golden.fixedpoint import to_unsigned
 
-__all__ = ["TileDriver", "pack_row", "unpack_row", "act_rows", "wgt_rows"]
+__all__ = ["TileDriver", "pack_row", "unpack_row", "act_rows", "wgt_rows",
+           "BACKDOOR_FAULT_ENV", "BACKDOOR_FAULTS"]
 
 PERIOD_NS = 10
+
+#: Environment variable that makes the backdoor load deliberately wrong (to show that the
+#: regression catches a bad load): one of :data:`BACKDOOR_FAULTS`.
+BACKDOOR_FAULT_ENV = "TERMWISE_BACKDOOR_FAULT"
+#: ``shift``: every row written one address too high; ``drop``: a load's last row not
+#: written (the address keeps an earlier run's row).
+BACKDOOR_FAULTS = ("shift", "drop")
 
 
 def pack_row(values, bits: int) -> int:
@@ -57,10 +85,77 @@ def wgt_rows(cfg, wgt) -> list[int]:
 
 
 class TileDriver:
+    """The generic driver (module docstring: the stream path and the backdoor).
+
+    Attributes
+    ----------
+    backdoor : bool
+        Load the operand rows through the backdoor (when :attr:`backdoor_fits`; the
+        harness sets it per suite, :meth:`termwise.tb.harness.TB.load_path`); else, and
+        always on tiles it does not fit, through the streams.
+    compute_wall, load_wall : float
+        Wall seconds spent while the tile computes alone / while loading operand rows.
+    """
+
     def __init__(self, dut, cfg, manifest):
         self.dut, self.cfg = dut, cfg
         self.command_layout = manifest["command_layout"]
         self.compute_wall = 0.0     # wall seconds spent while the tile computes alone
+        self.load_wall = 0.0        # wall seconds spent loading operand rows
+        self.backdoor = False
+        self.backdoor_fault = os.environ.get(BACKDOOR_FAULT_ENV) or None
+        if self.backdoor_fault not in (None, *BACKDOOR_FAULTS):
+            raise ValueError(f"{BACKDOOR_FAULT_ENV}={self.backdoor_fault!r}: expected one "
+                             f"of {', '.join(BACKDOOR_FAULTS)}")
+        self._words = {}            # buffer -> its memory's word handles, by address
+
+    @property
+    def backdoor_fits(self) -> bool:
+        """The tile has operand buffers (its array does not own its operands)."""
+        from ..rtl.tile import array_class
+        return not getattr(array_class(self.cfg), "OWNS_OPERANDS", False)
+
+    @property
+    def load_path(self) -> str:
+        """How this run's rows are loaded: ``"backdoor"`` or ``"stream"``."""
+        return "backdoor" if self.backdoor and self.backdoor_fits else "stream"
+
+    def _memory_words(self, stream: str) -> list:
+        """The word handles of ``<stream>_buffer.mem`` (looked up once)."""
+        words = self._words.get(stream)
+        if words is None:
+            try:
+                mem = getattr(getattr(self.dut, f"{stream}_buffer"), "mem")
+            except AttributeError:
+                raise AssertionError(
+                    f"{stream}_buffer.mem is not visible through VPI: the model was built "
+                    f"without the buffer memories public (tb/runner.py:control_file)") from None
+            words = self._words[stream] = [mem[i] for i in range(self.cfg.depth)]
+        return words
+
+    def _poke(self, stream: str, rows: list[int]) -> None:
+        """The backdoor: ``rows`` written into ``<stream>_buffer``'s memory at addresses
+        0, 1, ... in zero simulated time (wrong on purpose with :data:`BACKDOOR_FAULT_ENV`)."""
+        words = self._memory_words(stream)
+        if len(rows) > len(words):
+            raise AssertionError(f"{stream}: {len(rows)} rows do not fit the buffer's "
+                                 f"{len(words)}")
+        addresses = range(len(rows))
+        if self.backdoor_fault == "shift":
+            addresses = [(a + 1) % len(words) for a in addresses]
+        elif self.backdoor_fault == "drop":
+            addresses = addresses[:-1]
+        for a, row in zip(addresses, rows):
+            words[a].value = row
+
+    async def _load(self, stream: str, rows: list[int]) -> None:
+        """A run's operand rows, by :attr:`load_path`."""
+        w0 = time.perf_counter()
+        if self.load_path == "backdoor":
+            self._poke(stream, rows)
+        else:
+            await self._write(stream, rows)
+        self.load_wall += time.perf_counter() - w0
 
     async def reset(self):
         dut = self.dut
@@ -122,7 +217,8 @@ class TileDriver:
         """One tile run on zero-padded operands with runtime registers ``rt``; returns
         (outputs (W, F), cycles). ``wgt`` is (filters, K), or for an fc run (``rt["fc"]``)
         each column's weights (windows, filters, K). ``bias`` (filters,) is loaded first when given;
-        ``residual`` (windows, filters) is streamed beside the output rows."""
+        ``residual`` (windows, filters) is streamed beside the output rows. The operand
+        rows are loaded by :attr:`load_path` (the backdoor: no simulated time)."""
         cfg, dut = self.cfg, self.dut
         k = act.shape[1]
         pad = (-k) % cfg.lanes
@@ -133,8 +229,8 @@ class TileDriver:
         if bias is not None:
             await self._write("bias", [pack_row(bias, cfg.acc_bits)])
         if load_weights:
-            await self._write("wgt", self.wgt_rows(wgt))
-        await self._write("act", self.act_rows(act))
+            await self._load("wgt", self.wgt_rows(wgt))
+        await self._load("act", self.act_rows(act))
         dut.cmd__payload.value = self.command(bricks, rt or cfg.runtime_values())
         dut.cmd__valid.value = 1
         await ReadOnly()

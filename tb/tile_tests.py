@@ -26,8 +26,16 @@
     Sampled runs of every layer of a real network (``TERMWISE_REAL_LAYERS``
     (:data:`REAL_LAYERS_ENV`): the layers as written by :func:`write_real_layers`; default:
     the digits CNN's trace).
+``stream``
+    The ``random`` suite's cases loaded through the real ``wgt``/``act`` streams, whatever
+    the load mode of the other suites (:attr:`~termwise.tb.harness.TB.stream_suites`;
+    ``corners`` keeps the stream path too).
 ``bench``
-    Full-depth runs timed for ``make bench`` (:mod:`termwise.tb.bench`).
+    Full-depth runs timed for ``make bench`` (:mod:`termwise.tb.bench`), loaded through the
+    backdoor unless ``TERMWISE_LOAD=stream``.
+
+Every suite but ``corners`` and ``stream`` loads the operand buffers through the driver's
+backdoor where it fits (:mod:`termwise.tb.harness`, :mod:`termwise.tb.driver`).
 
 Every output is compared exactly with the golden functional model and every run's
 measured cycle count with the golden cycle model; environment and record as in
@@ -88,6 +96,14 @@ class TileTB(TB):
 async def case_suite(tb, suite):
     """The named suite of :func:`termwise.tb.cases.suite`."""
     await tb.run_cases(suite, cases.suite(tb.cfg, suite, tb.seed))
+
+
+@TileTB.suite("stream")
+async def stream_suite(tb, suite):
+    """The ``random`` suite's cases on the stream path (a suite of
+    :attr:`~termwise.tb.harness.TB.stream_suites`): the same runs as ``random``, so their
+    records can be compared run by run with a backdoor-loaded ``random``."""
+    await tb.run_cases(suite, cases.suite(tb.cfg, "random", tb.seed))
 
 
 #: Brick order of each conv suite (:data:`termwise.golden.lowering.ORDERS`); the
@@ -272,7 +288,7 @@ async def throughput_suite(tb, suite):
     tb.check(suite, "throughput", mismatch=tb.mismatch(got, tb.golden(act, wgt, rt)),
              cycles=total, model_cycles=runs * tb.model_cycles(act, wgt, rt), runs=runs,
              compute_cycles=total, wall_seconds=wall, compute_wall_seconds=tb.drv.compute_wall,
-             sim_ns=get_sim_time("ns"))
+             load_wall_seconds=tb.drv.load_wall, sim_ns=get_sim_time("ns"))
 
 
 tile_regression = TileTB.cocotb_test("tile_regression")
