@@ -3,10 +3,19 @@
 For the 4x4 and 16x16 presets of every design, prints: Verilog emission seconds, clean
 Verilator build seconds (no ccache), simulated cycles per wall second and effective MACs per
 wall second through cocotb, and the same tile driven by a plain Verilator C++ harness, with
-the cocotb/C++ ratio. Both drivers run the same workload: full-depth runs at full precision
+the C++/cocotb ratios. Both drivers run the same workload: full-depth runs at full precision
 with the weights kept in the tile, activations reloaded every run.
 
-``python -m termwise.tb.bench [PRESET ...] [--runs N]``
+cocotb runs the workload twice on the same build, once per way of loading the operand rows
+(:mod:`termwise.tb.driver`): ``stream``, one row per clock through the ``wgt``/``act``
+streams (Python wakes on every load cycle), and ``backdoor``, the rows written into the
+buffer memories through VPI in zero simulated time and the command sent with one await (the
+way the regressions load, issue 17). The C++ harness always streams its rows (it spends no
+Python on them). The backdoor simulates fewer cycles than the harness for the same work
+(no load cycles), so besides cycles per second the table gives the ratio of wall time per
+run on the same workload (``work``), the fair comparison of the two.
+
+``python -m termwise.tb.bench [PRESET ...] [--runs N] [--loads stream,backdoor]``
 """
 
 from __future__ import annotations
@@ -131,70 +140,108 @@ def bench_cpp(gen, runs: int) -> dict:
     return res
 
 
-def bench_cocotb(cfg, runs: int) -> dict:
-    """Clean build (private build root, no ccache) and the cocotb throughput test."""
+#: The ways of loading the operand rows that cocotb is measured with.
+LOADS = ("stream", "backdoor")
+
+
+def bench_cocotb(cfg, runs: int, loads=LOADS) -> dict:
+    """Clean build (private build root, no ccache) and the cocotb throughput test, once per
+    load path in ``loads`` (``TERMWISE_LOAD``) on that one build: ``{"emit_seconds",
+    "build_seconds", "gen", "tmp", load: record of the bench suite}``."""
     saved_root, saved_cache = tb_runner.BUILD_ROOT, os.environ.pop("OBJCACHE", None)
     tmp = Path(tempfile.mkdtemp(prefix="termwise-bench-"))
     os.environ["OBJCACHE"] = ""
+    out = {"tmp": tmp}
     try:
         tb_runner.BUILD_ROOT = tmp
         os.environ["TERMWISE_BENCH_RUNS"] = str(runs)
         t0 = time.perf_counter()
         gen = tb_runner.generated(cfg)
-        emit_s = time.perf_counter() - t0
-        result = tb_runner.run_regression(cfg, ("bench",), seed=1, waves=False)
+        out.update(emit_seconds=time.perf_counter() - t0, gen=gen)
+        for load in loads:
+            result = tb_runner.run_regression(cfg, ("bench",), seed=1, waves=False,
+                                              extra_env={"TERMWISE_LOAD": load})
+            record = result.runs[0] if result.runs else {}
+            if not result.passed or not record:
+                raise RuntimeError(f"cocotb bench ({load}) failed: {result.failures} "
+                                   f"(log {result.log})")
+            if record.get("load") != load:
+                raise RuntimeError(f"cocotb bench: asked for {load}, loaded by "
+                                   f"{record.get('load')}")
+            out.setdefault("build_seconds", result.build.seconds)
+            out[load] = record
     finally:
         tb_runner.BUILD_ROOT = saved_root
         if saved_cache is not None:
             os.environ["OBJCACHE"] = saved_cache
         else:
             os.environ.pop("OBJCACHE", None)
-    record = result.runs[0] if result.runs else {}
-    if not result.passed or not record:
-        raise RuntimeError(f"cocotb bench failed: {result.failures} (log {result.log})")
-    return {"emit_seconds": emit_s, "build_seconds": result.build.seconds, "gen": gen,
-            "tmp": tmp, **record}
+    return out
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="termwise-bench", description=__doc__.splitlines()[0])
     ap.add_argument("presets", nargs="*", default=DEFAULT_PRESETS)
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--loads", default=",".join(LOADS),
+                    help="cocotb load paths to measure (comma-separated: stream, backdoor)")
     args = ap.parse_args(argv)
+    loads = tuple(args.loads.split(","))
+    if not loads or set(loads) - set(LOADS):
+        ap.error(f"--loads: choose from {', '.join(LOADS)}")
     rows = []
-    print(f"{'preset':16s} {'emit s':>7s} {'build s':>8s} {'cocotb cyc/s':>13s} "
-          f"{'running':>10s} {'MAC/s':>9s} {'C++ build s':>12s} {'C++ cyc/s':>11s} "
-          f"{'running':>10s} {'ratio':>6s} {'running':>8s}")
+    print(f"{'preset':16s} {'load':8s} {'emit s':>7s} {'build s':>8s} {'cyc/s':>11s} "
+          f"{'running':>10s} {'ms/run':>8s} {'MAC/s':>9s} | {'C++ cyc/s':>11s} "
+          f"{'running':>10s} {'ms/run':>7s} | {'ratio':>6s} {'running':>8s} {'work':>6s}")
     for name in args.presets:
         cfg = preset(name)
-        co = bench_cocotb(cfg, args.runs)
+        co = bench_cocotb(cfg, args.runs, loads)
         cpp = bench_cpp(co["gen"], args.runs)
         shutil.rmtree(co["tmp"], ignore_errors=True)
         macs = args.runs * cfg.depth * cfg.lanes * cfg.filters * cfg.windows
-        sim_cycles = co["sim_ns"] / 10.0
-        co_rate = sim_cycles / co["wall_seconds"]
         cpp_rate = cpp["cycles"] / cpp["wall_seconds"]
-        co_run = co["compute_cycles"] / co["compute_wall_seconds"]
         cpp_run = cpp["compute_cycles"] / cpp["compute_wall_seconds"]
-        if co["model_cycles"] != co["compute_cycles"]:
-            raise RuntimeError(f"{name}: cocotb measured {co['compute_cycles']} cycles, "
-                               f"the model says {co['model_cycles']}")
-        row = dict(preset=name, emit_s=co["emit_seconds"], build_s=co["build_seconds"],
-                   cocotb_cycles_per_s=co_rate, cocotb_macs_per_s=macs / co["wall_seconds"],
-                   cpp_build_s=cpp["build_seconds"], cpp_cycles_per_s=cpp_rate,
-                   ratio=cpp_rate / co_rate, cocotb_running_cycles_per_s=co_run,
-                   cpp_running_cycles_per_s=cpp_run, running_ratio=cpp_run / co_run)
-        rows.append(row)
-        print(f"{name:16s} {row['emit_s']:7.1f} {row['build_s']:8.1f} {co_rate:13,.0f} "
-              f"{co_run:10,.0f} {row['cocotb_macs_per_s']:9.3g} {row['cpp_build_s']:12.1f} "
-              f"{cpp_rate:11,.0f} {cpp_run:10,.0f} {row['ratio']:6.1f} {row['running_ratio']:8.2f}")
-        sys.stdout.flush()
+        cpp_ms = 1e3 * cpp["wall_seconds"] / args.runs
+        for load in loads:
+            rec = co[load]
+            if rec["model_cycles"] != rec["compute_cycles"]:
+                raise RuntimeError(f"{name} ({load}): cocotb measured "
+                                   f"{rec['compute_cycles']} cycles, the model says "
+                                   f"{rec['model_cycles']}")
+            if rec["compute_cycles"] != cpp["compute_cycles"]:
+                raise RuntimeError(f"{name} ({load}): cocotb measured "
+                                   f"{rec['compute_cycles']} running cycles, the C++ "
+                                   f"harness {cpp['compute_cycles']}")
+            sim_cycles = rec["sim_ns"] / 10.0
+            co_rate = sim_cycles / rec["wall_seconds"]
+            co_run = rec["compute_cycles"] / rec["compute_wall_seconds"]
+            co_ms = 1e3 * rec["wall_seconds"] / args.runs
+            row = dict(preset=name, load=load, emit_s=co["emit_seconds"],
+                       build_s=co["build_seconds"], cocotb_cycles_per_s=co_rate,
+                       cocotb_macs_per_s=macs / rec["wall_seconds"],
+                       cocotb_ms_per_run=co_ms,
+                       cocotb_load_wall_seconds=rec.get("load_wall_seconds"),
+                       cpp_build_s=cpp["build_seconds"], cpp_cycles_per_s=cpp_rate,
+                       cpp_ms_per_run=cpp_ms, ratio=cpp_rate / co_rate,
+                       cocotb_running_cycles_per_s=co_run,
+                       cpp_running_cycles_per_s=cpp_run, running_ratio=cpp_run / co_run,
+                       work_ratio=co_ms / cpp_ms)
+            rows.append(row)
+            print(f"{name:16s} {load:8s} {row['emit_s']:7.1f} {row['build_s']:8.1f} "
+                  f"{co_rate:11,.0f} {co_run:10,.0f} {co_ms:8.2f} "
+                  f"{row['cocotb_macs_per_s']:9.3g} | {cpp_rate:11,.0f} {cpp_run:10,.0f} "
+                  f"{cpp_ms:7.2f} | {row['ratio']:6.1f} {row['running_ratio']:8.2f} "
+                  f"{row['work_ratio']:6.1f}")
+            sys.stdout.flush()
+        print(f"{'':16s} C++ harness build {cpp['build_seconds']:.1f} s")
     out = Path(tb_runner.BUILD_ROOT) / "bench.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=2))
-    print("cyc/s: every simulated cycle per wall second, buffer loads included (cocotb drives "
-          "each load cycle from Python); running: while the tile computes alone; MAC/s: useful "
-          "MACs per wall second through cocotb; ratio: C++ harness / cocotb")
+    print("cyc/s: simulated cycles per wall second (stream: buffer loads included, driven from "
+          "Python cycle by cycle; backdoor: no load cycles); running: while the tile computes "
+          "alone; ms/run: wall per run of the workload; MAC/s: useful MACs per wall second "
+          "through cocotb; ratio, running: C++ harness / cocotb cycles per second; work: "
+          "cocotb / C++ wall time for the same runs")
     print(f"written to {out}")
     return 0
 

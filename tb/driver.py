@@ -36,7 +36,7 @@ from cocotb.utils import get_sim_time
 
 from ..golden.fixedpoint import to_unsigned
 
-__all__ = ["TileDriver", "pack_row", "unpack_row", "act_rows", "wgt_rows",
+__all__ = ["TileDriver", "pack_row", "pack_rows", "unpack_row", "act_rows", "wgt_rows",
            "BACKDOOR_FAULT_ENV", "BACKDOOR_FAULTS"]
 
 PERIOD_NS = 10
@@ -49,12 +49,21 @@ BACKDOOR_FAULT_ENV = "TERMWISE_BACKDOOR_FAULT"
 BACKDOOR_FAULTS = ("shift", "drop")
 
 
+def pack_rows(values, bits: int) -> list[int]:
+    """:func:`pack_row` of every row of the 2-D ``values`` (rows, fields), vectorised: each
+    field's ``bits`` low bits (two's complement), field 0 in the least significant bits."""
+    u = to_unsigned(np.asarray(values).reshape(len(values), -1), bits)
+    if bits in (8, 16, 32):
+        raw = u.astype(f"<u{bits // 8}")
+    else:
+        raw = np.packbits(((u[:, :, None] >> np.arange(bits)) & 1).astype(np.uint8)
+                          .reshape(len(u), -1), axis=1, bitorder="little")
+    return [int.from_bytes(row.tobytes(), "little") for row in raw]
+
+
 def pack_row(values, bits: int) -> int:
     """Concatenate ``values`` (element 0 in the least significant bits) into one integer."""
-    word = 0
-    for v in reversed(to_unsigned(np.asarray(values).ravel(), bits).tolist()):
-        word = (word << bits) | v
-    return word
+    return pack_rows(np.asarray(values).reshape(1, -1), bits)[0]
 
 
 def unpack_row(word: int, count: int, bits: int) -> list[int]:
@@ -68,7 +77,7 @@ def act_rows(cfg, act) -> list[int]:
     """The ``act`` stream's rows of a run's activations (windows, K): row i is brick i of
     every window (window 0 in the least significant bits)."""
     act = np.asarray(act).reshape(cfg.windows, -1, cfg.lanes)   # (W, bricks, L)
-    return [pack_row(act[:, i, :], cfg.act_bits) for i in range(act.shape[1])]
+    return pack_rows(act.transpose(1, 0, 2), cfg.act_bits)
 
 
 def wgt_rows(cfg, wgt) -> list[int]:
@@ -77,11 +86,11 @@ def wgt_rows(cfg, wgt) -> list[int]:
     c``: column ``c``'s bricks of round ``r``."""
     wgt = np.asarray(wgt)
     if wgt.ndim == 3:
-        wgt = wgt.reshape(cfg.windows, cfg.filters, -1, cfg.lanes)
-        return [pack_row(wgt[c, :, r, :], cfg.wgt_bits)
-                for r in range(wgt.shape[2]) for c in range(cfg.windows)]
+        wgt = wgt.reshape(cfg.windows, cfg.filters, -1, cfg.lanes)     # (C, F, rounds, L)
+        return pack_rows(wgt.transpose(2, 0, 1, 3).reshape(-1, cfg.filters, cfg.lanes),
+                         cfg.wgt_bits)
     wgt = wgt.reshape(cfg.filters, -1, cfg.lanes)
-    return [pack_row(wgt[:, i, :], cfg.wgt_bits) for i in range(wgt.shape[1])]
+    return pack_rows(wgt.transpose(1, 0, 2), cfg.wgt_bits)
 
 
 class TileDriver:
@@ -107,36 +116,44 @@ class TileDriver:
         if self.backdoor_fault not in (None, *BACKDOOR_FAULTS):
             raise ValueError(f"{BACKDOOR_FAULT_ENV}={self.backdoor_fault!r}: expected one "
                              f"of {', '.join(BACKDOOR_FAULTS)}")
-        self._words = {}            # buffer -> its memory's word handles, by address
+        self._words = {}            # "wgt"/"act" -> the buffer memory's word handles
+        self._fits = None
 
     @property
     def backdoor_fits(self) -> bool:
-        """The tile has operand buffers (its array does not own its operands)."""
-        from ..rtl.tile import array_class
-        return not getattr(array_class(self.cfg), "OWNS_OPERANDS", False)
+        """The tile has operand buffers (its array does not own its operands): their
+        memories are visible through VPI. Looked up once, on first use."""
+        if self._fits is None:
+            self._fits = self._find_memories()
+        return self._fits
 
     @property
     def load_path(self) -> str:
         """How this run's rows are loaded: ``"backdoor"`` or ``"stream"``."""
         return "backdoor" if self.backdoor and self.backdoor_fits else "stream"
 
-    def _memory_words(self, stream: str) -> list:
-        """The word handles of ``<stream>_buffer.mem`` (looked up once)."""
-        words = self._words.get(stream)
-        if words is None:
-            try:
-                mem = getattr(getattr(self.dut, f"{stream}_buffer"), "mem")
-            except AttributeError:
-                raise AssertionError(
-                    f"{stream}_buffer.mem is not visible through VPI: the model was built "
-                    f"without the buffer memories public (tb/runner.py:control_file)") from None
-            words = self._words[stream] = [mem[i] for i in range(self.cfg.depth)]
-        return words
+    def _find_memories(self) -> bool:
+        """The word handles of ``wgt_buffer.mem`` and ``act_buffer.mem`` by address, into
+        :attr:`_words`; ``False`` when the tile has no operand buffers (an ``OWNS_OPERANDS``
+        array), an error when it has them but the model keeps them private."""
+        try:
+            for stream in ("wgt", "act"):
+                mem = getattr(self.dut, f"{stream}_buffer").mem
+                self._words[stream] = [mem[i] for i in range(self.cfg.depth)]
+            return True
+        except AttributeError:
+            self._words.clear()
+        from ..rtl.tile import array_class     # only here: importing the RTL takes time
+        if getattr(array_class(self.cfg), "OWNS_OPERANDS", False):
+            return False
+        raise AssertionError("the operand buffers' memories are not visible through VPI: "
+                             "the model was built without them public "
+                             "(tb/runner.py:control_file)")
 
     def _poke(self, stream: str, rows: list[int]) -> None:
         """The backdoor: ``rows`` written into ``<stream>_buffer``'s memory at addresses
         0, 1, ... in zero simulated time (wrong on purpose with :data:`BACKDOOR_FAULT_ENV`)."""
-        words = self._memory_words(stream)
+        words = self._words[stream]
         if len(rows) > len(words):
             raise AssertionError(f"{stream}: {len(rows)} rows do not fit the buffer's "
                                  f"{len(words)}")
