@@ -49,7 +49,8 @@ from .amaranth_sim import InlineLibrary
 
 __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_cycles",
            "cycle_bound", "bmc_depth", "StuckAt", "FaultyLibrary", "Case", "case_split",
-           "ArrayHarness", "OwningArrayHarness", "owns_operands", "harness_for",
+           "ArrayHarness", "DiffyHarness", "diffy_reconstruction_is_the_reference",
+           "OwningArrayHarness", "owns_operands", "harness_for",
            "sby_script", "default_solver", "ProofResult", "run_sby", "Proof", "prove_harness",
            "prove_case", "prove_array"]
 
@@ -153,10 +154,10 @@ def cycle_bound(cfg, bricks: int, worst_step: int | None = None) -> int:
     """Cycles from the ``start`` cycle to the finished run (the tile's command transfer to
     ``out.valid``, :func:`termwise.golden.cycles.run_cycles`) in the worst case of
     ``bricks`` steps: the design's fixed overhead plus ``bricks`` worst steps (an empty run
-    takes 1 cycle)."""
+    takes 1 cycle, and the PE input stages' ``pipeline_latency``)."""
     if worst_step is None:
         worst_step = worst_step_cycles(cfg)
-    return run_overhead(cfg) + bricks * worst_step if bricks else 1
+    return run_overhead(cfg) + bricks * worst_step if bricks else 1 + cfg.pipeline_latency
 
 
 def bmc_depth(cfg, bricks: int | None = None, worst_step: int | None = None) -> int:
@@ -337,8 +338,8 @@ class ArrayHarness(Elaboratable):
             # Diffy's per-window restart register, valid on the start cycle only: any bits
             # (the first run after reset has no predecessor: its outputs are the plain dot
             # products whatever the bits say).
-            m.d.comb += array.restart.eq(Mux(start, AnyConst(cfg.windows),
-                                             AnySeq(cfg.windows)))
+            self.restart = AnyConst(cfg.windows)
+            m.d.comb += array.restart.eq(Mux(start, self.restart, AnySeq(cfg.windows)))
 
         reference = self._reference(m, n, act_rows, wgt_rows, precision, wgt_precision,
                                     act_signed)
@@ -389,9 +390,10 @@ class ArrayHarness(Elaboratable):
         m.d.comb += finished.eq(started & (index >= n) & ~array.busy & settled)
         with m.If(finished):
             m.d.sync += done.eq(1)
-        # cycle_bound(n), as hardware: the fixed overhead plus n worst steps (1 if empty)
+        # cycle_bound(n), as hardware: the fixed overhead plus n worst steps
         bound = Signal(range(horizon + 1))
-        m.d.comb += bound.eq(Mux(n == 0, 1, run_overhead(cfg) + n * self.worst_step))
+        m.d.comb += bound.eq(Mux(n == 0, 1 + cfg.pipeline_latency,
+                                 run_overhead(cfg) + n * self.worst_step))
         m.d.comb += Assert(~(cycle >= bound) | finished | done)
         # The tile reads the results from the cycle after it sees the run finish (its
         # FSM's OUT state): Bit-Pragmatic lowers busy on its last cycle, whose terms reach
@@ -400,6 +402,121 @@ class ArrayHarness(Elaboratable):
         with m.If(done):
             for w, f in ([self.case.output] if self.case.output else outputs):
                 m.d.comb += Assert(array.acc[w][f] == reference[w][f])
+
+
+class DiffyHarness(ArrayHarness):
+    """:class:`ArrayHarness` of Diffy's array in one of two parts of an assume-guarantee
+    proof (one query that the reconstructed outputs equal ``sum act x wgt`` when a window
+    is differenced against its neighbour did not finish in 10 minutes with z3: the solver
+    must see ``W.(a1 - a0) + W.a0 = W.a1`` through two Booth datapaths).
+
+    ``part = "partials"`` (the guarantee): once the run has finished, the datapath's
+    accumulators (``array.datapath.acc``) hold ``P[w][f] = sum W[f] . d_w`` over the
+    run's bricks, with the deltas written here from the paper's semantics:
+    ``d_w = a_w - (restart_w ? 0 : a_{w-1})``, ``a_{-1} = 0`` (the first run after reset:
+    the predecessor store is empty), each activation read with the run's signedness; and
+    the run finishes within the bound.
+
+    ``part = "outputs"``: *assuming* the partials are ``P`` once the run has finished (what
+    the first part proves of the same runs), ``acc`` holds the paper's reconstruction of
+    them, ``R_w = P_w + (restart_w ? 0 : R_{w-1})``, computed here. That ``R`` is the
+    plain ``sum act x wgt`` (modulo ``2**acc_bits``) is arithmetic without the RTL
+    (distributivity; :func:`diffy_reconstruction_is_the_reference` checks it for every
+    operand value of a small configuration by enumeration): asked of the solver through
+    the RTL, that identity alone took 187 s for one PE with z3.
+    """
+
+    def __init__(self, cfg, worst_step: int, case: "Case | None" = None,
+                 library: InlineLibrary | None = None, *, part: str = "partials"):
+        if part not in ("partials", "outputs"):
+            raise ValueError(f"part: partials or outputs, got {part!r}")
+        super().__init__(cfg, worst_step, case, library)
+        self.part = part
+
+    def _reference(self, m, n, act_rows, wgt_rows, precision, wgt_precision, act_signed):
+        cfg = self.cfg
+        reference = super()._reference(m, n, act_rows, wgt_rows, precision, wgt_precision,
+                                       act_signed)
+        ab, wb, lanes = cfg.act_bits, cfg.wgt_bits, cfg.lanes
+        partials = [[Signal(signed(cfg.acc_bits), name=f"partial_w{w}_f{f}")
+                     for f in range(cfg.filters)] for w in range(cfg.windows)]
+        for w, f in itertools.product(range(cfg.windows), range(cfg.filters)):
+            terms = []
+            for b, lane in itertools.product(range(cfg.depth), range(lanes)):
+                def act(window):
+                    at = (window * lanes + lane) * ab
+                    return _value(m, act_rows[b][at:at + ab], ab, None, act_signed,
+                                  f"d_a_b{b}_w{window}_l{lane}_{w}_{f}")
+                before = act(w - 1) if w else 0
+                delta = Signal(signed(ab + 2), name=f"delta_b{b}_w{w}_l{lane}_f{f}")
+                m.d.comb += delta.eq(act(w) - Mux(self.restart[w], 0, before))
+                wt = (f * lanes + lane) * wb
+                x = _value(m, wgt_rows[b][wt:wt + wb], wb, None, 1, f"d_x_b{b}_f{f}_l{lane}")
+                terms.append(Mux(b < n, delta * x, 0))
+            m.d.comb += partials[w][f].eq(sum(terms))
+        self.partials = partials
+        # The reconstruction, from the same partials: R_w = P_w + (restart_w ? 0 : R_{w-1}).
+        rebuilt = [[Signal(signed(cfg.acc_bits), name=f"rebuilt_w{w}_f{f}")
+                    for f in range(cfg.filters)] for w in range(cfg.windows)]
+        for w, f in itertools.product(range(cfg.windows), range(cfg.filters)):
+            before = rebuilt[w - 1][f] if w else 0
+            m.d.comb += rebuilt[w][f].eq(partials[w][f] + Mux(self.restart[w], 0, before))
+        self.rebuilt = rebuilt
+        return reference
+
+    def _check(self, m, array, n, index, started, reference):
+        datapath = array.datapath.acc
+        if self.part == "partials":
+            view = _AccView(datapath, array.busy)
+            return super()._check(m, view, n, index, started, self.partials)
+        # The guarantee of the first part, as an assumption once the run has finished.
+        done = Signal(name="partials_final")
+        finished_before = Signal()
+        m.d.comb += done.eq(finished_before)
+        with m.If(started & (index >= n) & ~array.busy):
+            m.d.sync += finished_before.eq(1)
+        with m.If(done):
+            for w, f in itertools.product(range(self.cfg.windows), range(self.cfg.filters)):
+                m.d.comb += Assume(datapath[w][f] == self.partials[w][f])
+        return super()._check(m, array, n, index, started, self.rebuilt)
+
+
+@dataclass
+class _AccView:
+    """What :meth:`ArrayHarness._check` reads of an array: another ``acc``."""
+
+    acc: object
+    busy: object
+
+
+def diffy_reconstruction_is_the_reference(cfg, *, ignore_restart: bool = False) -> bool:
+    """Whether :class:`DiffyHarness`'s ``R`` (from the deltas' partials ``P``) equals the
+    plain ``sum act x wgt`` modulo ``2**acc_bits`` for every operand value of one brick,
+    both signednesses and every restart pattern of ``cfg`` (by enumeration with NumPy,
+    independent of the RTL). Filters are independent (a filter's ``R`` and reference read
+    only its own weights), so one filter is enumerated: ``2**((windows + 1) x lanes x
+    bits)`` cases; keep ``cfg`` small. ``ignore_restart``: a deliberately wrong ``R`` that
+    adds the neighbour's output to a restarted window too (must give False)."""
+    lanes, windows, filters = cfg.lanes, cfg.windows, 1
+    wlo, whi = -(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1)
+    wgts = _bricks_of(np.arange(wlo, whi), lanes * filters).reshape(-1, filters, lanes)
+    for act_signed in (True, False):
+        lo, hi = (-(1 << (cfg.act_bits - 1)), 1 << (cfg.act_bits - 1)) if act_signed \
+            else (0, 1 << cfg.act_bits)
+        acts = _bricks_of(np.arange(lo, hi), lanes * windows).reshape(-1, windows, lanes)
+        plain = np.einsum("awl,xfl->axwf", acts, wgts)          # (acts, wgts, w, f)
+        for restart in range(1 << windows):
+            rebuilt = np.zeros_like(plain)
+            for w in range(windows):
+                keep = not (restart >> w) & 1
+                before = acts[:, w - 1] if w and keep else 0
+                partial = np.einsum("al,xfl->axf", acts[:, w] - before, wgts)
+                add = w and (keep or ignore_restart)
+                rebuilt[:, :, w] = partial + (rebuilt[:, :, w - 1] if add else 0)
+            if not np.array_equal(wrap(rebuilt, cfg.acc_bits, True),
+                                  wrap(plain, cfg.acc_bits, True)):
+                return False
+    return True
 
 
 def owns_operands(cfg) -> bool:
@@ -618,6 +735,24 @@ def _status(log: str, returncode: int) -> str:
     return "ERROR"
 
 
+def _kill_session(sid: int) -> None:
+    """Kill every process of session ``sid`` (sby's): sby starts yosys-smtbmc and the
+    solver in process groups of their own, which killing sby's group leaves running."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid:                 # (state, ppid, pgrp, session, ...)
+            pids.append(int(stat.parent.name))
+    for pid in pids or [sid]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def run_sby(rtlil_text: str, depth: int, *, solver: str | None = None, timeout: float = 600,
             keep: Path | None = None) -> ProofResult:
     """Check ``rtlil_text`` (top module ``top``) to ``depth`` steps with sby in a temporary
@@ -635,7 +770,7 @@ def run_sby(rtlil_text: str, depth: int, *, solver: str | None = None, timeout: 
         try:
             log, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_session(proc.pid)
             log, _ = proc.communicate()
             return ProofResult("TIMEOUT", None, depth, time.monotonic() - began, log)
         return ProofResult(_status(log, proc.returncode), proc.returncode, depth,
