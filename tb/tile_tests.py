@@ -27,9 +27,9 @@
     (:data:`REAL_LAYERS_ENV`): the layers as written by :func:`write_real_layers`; default:
     the digits CNN's trace).
 ``stream``
-    The ``random`` suite's cases loaded through the real ``wgt``/``act`` streams, whatever
-    the load mode of the other suites (:attr:`~termwise.tb.harness.TB.stream_suites`;
-    ``corners`` keeps the stream path too).
+    The ``random`` suite's cases loaded through the real ``wgt``/``act`` streams while the
+    other suites take the backdoor (:attr:`~termwise.tb.harness.TB.stream_suites`;
+    ``corners`` keeps the stream path too; ``TERMWISE_LOAD=backdoor`` moves every suite).
 ``bench``
     Full-depth runs timed for ``make bench`` (:mod:`termwise.tb.bench`), loaded through the
     backdoor unless ``TERMWISE_LOAD=stream``.
