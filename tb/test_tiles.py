@@ -1,10 +1,11 @@
 """pytest runner for the generic cocotb tile regression (:mod:`termwise.tb.tile_tests`):
 every regression the designs register for it, one simulator start each (the slow ones,
-16x16 builds and real-network runs, in ``make test-all``).
+the 16x16 presets' whole regressions and real-network runs, in ``make test-all``;
+baseline-16x16's random suite in ``make test``).
 
-loom-16x16 and laconic-16x16 have 1024 PEs (equal peak at 16 bits needs 64 windows): their
-Verilog takes minutes to emit and Verilator does not finish in reasonable time, so their
-RTL is exercised at 4x4 and their 16x16 presets by the golden models (``termwise sim``).
+loom-16x16 and laconic-16x16 have 1024 PEs (equal peak at 16 bits needs 64 windows): they
+are built with Verilator ``--hierarchical`` (:func:`termwise.tb.runner.build`,
+docs/toolchain.md#hierarchical-builds).
 """
 
 import pytest

@@ -20,6 +20,9 @@ SPEC = DesignSpec(
         Regression("baseline-4x4", {"bias": True, "activation": "relu6"}, ("fused",)),
         Regression("baseline-4x4", {"out_bits": 12}, ("fused",)),
         Regression("baseline-4x4", suites=("real",), slow=True),
+        # A paper-scale tile in `make test`: the random suite of baseline-16x16 (one window
+        # of 16 PEs of 16 lanes: a flat build); the whole regression is slow.
+        Regression("baseline-16x16", suites=("random",)),
         Regression("baseline-16x16", slow=True),
     ),
     sim_designs={"baseline": {16: "baseline-16x16", 8: "baseline-16x16-8b"}},
