@@ -50,7 +50,7 @@ from .amaranth_sim import InlineLibrary
 __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_cycles",
            "cycle_bound", "bmc_depth", "StuckAt", "FaultyLibrary", "Case", "case_split",
            "ArrayHarness", "DiffyHarness", "diffy_reconstruction_is_the_reference",
-           "OwningArrayHarness", "owns_operands", "harness_for",
+           "OwningArrayHarness", "TacticalHarness", "owns_operands", "harness_for",
            "sby_script", "default_solver", "ProofResult", "run_sby", "Proof", "prove_harness",
            "prove_case", "prove_array"]
 
@@ -558,6 +558,9 @@ class OwningArrayHarness(Elaboratable):
     must fail).
     """
 
+    #: Weight-stream rows per brick.
+    WGT_ROWS = 1
+
     def __init__(self, cfg, case: "Case | None" = None, library: InlineLibrary | None = None,
                  *, cycle_slack: int = 0):
         if cfg.pipeline_latency:
@@ -592,7 +595,7 @@ class OwningArrayHarness(Elaboratable):
         wgt_precision = AnyConst(range(cfg.wgt_bits + 1))
         act_signed = AnyConst(1)
         act_rows = [AnyConst(cfg.act_row_bits) for _ in range(cfg.depth)]
-        wgt_rows = [AnyConst(cfg.wgt_row_bits) for _ in range(cfg.depth)]
+        wgt_rows = [AnyConst(cfg.wgt_row_bits) for _ in range(self.WGT_ROWS * cfg.depth)]
         m.d.comb += [
             Assume(n <= cfg.depth),
             Assume((precision >= 1) & (precision <= cfg.act_bits)),
@@ -607,16 +610,16 @@ class OwningArrayHarness(Elaboratable):
         loaded = []
         for name, write, rows, bits in (("act", array.act_write, act_rows, cfg.act_row_bits),
                                         ("wgt", array.wgt_write, wgt_rows, cfg.wgt_row_bits)):
-            index = Signal(range(cfg.depth + 1), name=f"{name}_loaded")
+            index = Signal(range(len(rows) + 1), name=f"{name}_loaded")
             payload = Signal(bits, name=f"{name}_payload")
-            m.d.comb += [write.valid.eq(index < cfg.depth), payload.eq(AnySeq(bits))]
-            for b in range(cfg.depth):
+            m.d.comb += [write.valid.eq(index < len(rows)), payload.eq(AnySeq(bits))]
+            for b in range(len(rows)):
                 with m.If(index == b):
                     m.d.comb += payload.eq(rows[b])
             m.d.comb += write.payload.eq(payload)
             with m.If(write.valid & write.ready):
                 m.d.sync += index.eq(index + 1)
-            loaded.append(index == cfg.depth)
+            loaded.append(index == len(rows))
 
         started = Signal()
         start = Signal()
@@ -633,8 +636,17 @@ class OwningArrayHarness(Elaboratable):
             array.act_signed.eq(Mux(started, act_signed, AnySeq(1))),
         ]
 
-        reference = ArrayHarness._reference(self, m, n, act_rows, wgt_rows, precision,
-                                            wgt_precision, act_signed)
+        cycle = Signal(range(self.steps + 1))                 # 0 on the start cycle
+        with m.If((start | started) & (cycle < self.steps)):
+            m.d.sync += cycle.eq(cycle + 1)
+        self._properties(m, array, n, act_rows, wgt_rows, act_signed, started, cycle)
+        return m
+
+    def _properties(self, m, array, n, act_rows, wgt_rows, act_signed, started, cycle):
+        """The reference and the cycle count (Cnvlutin's, see the class docstring)."""
+        cfg = self.cfg
+        reference = ArrayHarness._reference(self, m, n, act_rows, wgt_rows, None, None,
+                                            act_signed)
         # L: the longest lane stream among bricks < n (a non-zero pattern is a non-zero
         # value in either signedness).
         ab, lanes = cfg.act_bits, cfg.lanes
@@ -651,9 +663,6 @@ class OwningArrayHarness(Elaboratable):
         m.d.comb += expected.eq(Mux(longest == 0, 1, longest) + self.overhead
                                 + self.cycle_slack)
 
-        cycle = Signal(range(self.steps + 1))                 # 0 on the start cycle
-        with m.If((start | started) & (cycle < self.steps)):
-            m.d.sync += cycle.eq(cycle + 1)
         with m.If(started & (cycle >= 1)):
             with m.If(cycle < expected):
                 m.d.comb += Assert(array.busy)
@@ -663,7 +672,105 @@ class OwningArrayHarness(Elaboratable):
                 outputs = itertools.product(range(cfg.windows), range(cfg.filters))
                 for w, f in ([self.case.output] if self.case.output else outputs):
                     m.d.comb += Assert(array.acc[w][f] == reference[w][f])
-        return m
+
+
+class TacticalHarness(OwningArrayHarness):
+    """One run of Bit-Tactical's array (owning, :class:`OwningArrayHarness`'s loads): the
+    weight stream carries ``2 x depth`` free rows, row ``2j`` kept step ``j``'s packed
+    weights, row ``2j + 1`` its metadata (per (filter, lane) a select, filter-major, then
+    the original step ``t_j``: rtl/tactical.py, gen/designs/tactical.py ``meta_layout``);
+    ``bricks = K`` (free) kept steps.
+
+    Reference, from the paper's semantics and the configuration's promotion sources
+    ``(dt, dl)`` (``select`` 0: the slot's own activation, ``s >= 1``: source ``s - 1``):
+    ``ref[w][f] = sum over j < K and lanes l of W_j[f][l] x A_w[t_j + dt][(l + dl) mod
+    lanes]``. Assumed, as the offline schedule guarantees: every select names a source,
+    and a slot with a non-zero weight names an activation row that exists
+    (``t_j + dt < depth``). The run finishes (``busy`` low from cycle 1 on) within
+    ``RUN_OVERHEAD + K x worst_step`` cycles, ``worst_step`` a dense step's cost
+    (``worst_step``, default the back end's: Dynamic Stripes' worst step for TCLp), and
+    from the next cycle ``acc`` holds the reference.
+    """
+
+    WGT_ROWS = 2
+
+    def __init__(self, cfg, case: "Case | None" = None, library: InlineLibrary | None = None,
+                 *, worst_step: int | None = None):
+        super().__init__(cfg, case, library)
+        if worst_step is None:
+            worst_step = _tactical_worst_step(cfg)
+        self.worst_step = worst_step
+
+    @property
+    def steps(self) -> int:
+        n = self.cfg.depth if self.case.bricks is None else self.case.bricks
+        return 3 * self.cfg.depth + self.overhead + n * self.worst_step + 2
+
+    def _properties(self, m, array, n, act_rows, wgt_rows, act_signed, started, cycle):
+        from ..gen.designs.tactical import cfg_sources, meta_layout
+        cfg = self.cfg
+        lanes, ab, wb = cfg.lanes, cfg.act_bits, cfg.wgt_bits
+        srcs = ((0, 0),) + tuple(cfg_sources(cfg))
+        meta = meta_layout(cfg)
+        mb, io, ib = meta["select_bits"], meta["index_offset"], meta["index_bits"]
+        ref = [[Signal(signed(cfg.acc_bits), name=f"ref_w{w}_f{f}") for f in range(cfg.filters)]
+               for w in range(cfg.windows)]
+        terms = {(w, f): [] for w in range(cfg.windows) for f in range(cfg.filters)}
+        for j in range(cfg.depth):
+            weights, meta_row = wgt_rows[2 * j], wgt_rows[2 * j + 1]
+            t = Signal(range(1 << ib), name=f"t_{j}")
+            m.d.comb += t.eq(meta_row[io:io + ib])
+            for f, lane in itertools.product(range(cfg.filters), range(lanes)):
+                at = (f * lanes + lane) * wb
+                x = _value(m, weights[at:at + wb], wb, None, 1, f"x_j{j}_f{f}_l{lane}")
+                select = Signal(mb, name=f"select_j{j}_f{f}_l{lane}")
+                m.d.comb += select.eq(meta_row[(f * lanes + lane) * mb:][:mb])
+                m.d.comb += Assume(~(j < n) | (select < len(srcs)))
+                for w in range(cfg.windows):
+                    a = Signal(signed(ab + 1), name=f"a_j{j}_f{f}_l{lane}_w{w}")
+                    with m.Switch(select):
+                        for s, (dt, dl) in enumerate(srcs):
+                            with m.Case(s):
+                                m.d.comb += Assume(~(j < n) | (x == 0)
+                                                   | (t + dt < cfg.depth))
+                                src_lane = (lane + dl) % lanes
+                                bit = (w * lanes + src_lane) * ab
+                                with m.Switch(t + dt):
+                                    for row in range(cfg.depth):
+                                        with m.Case(row):
+                                            pattern = act_rows[row][bit:bit + ab]
+                                            m.d.comb += a.eq(Mux(act_signed,
+                                                                 pattern.as_signed(), pattern))
+                    terms[w, f].append(Mux(j < n, a * x, 0))
+        for (w, f), products in terms.items():
+            m.d.comb += ref[w][f].eq(sum(products))
+        # The bound, and the results from the cycle after busy falls.
+        bound = Signal(range(self.steps + 1))
+        m.d.comb += bound.eq(self.overhead + n * self.worst_step)
+        finished = Signal()
+        done = Signal()
+        m.d.comb += finished.eq(started & (cycle >= 1) & ~array.busy)
+        with m.If(finished):
+            m.d.sync += done.eq(1)
+        m.d.comb += Assert(~(started & (cycle >= bound)) | finished | done)
+        outputs = itertools.product(range(cfg.windows), range(cfg.filters))
+        with m.If(done):
+            for w, f in ([self.case.output] if self.case.output else outputs):
+                m.d.comb += Assert(array.acc[w][f] == ref[w][f])
+
+
+def _tactical_worst_step(cfg) -> int:
+    """A dense kept step's most cycles: TCLp runs Dynamic Stripes' serial datapath on the
+    involved activations (its worst step, :func:`worst_step_cycles`, over the values of
+    either signedness); TCLe Bit-Pragmatic's over ``(h + 1) x lanes`` candidates (its
+    worst step with that many lanes)."""
+    from ..gen.designs.tactical import cfg_sources, window_candidates
+    base = dict(filters=1, windows=1, act_bits=cfg.act_bits, wgt_bits=cfg.wgt_bits, depth=1)
+    if cfg.backend == "tclp":
+        return worst_step_cycles(cfg.twin("dstripes", lanes=1, **base))
+    lanes = window_candidates(cfg_sources(cfg)) * cfg.lanes
+    return worst_step_cycles(cfg.twin("pragmatic", lanes=lanes, encoding=cfg.encoding,
+                                      first_stage_bits=cfg.first_stage_bits, **base))
 
 
 def harness_for(cfg, case: "Case | None" = None, library: InlineLibrary | None = None,
@@ -671,6 +778,8 @@ def harness_for(cfg, case: "Case | None" = None, library: InlineLibrary | None =
     """The harness of ``cfg``'s array: :class:`OwningArrayHarness` for an array that owns
     its operands, else :class:`ArrayHarness` (``worst_step`` default
     :func:`worst_step_cycles`)."""
+    if cfg.arch == "tactical":
+        return TacticalHarness(cfg, case, library, worst_step=worst_step)
     if owns_operands(cfg):
         return OwningArrayHarness(cfg, case, library)
     if worst_step is None:

@@ -12,7 +12,9 @@ proofs. Times with z3 (2 cores shared), proof / broken variant, in seconds:
 * Bit-Pragmatic, ``first_stage_bits = 0`` (every term its own cycle): 79 / 4 (proof
   ``slow``);
 * Stripes, ``pe_stages = 1`` (every PE input registered; the harness holds the run open
-  as the tile does, the bound adds the stage): 40 / 5 (proof ``slow``).
+  as the tile does, the bound adds the stage): 40 / 5 (proof ``slow``);
+* Loom, ``serial_bits = 2`` (2 activation bits a cycle; BMC depth 11): 346 / 10 (proof
+  ``slow``; 4-bit chunks not measured).
 
 So ``make test`` runs the broken variants but Bit-Pragmatic column sync's (15 s in all);
 ``make test-all`` the proofs.
@@ -40,6 +42,8 @@ VARIANTS = {
                       (79, 4), True),
     "stripes-pe-stages-1": ("stripes", dict(pe_stages=1), formal.StuckAt(port="act_bit"),
                             (40, 5), True),
+    "loom-serial-2": ("loom", dict(serial_bits=2), formal.StuckAt(port="wgt_bit"),
+                      (346, 10), True),
 }
 
 
@@ -75,3 +79,4 @@ def test_variants_change_the_configuration():
     assert _cfg("pragmatic-fs0").first_stage_bits == 0
     assert _cfg("stripes-pe-stages-1").pe_stages == 1
     assert _cfg("stripes-pe-stages-1").pipeline_latency == 1
+    assert _cfg("loom-serial-2").serial_bits == 2
