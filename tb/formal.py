@@ -52,7 +52,7 @@ __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_c
            "ArrayHarness", "DiffyHarness", "diffy_reconstruction_is_the_reference",
            "OwningArrayHarness", "TacticalHarness", "owns_operands", "harness_for",
            "sby_script", "default_solver", "ProofResult", "run_sby", "Proof", "prove_harness",
-           "prove_case", "prove_array"]
+           "prove_case", "prove_array", "masked_part"]
 
 #: Designs that multiply only the ``precision`` least significant bits of each activation
 #: (two's complement from bit ``precision - 1`` in a signed run): Stripes' runtime register
@@ -204,6 +204,37 @@ class FaultyLibrary(InlineLibrary):
             else:
                 m.d.comb += inner.eq(seen)
         return outer
+
+
+def masked_part(real, port: str, clear: int):
+    """A stand-in for the component class ``real`` (same constructor arguments, same
+    signature, other attributes read from the real one) whose ``port``, input or output,
+    loses the bits set in ``clear`` on its way through: a deliberately broken part outside
+    the PEs, for a proof that must fail (``monkeypatch`` it over ``real``'s name)."""
+
+    class Masked(wiring.Component):
+        def __init__(self, *args, **kwargs):
+            self.inner = real(*args, **kwargs)
+            super().__init__(self.inner.signature)
+
+        def __getattr__(self, name):   # not the ports: those are this component's own
+            if name == "inner" or name in self.inner.signature.members:
+                raise AttributeError(name)
+            return getattr(self.inner, name)
+
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.inner = inner = self.inner
+            for name, member in self.signature.members.items():
+                outer, inside = Value.cast(getattr(self, name)), Value.cast(getattr(inner, name))
+                if member.flow == wiring.In:
+                    m.d.comb += inside.eq(outer & ~clear if name == port else outer)
+                else:
+                    m.d.comb += outer.eq(inside & ~clear if name == port else inside)
+            return m
+
+    Masked.__name__ = Masked.__qualname__ = f"Masked{real.__name__}"
+    return Masked
 
 
 # ---------------------------------------------------------------------------------------
