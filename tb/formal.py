@@ -52,7 +52,7 @@ __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_c
            "ArrayHarness", "DiffyHarness", "diffy_reconstruction_is_the_reference",
            "OwningArrayHarness", "TacticalHarness", "owns_operands", "harness_for",
            "sby_script", "default_solver", "ProofResult", "run_sby", "Proof", "prove_harness",
-           "prove_case", "prove_array", "masked_part"]
+           "prove_case", "prove_array", "masked_part", "free_run"]
 
 #: Designs that multiply only the ``precision`` least significant bits of each activation
 #: (two's complement from bit ``precision - 1`` in a signed run): Stripes' runtime register
@@ -88,6 +88,18 @@ def _bricks_of(values: np.ndarray, lanes: int) -> np.ndarray:
                     ).reshape(-1, lanes)
 
 
+def _act_values(cfg, act_signed: bool) -> np.ndarray:
+    """Every ``act_bits``-bit activation value of a run of this signedness."""
+    if act_signed:
+        return np.arange(-(1 << (cfg.act_bits - 1)), 1 << (cfg.act_bits - 1))
+    return np.arange(0, 1 << cfg.act_bits)
+
+
+def _every_pair(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``(x[i], y[j])`` for every ``i, j``: two arrays of ``len(x) * len(y)`` rows."""
+    return np.repeat(x, len(y), axis=0), np.tile(y, (len(x), 1))
+
+
 def worst_step_cycles(cfg) -> int:
     """The most cycles one step takes in the golden cycle model, over every brick value,
     both precisions and both signednesses.
@@ -105,12 +117,8 @@ def worst_step_cycles(cfg) -> int:
     wgts = _bricks_of(np.arange(lo, hi), cfg.lanes)
     worst = 1
     for act_signed in (True, False):
-        alo, ahi = (-(1 << (cfg.act_bits - 1)), 1 << (cfg.act_bits - 1)) if act_signed \
-            else (0, 1 << cfg.act_bits)
-        acts = _bricks_of(np.arange(alo, ahi), cfg.lanes)
-        # every (activation brick, weight brick) pair as one step
-        a = np.repeat(acts, len(wgts), axis=0)
-        w = np.tile(wgts, (len(acts), 1))
+        acts = _bricks_of(_act_values(cfg, act_signed), cfg.lanes)
+        a, w = _every_pair(acts, wgts)      # every (activation, weight brick) pair a step
         act = np.broadcast_to(a.reshape(1, -1), (cfg.windows, a.size))
         wgt = np.broadcast_to(w.reshape(1, -1), (cfg.filters, w.size))
         for p in range(1, cfg.act_bits + 1):
@@ -128,11 +136,8 @@ def _diffy_worst_step_cycles(cfg, model) -> int:
     ``step_cycles``; its weights and precisions do not matter)."""
     worst = 1
     for act_signed in (True, False):
-        lo, hi = (-(1 << (cfg.act_bits - 1)), 1 << (cfg.act_bits - 1)) if act_signed \
-            else (0, 1 << cfg.act_bits)
-        bricks = _bricks_of(np.arange(lo, hi), cfg.lanes)
-        first = np.repeat(bricks, len(bricks), axis=0)
-        second = np.tile(bricks, (len(bricks), 1))
+        bricks = _bricks_of(_act_values(cfg, act_signed), cfg.lanes)
+        first, second = _every_pair(bricks, bricks)
         act = np.stack([first, second])                   # (2 windows, pairs, lanes)
         wgt = np.zeros((1,) + first.shape, dtype=np.int64)
         for restart in range(4):
@@ -285,6 +290,34 @@ def _value(m, pattern, bits: int, precision, is_signed, name: str):
     return value
 
 
+def free_run(m, cfg, case: "Case", *, wgt_rows: int | None = None):
+    """A run's free constants, shared by every harness: its bricks ``n`` (0..depth), both
+    precisions (1..bits), ``act_signed``, ``depth`` activation rows and ``wgt_rows``
+    weight rows (default ``depth``), with ``case``'s signedness and length assumed.
+
+    Returns
+    -------
+    (n, precision, wgt_precision, act_signed, act_rows, wgt_rows)
+    """
+    n = AnyConst(range(cfg.depth + 1))                    # the run's bricks
+    precision = AnyConst(range(cfg.act_bits + 1))
+    wgt_precision = AnyConst(range(cfg.wgt_bits + 1))
+    act_signed = AnyConst(1)
+    act_rows = [AnyConst(cfg.act_row_bits) for _ in range(cfg.depth)]
+    wgts = [AnyConst(cfg.wgt_row_bits) for _ in range(cfg.depth if wgt_rows is None
+                                                      else wgt_rows)]
+    m.d.comb += [
+        Assume(n <= cfg.depth),
+        Assume((precision >= 1) & (precision <= cfg.act_bits)),
+        Assume((wgt_precision >= 1) & (wgt_precision <= cfg.wgt_bits)),
+    ]
+    if case.act_signed is not None:
+        m.d.comb += Assume(act_signed == int(case.act_signed))
+    if case.bricks is not None:
+        m.d.comb += Assume(n == case.bricks)
+    return n, precision, wgt_precision, act_signed, act_rows, wgts
+
+
 class ArrayHarness(Elaboratable):
     """One run of ``cfg``'s array on free operands, with the reference and the assertions
     (module docstring).
@@ -325,21 +358,8 @@ class ArrayHarness(Elaboratable):
         m.d.comb += Assume(~ResetSignal())
         m.submodules.array = array = self.array
 
-        n = AnyConst(range(cfg.depth + 1))                    # the run's bricks
-        precision = AnyConst(range(cfg.act_bits + 1))
-        wgt_precision = AnyConst(range(cfg.wgt_bits + 1))
-        act_signed = AnyConst(1)
-        act_rows = [AnyConst(cfg.act_row_bits) for _ in range(cfg.depth)]
-        wgt_rows = [AnyConst(cfg.wgt_row_bits) for _ in range(cfg.depth)]
-        m.d.comb += [
-            Assume(n <= cfg.depth),
-            Assume((precision >= 1) & (precision <= cfg.act_bits)),
-            Assume((wgt_precision >= 1) & (wgt_precision <= cfg.wgt_bits)),
-        ]
-        if self.case.act_signed is not None:
-            m.d.comb += Assume(act_signed == int(self.case.act_signed))
-        if self.case.bricks is not None:
-            m.d.comb += Assume(n == self.case.bricks)
+        n, precision, wgt_precision, act_signed, act_rows, wgt_rows = \
+            free_run(m, cfg, self.case)
 
         started = Signal()
         start = Signal()
@@ -621,21 +641,8 @@ class OwningArrayHarness(Elaboratable):
         m.d.comb += Assume(~ResetSignal())
         m.submodules.array = array = self.array
 
-        n = AnyConst(range(cfg.depth + 1))
-        precision = AnyConst(range(cfg.act_bits + 1))
-        wgt_precision = AnyConst(range(cfg.wgt_bits + 1))
-        act_signed = AnyConst(1)
-        act_rows = [AnyConst(cfg.act_row_bits) for _ in range(cfg.depth)]
-        wgt_rows = [AnyConst(cfg.wgt_row_bits) for _ in range(self.WGT_ROWS * cfg.depth)]
-        m.d.comb += [
-            Assume(n <= cfg.depth),
-            Assume((precision >= 1) & (precision <= cfg.act_bits)),
-            Assume((wgt_precision >= 1) & (wgt_precision <= cfg.wgt_bits)),
-        ]
-        if self.case.act_signed is not None:
-            m.d.comb += Assume(act_signed == int(self.case.act_signed))
-        if self.case.bricks is not None:
-            m.d.comb += Assume(n == self.case.bricks)
+        n, precision, wgt_precision, act_signed, act_rows, wgt_rows = \
+            free_run(m, cfg, self.case, wgt_rows=self.WGT_ROWS * cfg.depth)
 
         # The loads: each stream offers row b until the array takes it.
         loaded = []
