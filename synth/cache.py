@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from importlib import resources
 
-__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "new_run_dir", "commit", "discard",
+__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "lookup_measured", "new_run_dir", "commit", "discard",
            "keep_failed", "file_sha256", "scripts_sha256"]
 
 DEFAULT_ROOT = os.path.join("build", "synth-cache")
@@ -60,6 +60,14 @@ def lookup(root: str, key: str) -> dict | None:
             return json.load(f)
     except (OSError, ValueError):
         return None
+
+
+def lookup_measured(key: str) -> dict | None:
+    """The result of the project's shipped synthesis under ``key``
+    (:mod:`termwise.synth.measured_store`), or None."""
+    from . import measured_store
+    d = measured_store.synthesis_dir(key)
+    return None if d is None else lookup(os.path.dirname(d), key)
 
 
 def new_run_dir(root: str) -> str:

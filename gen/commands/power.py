@@ -532,11 +532,14 @@ def report_key(inputs: dict) -> str:
 
 
 def _cache_load(reports_dir: str, key: str) -> dict | None:
+    """The report kept under ``key`` in ``reports_dir``, else in the project's measured
+    results (:mod:`termwise.synth.measured_store`), else None."""
+    from ...synth import measured_store
     try:
         with open(os.path.join(reports_dir, key, "power_report.json"), encoding="utf-8") as f:
             return json.load(f)
     except (OSError, ValueError):
-        return None
+        return measured_store.power_report(key)
 
 
 def _cache_store(reports_dir: str, key: str, inputs: dict, report: dict) -> None:
@@ -608,7 +611,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
 
     if use_cache:
         # ``auto`` resolves from the whole tile's cached synthesis; without it, a miss.
-        hit_w = synth_cache.lookup(root, key_w)
+        hit_w = synth_cache.lookup(root, key_w) or synth_cache.lookup_measured(key_w)
         mode = choose_mode(part, hit_w["cell_count"] if hit_w else None) \
             if (part != "auto" or hit_w) else None
         if mode is not None:
@@ -616,9 +619,14 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
             key = report_key(inputs)
             rep = _cache_load(reports, key)
             if rep is not None:
+                from ...synth import measured_store
+                where = os.path.join(reports, key)
                 rep["cached"] = True
-                rep["cache"] = {"key": key, "hit": True, "dir": os.path.join(reports, key),
-                                "lookup_s": round(time.monotonic() - t0, 2)}
+                rep["cache"] = {"key": key, "hit": True, "lookup_s": 0.0}
+                if not os.path.isdir(where):    # found in the project's measured results
+                    where = os.path.join(measured_store.root(), "power", key)
+                    rep["cache"]["measured_store"] = True
+                rep["cache"].update(dir=where, lookup_s=round(time.monotonic() - t0, 2))
                 return rep
     if workload is not None:
         # The workload's names and the cycle budget are checked on the whole tile before
