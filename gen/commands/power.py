@@ -432,7 +432,7 @@ _POWER_CODE = ("gen/commands/power.py", "synth/power/*.py")
 #: runtime registers, cycle model and row packing): in the key of a workload's report only.
 _WORKLOAD_CODE = ("golden/workloads/*.py", "golden/lowering.py", "golden/netsim/simulate.py",
                   "golden/cycles.py", "golden/arch/*.py", "golden/fixedpoint.py",
-                  "tb/driver.py")
+                  "tb/packing.py")
 #: The packages whose text the Verilog is rendered from: the memo of a configuration's
 #: Verilog sha256 (which saves rendering it on a hit, ~5 s for stripes-16x16) is keyed by
 #: all of them, so any edit there renders again (the report key itself is the Verilog's).

@@ -9,7 +9,7 @@ import pytest
 from termwise.gen.config import ConfigError, TileConfig, preset
 from termwise.golden.fixedpoint import wrap
 from termwise.rtl.diffy import DeltaFrontEnd, ReconstructionUnit, delta_config
-from termwise.tb.driver import pack_row, unpack_row
+from termwise.tb.packing import pack_row, unpack_row
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
 

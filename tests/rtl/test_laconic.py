@@ -15,7 +15,7 @@ from termwise.golden import cycles as cycle_model
 from termwise.golden.fixedpoint import wrap
 from termwise.rtl.laconic import LaconicPE, PairCountDetector
 from termwise.rtl.tile import Tile
-from termwise.tb.driver import pack_row as _pack
+from termwise.tb.packing import pack_row as _pack
 from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
 from termwise.tb.amaranth_sim import run_command
 from termwise.tb.amaranth_sim import run_simulation as _sim

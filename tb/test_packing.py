@@ -1,11 +1,12 @@
-"""Row packing of the cocotb driver (:func:`termwise.tb.driver.pack_rows`, vectorised, used
-by both load paths): every field's two's complement bits at ``i * bits``, against a plain
-shift-and-or written here, at the byte widths (which take the fast path) and odd ones."""
+"""Row packing (:func:`termwise.tb.packing.pack_rows`, vectorised; used by the driver's
+two load paths and by the power stimulus): every field's two's complement bits at
+``i * bits``, against a plain shift-and-or written here, at the byte widths (which take the
+fast path) and odd ones."""
 
 import numpy as np
 import pytest
 
-from termwise.tb.driver import pack_row, pack_rows, unpack_row
+from termwise.tb.packing import pack_row, pack_rows, unpack_row
 
 
 def _reference(row, bits):
