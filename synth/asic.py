@@ -28,7 +28,7 @@ __all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "FANOUT_BUFFERING", "run_asic", "r
            "sta_errors", "buffer_step"]
 
 #: Bump when asic.ys / sta.tcl / osu018.constr / this file change what is measured.
-SCRIPT_VERSION = "asic-6"
+SCRIPT_VERSION = "asic-7"
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
 SAFE_SCRIPT = "+strash;map"
@@ -80,10 +80,71 @@ tee -q -o stat.txt stat -liberty {lib}
 """
 
 
+#: Largest buffered netlist the yosys ``stat`` cross-check reads (bytes). Above it the
+#: WebAssembly Yosys (4 GB of memory) fails parsing the netlist: tactical-tclp-16x16's
+#: 121 MB did, after its synthesis in the same Yosys had succeeded.
+RESTAT_CHECK_MAX_BYTES = 40_000_000
+
+
+def stat_with_buffers(stat_text: str, buffers: dict, cell: str, cell_area: float) -> dict:
+    """yosys ``stat -json -liberty`` of the netlist before buffering (``stat_text``) with
+    ``buffers`` (module -> buffers inserted in its definition, :func:`.buffer.buffer_netlist`)
+    of ``cell`` (area ``cell_area``, not sequential) added: each module's cell counts and
+    local area grow by its own buffers, and each module's area (yosys': its own cells plus
+    its submodules' areas times their instance counts) is recomputed bottom up. The same
+    document yosys' ``stat`` writes for the buffered netlist (checked against it in the flow
+    up to :data:`RESTAT_CHECK_MAX_BYTES`), in the same format."""
+    import json
+    doc = json.loads(stat_text)
+    mods = doc["modules"]
+    key = {name.lstrip("\\"): name for name in mods}
+    unknown = [m for m, n in buffers.items() if n and m not in key]
+    if unknown:
+        raise ValueError(f"buffers in modules the stat does not have: {unknown[:3]}")
+    local = parse.parse_stat_json(stat_text)
+    for m, n in buffers.items():
+        if not n:
+            continue
+        entry = mods[key[m]]
+        by_type = entry.setdefault("num_cells_by_type", {})
+        by_type[cell] = by_type.get(cell, 0) + n
+        entry["num_cells"] = entry.get("num_cells", 0) + n
+        local[m]["local_area"] += n * cell_area
+    done: dict[str, float] = {}
+
+    def area(m: str) -> float:
+        if m not in done:
+            done[m] = local[m]["local_area"] + sum(k * area(s)
+                                                   for s, k in local[m]["subs"].items())
+        return done[m]
+
+    for m in local:
+        mods[key[m]]["area"] = area(m)
+    return doc
+
+
+def _stats_agree(ours: dict, yosys_text: str) -> list[str]:
+    """Where :func:`stat_with_buffers` and yosys' stat of the buffered netlist differ: per
+    module, the cell counts by type and the area (to 1e-6 relative)."""
+    import json
+    theirs = {n.lstrip("\\"): m for n, m in json.loads(yosys_text)["modules"].items()}
+    mine = {n.lstrip("\\"): m for n, m in ours["modules"].items()}
+    bad = sorted(set(theirs) ^ set(mine))
+    for n in set(theirs) & set(mine):
+        a, b = mine[n], theirs[n]
+        if {k.lstrip("\\"): v for k, v in a.get("num_cells_by_type", {}).items()} != \
+                {k.lstrip("\\"): v for k, v in b.get("num_cells_by_type", {}).items()} or \
+                abs(float(a["area"]) - float(b["area"])) > 1e-6 * max(1.0, float(b["area"])):
+            bad.append(n)
+    return bad
+
+
 def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     """Buffer ``netlist.v`` in ``workdir`` in place (:func:`.buffer.buffer_netlist`, limits
-    from ``liberty``), then re-measure the area with yosys ``stat`` on the buffered
-    netlist. Returns ``{"buffers", "nets", "by_module"}`` (per module definition)."""
+    from ``liberty``), then re-measure the area: the pre-buffer ``stat.json`` plus the
+    buffers inserted (:func:`stat_with_buffers`), checked against yosys ``stat`` on the
+    buffered netlist when yosys can read it (:data:`RESTAT_CHECK_MAX_BYTES`). Returns
+    ``{"buffers", "nets", "by_module", "restat"}`` (per module definition)."""
     net = os.path.join(workdir, "netlist.v")
     with open(net, encoding="utf-8") as f:
         text = f.read()
@@ -101,14 +162,37 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     os.replace(net, os.path.join(workdir, "netlist_abc.v"))
     with open(net, "w", encoding="utf-8") as f:
         f.write(out)
-    with open(os.path.join(workdir, "restat.ys"), "w", encoding="utf-8") as f:
-        f.write(RESTAT_SCRIPT.format(lib="cells.lib", net="netlist.v", top=wrap))
-    tools.run([tools.yosys_cmd(), "-q", "-l", "restat.log", "restat.ys"], workdir,
-              "restat.stdout")
+    cell = buffer_mod.BUFFER_CELL[0]
+    areas = buffer_mod.input_pin_caps(lib_text)[2]
+    stat_path = os.path.join(workdir, "stat.json")
+    with open(stat_path, encoding="utf-8") as f:
+        before = f.read()
+    ours = stat_with_buffers(before, summary["buffers"], cell, areas[cell])
+    os.replace(stat_path, os.path.join(workdir, "stat_abc.json"))
+    size = len(out.encode())
+    if size <= RESTAT_CHECK_MAX_BYTES:
+        with open(os.path.join(workdir, "restat.ys"), "w", encoding="utf-8") as f:
+            f.write(RESTAT_SCRIPT.format(lib="cells.lib", net="netlist.v", top=wrap))
+        tools.run([tools.yosys_cmd(), "-q", "-l", "restat.log", "restat.ys"], workdir,
+                  "restat.stdout")
+        with open(stat_path, encoding="utf-8") as f:
+            bad = _stats_agree(ours, f.read())
+        if bad:
+            raise tools.ToolError(f"the buffered netlist's stat differs from the pre-buffer "
+                                  f"stat plus the buffers in {len(bad)} modules (first "
+                                  f"{bad[0]}): see {workdir}")
+        restat = "yosys stat of the buffered netlist (= the pre-buffer stat + the buffers)"
+    else:
+        restat = (f"the pre-buffer yosys stat + the buffers (stat_with_buffers): the "
+                  f"{size / 1e6:.0f} MB buffered netlist is beyond the WebAssembly Yosys")
+    import json
+    with open(stat_path, "w", encoding="utf-8") as f:
+        json.dump(ours, f, indent=1)
     return {"buffers": sum(summary["buffers"].values()),
             "nets": sum(summary["nets"].values()),
-            "cell": buffer_mod.BUFFER_CELL[0],
-            "by_module": {m: n for m, n in summary["buffers"].items() if n}}
+            "cell": cell,
+            "by_module": {m: n for m, n in summary["buffers"].items() if n},
+            "restat": restat}
 
 
 def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, liberty: str,

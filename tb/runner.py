@@ -180,6 +180,40 @@ def hier_blocks(manifest: dict) -> list[str]:
     return list(manifest.get("library_modules", ()))
 
 
+#: Version of :func:`hier_block_names` (in the build key).
+HIER_NAMES = "hb1"
+
+
+def hier_block_names(verilog: str, blocks) -> tuple[str, dict]:
+    """``verilog`` with each hierarchy block's module renamed so that its name has no
+    ``__``, and ``{old: new}``.
+
+    Verilator mangles ``__`` in a name (``_`` + ``__05F``): it writes the block's wrapper
+    module as ``<top>___05Fpe`` while the design instantiates ``<top>__pe``, so the top's
+    verilation finds the original module instead of the wrapper and inlines every PE (the
+    blocks are verilated but unused; measured on Verilator 5.04x: laconic-16x16's top held
+    every PE's and term lane's logic). Library modules are named ``<top>__<part>``
+    (:mod:`termwise.rtl.library`), so the rename is ``<top>__<part>`` ->
+    ``<top>_hb_<part>``: whole identifiers only (a submodule's escaped name
+    ``\\<top>__pe.x`` follows its module). Only the simulation model sees these names; the
+    tile's ports and the operand memories are outside the blocks."""
+    names = {}
+    for b in blocks:
+        new = b.replace("__", "_hb_")
+        while "__" in new:
+            new = new.replace("__", "_")
+        names[b] = new
+    if not names:
+        return verilog, names
+    taken = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_$]*\b", verilog))
+    clash = [n for n in names.values() if n in taken]
+    if clash:
+        raise ValueError(f"hierarchy block names already used in the Verilog: {clash}")
+    pattern = re.compile(r"(?<![A-Za-z0-9_$])(" + "|".join(
+        re.escape(b) for b in sorted(names, key=len, reverse=True)) + r")(?![A-Za-z0-9_$])")
+    return pattern.sub(lambda mt: names[mt.group(1)], verilog), names
+
+
 @dataclass
 class Build:
     generated: Generated
@@ -200,13 +234,16 @@ def build(cfg: TileConfig, *, waves: bool = False, hierarchical: bool | None = N
     if hierarchical is None:
         hierarchical = gen.manifest["derived"]["pes"] >= HIERARCHICAL_MIN_PES
     blocks = hier_blocks(gen.manifest) if hierarchical else []
-    memories = operand_memories(gen.verilog.read_text(), gen.manifest["top"])
-    vlt = control_file(gen.manifest, hier_blocks=blocks,
+    text = gen.verilog.read_text()
+    memories = operand_memories(text, gen.manifest["top"])
+    source, renamed = hier_block_names(text, blocks)
+    vlt = control_file(gen.manifest, hier_blocks=[renamed[b] for b in blocks],
                        memories=[(module, var) for module, var, _, _ in memories.values()])
     flags = BUILD_FLAGS + (("--trace-fst", "--trace-structs") if waves else ())
     version = (verilator_root() / "bin" / "verilator_bin").stat().st_size
     key = hashlib.sha256(gen.verilog.read_bytes() + vlt.encode() + repr(flags).encode()
-                         + str(version).encode()).hexdigest()[:12]
+                         + str(version).encode()
+                         + (HIER_NAMES.encode() if blocks else b"")).hexdigest()[:12]
     directory = BUILD_ROOT / "sim" / f"{cfg.top_name}-{key}"
     top = gen.manifest["top"]
     with _locked(BUILD_ROOT / "locks" / f"sim-{key}.lock"):
@@ -216,10 +253,14 @@ def build(cfg: TileConfig, *, waves: bool = False, hierarchical: bool | None = N
             shutil.rmtree(directory)
         directory.mkdir(parents=True)
         (directory / "public.vlt").write_text(vlt)
+        verilog = gen.verilog
+        if blocks:          # the blocks renamed for Verilator (hier_block_names)
+            verilog = directory / f"{top}.hier.v"
+            verilog.write_text(source)
         t0 = time.perf_counter()
         runner = _lean_runner(hierarchical=bool(blocks))
         runner.build(
-            sources=[directory / "public.vlt", gen.verilog],
+            sources=[directory / "public.vlt", verilog],
             hdl_toplevel=top,
             build_dir=directory,
             build_args=list(flags),

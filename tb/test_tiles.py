@@ -53,6 +53,13 @@ def test_hierarchical_build_runs_the_regression(request):
     blocks = result.build.generated.manifest["library_modules"]
     assert blocks == [f"{cfg.top_name}__pe"]
     vlt = (result.build.directory / "public.vlt").read_text()
-    assert f'hier_block -module "{blocks[0]}"' in vlt
+    assert f'hier_block -module "{cfg.top_name}_hb_pe"' in vlt     # hier_block_names
     assert result.build.directory != flat.build.directory
+    # The blocks are used: the top's model holds no PE's insides (a block whose name
+    # Verilator mangles is verilated apart and then inlined all the same).
+    def top_state(build):
+        return (build.directory / "Vtop___024root.h").read_text()
+    assert "pe_f0_w0__DOT__accumulator" in top_state(flat.build)
+    hier = top_state(result.build)
+    assert "pe_f0_w0__DOT__accumulator" not in hier and "_hb_pe_protectlib" in hier
     assert flat.passed and [r["cycles"] for r in result.runs] == [r["cycles"] for r in flat.runs]
