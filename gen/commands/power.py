@@ -90,7 +90,7 @@ def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_
            cache_dir: str) -> tuple[str, dict]:
     """The Verilated model's executable (cached); returns it and build facts."""
     from ...synth.power.cells import verilog_models
-    from ...synth.power.gatesim import verilator_build
+    from ...synth.power.gatesim import split_long_lines, verilator_build
     # the liberty cells instantiated: "<cell> <instance> (" lines of the yosys netlist
     used = sorted({c for c in _INSTANCE.findall(netlist_text) if c in lib.cells})
     models = verilog_models(lib, used)
@@ -103,7 +103,7 @@ def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_
     os.makedirs(cache_dir, exist_ok=True)
     wd = tempfile.mkdtemp(prefix=".build-", dir=cache_dir)
     try:
-        for name, text in (("cells.v", models), ("netlist.v", netlist_text),
+        for name, text in (("cells.v", models), ("netlist.v", split_long_lines(netlist_text)),
                            ("main.cpp", harness)):
             with open(os.path.join(wd, name), "w", encoding="utf-8") as f:
                 f.write(text)

@@ -18,7 +18,24 @@ from __future__ import annotations
 import os
 import subprocess
 
-__all__ = ["verilator_build", "harness_cpp"]
+__all__ = ["verilator_build", "harness_cpp", "split_long_lines", "MAX_LINE_CHARS"]
+
+
+#: Longest netlist line given to Verilator (characters): its preprocessor stops at 40,000
+#: tokens on a line, and yosys writes a wide port's connection as one concatenation
+#: (tactical-tclp-16x16's row part: one line of 182k characters, ``.values({...})``).
+MAX_LINE_CHARS = 8000
+
+
+def split_long_lines(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    """``text`` with every line longer than ``limit`` broken after each ``", "`` (the
+    separator yosys writes in a concatenation). Only whitespace changes: the space after a
+    comma becomes a newline, and an escaped identifier (``\\a,b``) still ends at
+    whitespace."""
+    if all(len(line) <= limit for line in text.split("\n")):
+        return text
+    return "\n".join(line.replace(", ", ",\n") if len(line) > limit else line
+                     for line in text.split("\n"))
 
 
 def verilator_build(workdir: str, sources: list[str], top: str, *, binary: bool = False,
