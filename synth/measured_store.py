@@ -16,7 +16,8 @@ whose Verilog or tools have changed is never read: it is stale, and ``check`` li
 Layout (``synth/measured/``)::
 
     asic/<synthesis key>/  settings.json result.json stat.json sta.log synth_report.json
-    power/<report key>/    inputs.json power_report.json
+                           provenance.json
+    power/<report key>/    inputs.json power_report.json provenance.json
 
 The netlists are not kept (tens of MB): a power run of a shipped synthesis with other
 options synthesises again.
@@ -46,6 +47,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "measured")
 ASIC_FILES = ("settings.json", "result.json", "stat.json", "sta.log")
 #: The files of a power entry (as :func:`termwise.gen.commands.power._cache_store` writes).
 POWER_FILES = ("inputs.json", "power_report.json")
+#: Written beside each entry by :func:`add`: when it was measured and added.
+PROVENANCE = "provenance.json"
 
 
 def root() -> str:
@@ -80,6 +83,10 @@ def power_report(key: str) -> dict | None:
 
 
 def _copy_entry(src: str, dst: str, names: tuple, report: str | None) -> None:
+    """Copy ``names`` from the cache entry ``src`` (and the synth ``report``) into ``dst``,
+    with ``provenance.json``: when the entry was measured (its last file's modification
+    time in the cache) and when it was added."""
+    import datetime
     tmp = dst + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -87,6 +94,14 @@ def _copy_entry(src: str, dst: str, names: tuple, report: str | None) -> None:
         shutil.copyfile(os.path.join(src, n), os.path.join(tmp, n))
     if report is not None:
         shutil.copyfile(report, os.path.join(tmp, "synth_report.json"))
+
+    def iso(t):
+        return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
+            "%Y-%m-%d %H:%M UTC")
+    measured = max(os.path.getmtime(os.path.join(src, n)) for n in names)
+    with open(os.path.join(tmp, PROVENANCE), "w", encoding="utf-8") as f:
+        json.dump({"measured": iso(measured), "added": iso(datetime.datetime.now().timestamp()),
+                   "from": os.path.basename(src)}, f, indent=1)
     os.replace(tmp, dst)
 
 

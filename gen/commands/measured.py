@@ -60,18 +60,19 @@ def current_key(kind: str, folder: str) -> str:
 
 
 def _summary(kind: str, folder: str) -> str:
-    from ...synth.measured_store import load
+    import os.path
+    from ...synth.measured_store import PROVENANCE, load
+    when = ""
+    if os.path.isfile(os.path.join(folder, PROVENANCE)):
+        when = f", measured {load(folder, PROVENANCE).get('measured')}"
     if kind == "asic":
-        rep = load(folder, "synth_report.json")
-        a = rep["asic"]
-        git = rep.get("git") or {}
+        a = load(folder, "synth_report.json")["asic"]
         return (f"{a['area_um2'] / 1e6:.2f} mm2, {a['fmax_mhz']:g} MHz, DRV "
-                f"{(a.get('drv_violations') or {}).get('count')}, measured at commit "
-                f"{str(git.get('commit'))[:10]}{' (dirty)' if git.get('dirty') else ''}")
+                f"{(a.get('drv_violations') or {}).get('count')}{when}")
     rep = load(folder, "power_report.json")
     act = rep.get("activity") or {}
     return (f"{rep['power_w']['tile']:.4f} W at {rep['clock']['mhz']:g} MHz, activity "
-            f"{act.get('source')} ({act.get('cycles_simulated')} cycles)")
+            f"{act.get('source')} ({act.get('cycles_simulated')} cycles){when}")
 
 
 def _cmd_list(args) -> int:

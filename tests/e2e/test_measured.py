@@ -56,8 +56,7 @@ def test_list_says_current_or_stale(tmp_path):
     key = _entry(store, sha)
     r = ok(_run(tmp_path, store, "list"))
     assert r.stdout.splitlines() == [
-        f"asic  {key} current baseline-4x4: 0.00 mm2, 1 MHz, DRV 0, measured at commit "
-        "0123456789"]
+        f"asic  {key} current baseline-4x4: 0.00 mm2, 1 MHz, DRV 0"]
     stale = _entry(store, "0" * 64)                 # the Verilog it was measured on is gone
     r = _run(tmp_path, store, "list")
     assert r.returncode == 1, r
@@ -80,7 +79,8 @@ def test_add_keeps_a_reports_entries_and_refuses_a_missing_one(tmp_path):
     r = ok(_run(tmp_path, store, "add", "out", "--cache-dir", str(sc)))
     assert r.stdout == "added asic/abc (t)\n1 entry added\n"
     assert sorted(os.listdir(store / "asic" / "abc")) == [
-        "result.json", "settings.json", "sta.log", "stat.json", "synth_report.json"]
+        "provenance.json", "result.json", "settings.json", "sta.log", "stat.json",
+        "synth_report.json"]
     (rep / "synth_report.json").write_text(json.dumps({"top": "t",
                                                       "cache": {"asic": {"key": "zzz"}}}))
     r = _run(tmp_path, store, "add", "out", "--cache-dir", str(sc))

@@ -109,7 +109,10 @@ def test_add_copies_a_reports_entries(store, tmp_path):
                                log=lambda m: None)
     assert sorted(k for k, _, _ in added) == ["asic", "power"]
     shipped = sorted(os.listdir(store / "asic" / key))
-    assert shipped == sorted(measured_store.ASIC_FILES + ("synth_report.json",))
+    assert shipped == sorted(measured_store.ASIC_FILES + ("synth_report.json",
+                                                          measured_store.PROVENANCE))
+    prov = measured_store.load(str(store / "asic" / key), measured_store.PROVENANCE)
+    assert prov["from"] == key and prov["measured"].endswith("UTC")
     # the report itself is kept beside the entry (its config, commit and date)
     assert json.loads((store / "asic" / key / "synth_report.json").read_text())["cache"] \
         == {"asic": {"key": key}}
