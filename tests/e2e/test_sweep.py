@@ -114,11 +114,21 @@ def test_resume_after_interrupt_reruns_nothing_finished(termwise, tmp_path):
         except sqlite3.Error:
             return 0
 
+    # Wake on the sweep's first progress line (a blocking read: polling the db alone
+    # could sleep through the whole 6-second sweep on a loaded machine), then make sure
+    # that point is in the db, and interrupt.
+    head = ""
+    while proc.poll() is None:
+        line = proc.stderr.readline()
+        head += line
+        if not line or "] 1/12 " in line:
+            break
     deadline = time.monotonic() + 120
     while finished_points() < 1 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+        time.sleep(0.005)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
+    err = head + err
     assert proc.returncode == 130, err
     assert err.endswith("error: interrupted\n") and "Traceback" not in err
     assert not (tmp_path / "first").exists()              # no report of a partial sweep
