@@ -58,7 +58,7 @@ def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
         if hit is None and kind == "asic":   # the project's shipped result, same key
             shipped = measured_store.synthesis_dir(key)
             if shipped is not None:
-                hit, where, measured = cache.lookup_measured(key), shipped, True
+                hit, where, measured = cache.lookup(os.path.dirname(shipped), key), shipped, True
         if hit is not None:
             if refresh is not None:
                 hit = refresh(hit, where)

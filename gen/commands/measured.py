@@ -60,7 +60,6 @@ def current_key(kind: str, folder: str) -> str:
 
 
 def _summary(kind: str, folder: str) -> str:
-    import os.path
     from ...synth.measured_store import PROVENANCE, load
     when = ""
     if os.path.isfile(os.path.join(folder, PROVENANCE)):
