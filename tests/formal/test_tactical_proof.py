@@ -12,17 +12,20 @@ activation rows, so a kept step at ``t = 0`` may take its activations from row 1
 ``L`` with lookahead 1 and lookaside 1 (sources ``(1, 0)`` and ``(1, -1)``: ahead, and ahead
 and one lane aside), runs of 0 or 1 kept step.
 
-Back end TCLp (Dynamic Stripes' serial datapath) only: the TCLe run of the same
-configuration (Bit-Pragmatic's encoders over 4 candidates) did not finish within 15
-minutes and was stopped; TCLe is not proven.
+Both back ends: TCLp (Dynamic Stripes' serial datapath) and TCLe (Bit-Pragmatic's Booth
+encoders over the 4 candidates of each window's 2 lanes; its bound's dense step is
+Bit-Pragmatic's worst step over every 4-candidate brick, which the cycle model costs from
+the activations alone: enumerating every weight brick too, 1.7e7 pairs, kept an earlier
+TCLe run from reaching the solver in 15 minutes).
 
-Broken variants that must fail (sby ``FAIL``): lane 0's activation bit of a PE stuck at 0;
-the front end's candidate index of (filter 0, lane 0) losing bit 0, so a slot reads the
-wrong candidate.
+Broken variants that must fail (sby ``FAIL``): lane 0's activation bit of a PE stuck at 0
+(TCLp), a PE's term sign stuck at 0 (TCLe); the front end's candidate index of (filter 0,
+lane 0) losing bit 0, so a slot reads the wrong candidate (both).
 
-Times with z3 (2 cores shared): the proof 82 s in the solver (6 parts, BMC depth 13: 4
-load cycles, the run, 2 more; 17-21 s per 1-step part), ``slow``; the broken variants
-fail in 2-6 s (``make test``).
+Times (2 cores shared with other jobs), the whole proof (6 parts, BMC depth 13: 4 load
+cycles, the run, 2 more) / a broken variant, in seconds: TCLp 82 with z3 / 2-6; TCLe 41 with
+Yices 2 (330 with z3) / 11-12 with Yices. The proofs are ``slow``, the broken variants in
+``make test``.
 """
 
 import pytest
@@ -34,10 +37,10 @@ from termwise.tb import formal
 SMALL = dict(filters=1, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=2, shape="L",
              lookahead=1, lookaside=1)
 
-#: backend: (the broken variant's PE fault, slow with z3). TCLe is not proven: its run
-#: (the same configuration, ``backend = "tcle"``) did not finish within 15 minutes.
+#: backend: (the broken variant's PE fault, the proof slow).
 BACKENDS = {
     "tclp": (formal.StuckAt(port="act_bit"), True),
+    "tcle": (formal.StuckAt(port="neg"), True),
 }
 
 
@@ -70,17 +73,29 @@ def test_broken_pe_fails(backend):
     _fails(formal.prove_array(cfg, cases=_one_step(cfg), fault=BACKENDS[backend][0]))
 
 
-def test_broken_candidate_select_fails(monkeypatch):
-    """Only the signed 1-step part of PE (window 0, filter 0) of TCLp is checked."""
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_broken_candidate_select_fails(monkeypatch, backend):
+    """Only the signed 1-step part of PE (window 0, filter 0) is checked."""
     # the candidate index of slot (filter 0, lane 0), bit 0
     monkeypatch.setattr(tactical, "TacticalFrontEnd",
                         formal.masked_part(tactical.TacticalFrontEnd, "index", 1))
-    cfg = _cfg("tclp")
+    cfg = _cfg(backend)
     _fails(formal.prove_array(cfg, cases=[formal.Case(True, 1, (0, 0))]))
 
 
-def test_worst_step_is_the_spec_dense_cost():
-    """The bound's dense step for TCLp is the precision (3 cycles at 3 bits), the design
-    spec's worst step too."""
-    cfg = _cfg("tclp")
-    assert formal._tactical_worst_step(cfg) == 3 == cfg.spec.worst_step_cycles(cfg, 3)
+@pytest.mark.parametrize("backend, cycles", [("tclp", 3), ("tcle", 2)])
+def test_worst_step_is_the_spec_dense_cost(backend, cycles):
+    """The bound's dense step is the design spec's worst step too: for TCLp the precision
+    (3 cycles at 3 bits), for TCLe the Booth digits of a 3-bit value (2)."""
+    cfg = _cfg(backend)
+    assert formal._tactical_worst_step(cfg) == cycles == cfg.spec.worst_step_cycles(cfg, 3)
+
+
+def test_worst_step_without_weights_is_the_same_for_pragmatic():
+    """Bit-Pragmatic's step cycles read the activations only, so its worst step over every
+    activation brick with one weight brick equals the one over every pair (the shortcut
+    TCLe's bound takes), plain and Booth, 2 lanes at 3 bits."""
+    for encoding in ("plain", "booth"):
+        cfg = TileConfig("pragmatic", filters=1, windows=1, lanes=2, act_bits=3, wgt_bits=3,
+                         depth=1, encoding=encoding)
+        assert formal.worst_step_cycles(cfg, weights=False) == formal.worst_step_cycles(cfg)
