@@ -29,7 +29,9 @@ SPEC = DesignSpec(
             speedup=1.92, speedup_text="1.92x on average (1.30x-4.51x) over DaDianNao",
             energy_efficiency=1.57, energy_text="57% more energy efficient",
             area_text="+32% area",
-            why_different="the gain is 16 over the per-layer precision: the paper's "
-                          "profiles of its ImageNet networks against the workload's"),
+            why_different="the speedup is the hardware width over each layer's "
+                          "activation precision (16/P on 16-bit hardware), so it follows "
+                          "the precision profile: the paper's profiles of its ImageNet "
+                          "networks against the workload's"),
     },
 )
