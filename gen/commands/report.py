@@ -8,8 +8,12 @@ For every design (each on the configuration ``termwise sim`` simulates: its equa
 them), in this order:
 
 1. synthesis (``termwise synth``, cached): area, area without the operand buffers, Fmax;
-2. gate-level power under the workload's activity (``termwise power --workload``, cached):
-   the tile's power at its Fmax;
+2. gate-level power under the workload's activity (``termwise power --workload --part
+   row``, cached): the tile's power at its Fmax, from one PE row and the logic the rows
+   share, scaled to the tile (:mod:`termwise.synth.power.part`; the method checked against
+   the whole tile at 4x4, docs/energy.md). Every design is measured the same way: ``auto``
+   would simulate the 8-bit tiles (415k-680k cells) whole, a model that took over 50
+   minutes to build for baseline-16x16-8b alone, and mix the two methods in one table;
 3. the network simulation (``termwise sim``) with its energy model
    (:mod:`termwise.golden.netsim.energy`): cycles, and energy per inference from the
    measured power (compute) plus on-chip buffer and off-chip accesses.
@@ -43,6 +47,10 @@ ORDER = 75
 #: Cycle budget of each design's gate-level power run (a bound: the workload's sampled
 #: runs that fit, :mod:`termwise.synth.power.workload`).
 DEFAULT_POWER_CYCLES = 20000
+
+#: How every design's power is measured (``termwise power --part``): one PE row and the
+#: shared logic (module docstring).
+POWER_PART = "row"
 
 
 def _find_reports(root: str | None, name: str) -> dict:
@@ -137,7 +145,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                 rep = power_report(cfg, cycles=power_cycles, seed=seed, clock_mhz=None,
                                    clock_ns=DEFAULT_CLOCK_NS, liberty=None,
                                    cache_root=cache_root, use_cache=use_cache,
-                                   precision=None, log=log, workload=workload, layers=None)
+                                   precision=None, log=log, workload=workload, layers=None,
+                                   part=POWER_PART)
             except ConfigError as err:
                 power_errors[a] = str(err)
                 log(f"{a}: power not measured: {err}")
