@@ -19,8 +19,8 @@ proofs. Times with z3 (2 cores shared), proof / broken variant, in seconds:
   precision 1-4 is one chunk; BMC depth 8): 41 / 5 with Yices (the same at 3-bit
   activations, a partial chunk: also passes).
 
-So ``make test`` runs the broken variants but Bit-Pragmatic column sync's (15 s in all);
-``make test-all`` the proofs.
+So ``make test`` runs the broken variants but Bit-Pragmatic column sync's (15 s in all)
+and Loom's 4-bit-chunk proof; ``make test-all`` the other proofs.
 """
 
 import pytest
