@@ -189,8 +189,8 @@ class DiffyArray(wiring.Component):
     def __init__(self, cfg, library: ModuleLibrary):
         self.cfg = cfg
         self.inner_cfg = delta_config(cfg)
-        # The Bit-Pragmatic array on the deltas, its PE module named after the Diffy tile.
-        self.datapath = PragmaticArray(self.inner_cfg, library, pe_name=f"{cfg.top_name}__pe")
+        # The Bit-Pragmatic array on the deltas, its modules named after the Diffy tile.
+        self.datapath = PragmaticArray(self.inner_cfg, library, top_name=cfg.top_name)
         super().__init__(array_signature(cfg, restart=True))
 
     def elaborate(self, platform):

@@ -47,9 +47,11 @@ class PEGrid(wiring.Component):
     cfg : TileConfig
     library : ModuleLibrary
         Where the PE module is recorded (see :mod:`.library`).
-    pe_name : str, optional
-        Module name of the PE; default ``<cfg.top_name>__pe``. A datapath built inside
-        another tile (Diffy's Bit-Pragmatic array) takes the outer tile's name.
+    top_name : str, optional
+        The tile whose name prefixes the grid's library modules (default
+        ``cfg.top_name``): the PE is ``<top_name>__pe``. A datapath built inside another
+        tile (Diffy's Bit-Pragmatic array) takes the outer tile's name, so that its modules
+        are named, and their area counted, as the outer tile's.
 
     Attributes
     ----------
@@ -59,6 +61,7 @@ class PEGrid(wiring.Component):
         Class attribute: the array keeps its operands itself
         (:func:`.array.owning_array_signature`) rather than reading the tile's buffers
         (:func:`.array.array_signature`).
+    top_name : str
     pe_name : str
         The PE's module name in ``library``.
     """
@@ -66,13 +69,20 @@ class PEGrid(wiring.Component):
     PE = None
     OWNS_OPERANDS = False
 
-    def __init__(self, cfg, library: ModuleLibrary, *, pe_name: str | None = None):
+    def __init__(self, cfg, library: ModuleLibrary, *, top_name: str | None = None):
         self.cfg = cfg
         self.library = library
-        self.pe_name = library.add(pe_name or f"{cfg.top_name}__pe",
-                                   self.make_pe(cfg, library))
+        self.top_name = cfg.top_name if top_name is None else top_name
+        self.pe_name = self.add_module("pe", self.make_pe(cfg, library))
         signature = owning_array_signature if self.OWNS_OPERANDS else array_signature
         super().__init__(signature(cfg))
+
+    def add_module(self, what: str, component: wiring.Component) -> str:
+        """Record ``component`` in the library as ``<top_name>__<what>`` (emitted once,
+        instantiated by name: :meth:`.library.ModuleLibrary.instantiate`); returns the
+        name. Arrays add their repeated modules at construction, so that elaborating an
+        array twice records nothing new."""
+        return self.library.add(f"{self.top_name}__{what}", component)
 
     def make_pe(self, cfg, library: ModuleLibrary) -> wiring.Component:
         """The PE component (default ``PE(cfg)``); ``library`` takes any module the PE

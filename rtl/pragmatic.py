@@ -192,6 +192,10 @@ class PragmaticWindowEncoder(wiring.Component):
             "done": Out(1),
         })
 
+    def fresh(self) -> "PragmaticWindowEncoder":
+        """Another encoder of the same parameters (for an inlined library, tb/amaranth_sim)."""
+        return PragmaticWindowEncoder(self.cfg, lanes=self.lanes)
+
     def _serializer(self, m, lane):
         """The lane's term serialiser; returns (serializer, neg signal of its term)."""
         cfg = self.cfg
@@ -247,27 +251,33 @@ class PragmaticWindowEncoder(wiring.Component):
         return m
 
 
-def window_encoders(m, cfg, is_signed, *, values=None, load=None,
-                    lanes: int | None = None) -> list:
-    """A :class:`PragmaticWindowEncoder` per window, submodule ``encoder_w<w>``.
+def window_encoders(m, grid, is_signed, *, name: str = "window_encoder", values=None,
+                    load=None) -> list:
+    """An instance of the grid's window encoder module ``<top>__<name>`` (a
+    :class:`PragmaticWindowEncoder` the array recorded with :meth:`.grid.PEGrid.add_module`)
+    per window, instance ``encoder_w<w>``; returns their interfaces.
+
+    One module for every window: emitted once, so that the Verilog, the Verilator build
+    and synthesis grow with one window's encoder, not ``windows`` copies of it.
 
     Parameters
     ----------
     m : Module
-    cfg : TileConfig
+    grid : PEGrid
+        The array: its configuration and library.
     is_signed : Value
         The run's ``act_signed`` register (every encoder's ``is_signed``).
+    name : str
+        The module's name after ``<top>__``.
     values : indexable by window, optional
         Window ``w``'s brick (e.g. :attr:`.grid.PEGrid.act_bricks`); with ``load``, the
         encoders' inputs. Without them the caller wires the inputs.
     load : Value, optional
-    lanes : int, optional
-        See :class:`PragmaticWindowEncoder`.
     """
+    module = f"{grid.top_name}__{name}"
     encoders = []
-    for w in range(cfg.windows):
-        enc = PragmaticWindowEncoder(cfg, lanes=lanes)
-        m.submodules[f"encoder_w{w}"] = enc
+    for w in range(grid.cfg.windows):
+        enc = grid.library.instantiate(m, module, f"encoder_w{w}")
         m.d.comb += enc.is_signed.eq(is_signed)
         if values is not None:
             m.d.comb += [enc.values.eq(values[w]), enc.load.eq(load)]
@@ -344,6 +354,10 @@ class PragmaticArray(PEGrid):
 
     PE = PragmaticPE
 
+    def __init__(self, cfg, library, **kwargs):
+        super().__init__(cfg, library, **kwargs)
+        self.add_module("window_encoder", PragmaticWindowEncoder(cfg))
+
     def elaborate(self, platform):
         if self.cfg.sync == "column":
             return self._elaborate_column()
@@ -353,7 +367,7 @@ class PragmaticArray(PEGrid):
         cfg = self.cfg
         m = Module()
         load = Signal()
-        encoders = window_encoders(m, cfg, self.act_signed, values=self.act_bricks, load=load)
+        encoders = window_encoders(m, self, self.act_signed, values=self.act_bricks, load=load)
         active, step_done = pallet_control(m, encoders, load=load, start=self.start,
                                            valid=self.valid, ready=self.advance)
         m.d.comb += self.busy.eq(active & ~step_done)
@@ -403,7 +417,7 @@ class PragmaticArray(PEGrid):
             total = head + offset
             return Mux(total >= q, total - q, total)[:len(head)]
 
-        encoders = window_encoders(m, cfg, self.act_signed)
+        encoders = window_encoders(m, self, self.act_signed)
         actives, dones, loads, poss, fins = [], [], [], [], []
         for w, enc in enumerate(encoders):
             pos = Signal(range(q + 1), name=f"pos_w{w}")     # next slot to start (rel.)

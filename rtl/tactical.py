@@ -53,12 +53,13 @@ from .buffer import RowStore, write_pointer
 from .encoders import PrecisionDetector
 from .grid import PEGrid
 from .pe import BitSerialPE
-from .pragmatic import (PragmaticPE, feed_pe, hold_weights, offset_bits, pallet_control,
-                        window_encoders)
+from .pragmatic import (PragmaticPE, PragmaticWindowEncoder, feed_pe, hold_weights,
+                        offset_bits, pallet_control, window_encoders)
 from .rows import act_brick_layout, act_bricks, wgt_bricks
 from .stripes import SerialSequencer, feed_serial_pe
 
-__all__ = ["TacticalArray", "TacticalFrontEnd", "TacticalLaneMux", "meta_row_layout",
+__all__ = ["TacticalArray", "TacticalFrontEnd", "TacticalLaneMux", "TacticalTermMux",
+           "meta_row_layout",
            "meta_width", "ARRAY"]
 
 
@@ -167,47 +168,44 @@ class TacticalFrontEnd(wiring.Component):
         return m
 
 
-class TacticalLaneMux(wiring.Component):
-    """The per-(filter, window, lane) multiplexers that route the selected candidate of
-    every slot to its PE lane (Bit-Tactical's activation multiplexers).
+class TacticalTermMux(wiring.Component):
+    """One window's TCLe term multiplexers: per (filter, lane) slot, the current term of the
+    candidate it selects (``take``, ``neg``, ``offset``), combinational.
 
-    TCLp routes one bit per candidate (the bit-serial activations at ``bitpos``); TCLe
-    routes each candidate's current term (``take``, ``neg``, ``offset``) and holds the
-    step's candidate indexes in registers loaded on ``load`` (the step's terms take
-    several cycles). Only the candidates a lane can reach are multiplexer inputs.
+    Every window routes with the same (held) candidate indexes, so this is one module,
+    emitted once and instantiated per window by :class:`TacticalLaneMux` (:mod:`.library`).
+    Only the candidates a lane can reach are multiplexer inputs.
 
     Attributes
     ----------
     index : In(ArrayLayout(index_shape, filters * lanes))
         Candidate index of slot (filter ``f``, lane ``l``) at ``f * lanes + l``.
-    TCLp: bits : In(ArrayLayout(unsigned(cands), windows)); act_bit : Out(ArrayLayout(
-        ArrayLayout(unsigned(lanes), windows), filters)).
-    TCLe: load : In(1); take, neg : In(ArrayLayout(unsigned(cands), windows)); offset :
-        In(ArrayLayout(ArrayLayout(unsigned(offset_bits), cands), windows)); lane_take,
-        lane_neg : Out(ArrayLayout(ArrayLayout(unsigned(lanes), windows), filters));
-        lane_offset : Out(... ArrayLayout(unsigned(offset_bits), lanes) ...).
+    take, neg : In(unsigned(cands))
+    offset : In(ArrayLayout(unsigned(offset_bits), cands))
+        The window encoder's current term of every candidate.
+    lane_take, lane_neg : Out(ArrayLayout(unsigned(lanes), filters))
+    lane_offset : Out(ArrayLayout(ArrayLayout(unsigned(offset_bits), lanes), filters))
     """
 
     def __init__(self, cfg, sources, index_shape):
-        self.cfg, self.sources = cfg, sources
+        self.cfg, self.sources, self.index_shape = cfg, sources, index_shape
         self.n_cands = window_candidates(sources) * cfg.lanes
-        fw = lambda shape: data.ArrayLayout(data.ArrayLayout(shape, cfg.windows),  # noqa: E731
-                                            cfg.filters)
-        sig = {"index": In(data.ArrayLayout(index_shape, cfg.filters * cfg.lanes))}
-        if cfg.backend == "tclp":
-            sig.update(bits=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
-                       act_bit=Out(fw(unsigned(cfg.lanes))))
-        else:
-            ob = offset_bits(cfg)
-            sig.update(load=In(1),
-                       take=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
-                       neg=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
-                       offset=In(data.ArrayLayout(data.ArrayLayout(unsigned(ob), self.n_cands),
-                                                  cfg.windows)),
-                       lane_take=Out(fw(unsigned(cfg.lanes))),
-                       lane_neg=Out(fw(unsigned(cfg.lanes))),
-                       lane_offset=Out(fw(data.ArrayLayout(unsigned(ob), cfg.lanes))))
-        super().__init__(sig)
+        ob = offset_bits(cfg)
+        per_filter = lambda shape: data.ArrayLayout(shape, cfg.filters)  # noqa: E731
+        super().__init__({
+            "index": In(data.ArrayLayout(index_shape, cfg.filters * cfg.lanes)),
+            "take": In(unsigned(self.n_cands)),
+            "neg": In(unsigned(self.n_cands)),
+            "offset": In(data.ArrayLayout(unsigned(ob), self.n_cands)),
+            "lane_take": Out(per_filter(unsigned(cfg.lanes))),
+            "lane_neg": Out(per_filter(unsigned(cfg.lanes))),
+            "lane_offset": Out(per_filter(data.ArrayLayout(unsigned(ob), cfg.lanes))),
+        })
+
+    def fresh(self) -> "TacticalTermMux":
+        """Another multiplexer of the same parameters (for an inlined library,
+        tb/amaranth_sim)."""
+        return TacticalTermMux(self.cfg, self.sources, self.index_shape)
 
     def _mux(self, m, idx, lane, values, name, shape=1):
         """``values[idx]`` over the candidates reachable from ``lane``."""
@@ -221,6 +219,82 @@ class TacticalLaneMux(wiring.Component):
     def elaborate(self, platform):
         cfg = self.cfg
         m = Module()
+        takes = [self.take[c] for c in range(self.n_cands)]
+        negs = [self.neg[c] for c in range(self.n_cands)]
+        offs = [self.offset[c] for c in range(self.n_cands)]
+        for f in range(cfg.filters):
+            for lane in range(cfg.lanes):
+                idx = self.index[f * cfg.lanes + lane]
+                m.d.comb += [
+                    self.lane_take[f][lane].eq(
+                        self._mux(m, idx, lane, takes, f"take_f{f}_l{lane}")),
+                    self.lane_neg[f][lane].eq(
+                        self._mux(m, idx, lane, negs, f"neg_f{f}_l{lane}")),
+                    self.lane_offset[f][lane].eq(
+                        self._mux(m, idx, lane, offs, f"off_f{f}_l{lane}", offset_bits(cfg))),
+                ]
+        return m
+
+
+class TacticalLaneMux(wiring.Component):
+    """The per-(filter, window, lane) multiplexers that route the selected candidate of
+    every slot to its PE lane (Bit-Tactical's activation multiplexers).
+
+    TCLp routes one bit per candidate (the bit-serial activations at ``bitpos``); TCLe
+    routes each candidate's current term (``take``, ``neg``, ``offset``) and holds the
+    step's candidate indexes in registers loaded on ``load`` (the step's terms take
+    several cycles), routing each window through an instance ``term_mux_w<w>`` of the
+    library module ``term_mux`` (:class:`TacticalTermMux`). Only the candidates a lane can
+    reach are multiplexer inputs.
+
+    Parameters
+    ----------
+    cfg, sources, index_shape
+        The configuration, its lookahead/lookaside sources and the candidate index shape.
+    library : ModuleLibrary, optional
+    term_mux : str, optional
+        TCLe: the library and the name of its :class:`TacticalTermMux` module.
+
+    Attributes
+    ----------
+    index : In(ArrayLayout(index_shape, filters * lanes))
+        Candidate index of slot (filter ``f``, lane ``l``) at ``f * lanes + l``.
+    TCLp: bits : In(ArrayLayout(unsigned(cands), windows)); act_bit : Out(ArrayLayout(
+        ArrayLayout(unsigned(lanes), windows), filters)).
+    TCLe: load : In(1); take, neg : In(ArrayLayout(unsigned(cands), windows)); offset :
+        In(ArrayLayout(ArrayLayout(unsigned(offset_bits), cands), windows)); lane_take,
+        lane_neg : Out(ArrayLayout(ArrayLayout(unsigned(lanes), windows), filters));
+        lane_offset : Out(... ArrayLayout(unsigned(offset_bits), lanes) ...).
+    """
+
+    def __init__(self, cfg, sources, index_shape, *, library=None, term_mux=None):
+        self.cfg, self.sources = cfg, sources
+        self.library, self.term_mux = library, term_mux
+        self.n_cands = window_candidates(sources) * cfg.lanes
+        fw = lambda shape: data.ArrayLayout(data.ArrayLayout(shape, cfg.windows),  # noqa: E731
+                                            cfg.filters)
+        sig = {"index": In(data.ArrayLayout(index_shape, cfg.filters * cfg.lanes))}
+        if cfg.backend == "tclp":
+            sig.update(bits=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
+                       act_bit=Out(fw(unsigned(cfg.lanes))))
+        else:
+            if library is None or term_mux is None:
+                raise ValueError("a TCLe lane multiplexer needs the library and its "
+                                 "term_mux module")
+            ob = offset_bits(cfg)
+            sig.update(load=In(1),
+                       take=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
+                       neg=In(data.ArrayLayout(unsigned(self.n_cands), cfg.windows)),
+                       offset=In(data.ArrayLayout(data.ArrayLayout(unsigned(ob), self.n_cands),
+                                                  cfg.windows)),
+                       lane_take=Out(fw(unsigned(cfg.lanes))),
+                       lane_neg=Out(fw(unsigned(cfg.lanes))),
+                       lane_offset=Out(fw(data.ArrayLayout(unsigned(ob), cfg.lanes))))
+        super().__init__(sig)
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        m = Module()
         if cfg.backend == "tclp":
             for w in range(cfg.windows):
                 for f in range(cfg.filters):
@@ -229,29 +303,17 @@ class TacticalLaneMux(wiring.Component):
                             self.bits[w].bit_select(self.index[f * cfg.lanes + lane], 1))
             return m
         # TCLe: the step's candidate indexes, held while its terms are processed.
-        iregs = {}
-        for f in range(cfg.filters):
-            for lane in range(cfg.lanes):
-                ireg = Signal(self.index.shape().elem_shape, name=f"cand_reg_f{f}_l{lane}")
-                with m.If(self.load):
-                    m.d.sync += ireg.eq(self.index[f * cfg.lanes + lane])
-                iregs[f, lane] = ireg
+        held = Signal(self.index.shape(), name="cand_regs")
+        with m.If(self.load):
+            m.d.sync += held.eq(self.index)
         for w in range(cfg.windows):
-            takes = [self.take[w][c] for c in range(self.n_cands)]
-            negs = [self.neg[w][c] for c in range(self.n_cands)]
-            offs = [self.offset[w][c] for c in range(self.n_cands)]
+            tm = self.library.instantiate(m, self.term_mux, f"term_mux_w{w}", clocked=False)
+            m.d.comb += [tm.index.eq(held), tm.take.eq(self.take[w]), tm.neg.eq(self.neg[w]),
+                         tm.offset.eq(self.offset[w])]
             for f in range(cfg.filters):
-                for lane in range(cfg.lanes):
-                    idx = iregs[f, lane]
-                    m.d.comb += [
-                        self.lane_take[f][w][lane].eq(
-                            self._mux(m, idx, lane, takes, f"take_f{f}_w{w}_l{lane}")),
-                        self.lane_neg[f][w][lane].eq(
-                            self._mux(m, idx, lane, negs, f"neg_f{f}_w{w}_l{lane}")),
-                        self.lane_offset[f][w][lane].eq(
-                            self._mux(m, idx, lane, offs, f"off_f{f}_w{w}_l{lane}",
-                                      offset_bits(cfg))),
-                    ]
+                m.d.comb += [self.lane_take[f][w].eq(tm.lane_take[f]),
+                             self.lane_neg[f][w].eq(tm.lane_neg[f]),
+                             self.lane_offset[f][w].eq(tm.lane_offset[f])]
         return m
 
 
@@ -272,7 +334,14 @@ class TacticalArray(PEGrid):
         self.sources = cfg_sources(cfg)
         self.rows = window_candidates(self.sources)             # h + 1
         self.cands = self.rows * cfg.lanes
+        self.index_shape = Signal(range(self.cands)).shape()
         super().__init__(cfg, library, **kwargs)
+        self.term_mux = None
+        if cfg.backend == "tcle":
+            # Emitted once each, instantiated per window (:mod:`.library`).
+            self.add_module("window_encoder", PragmaticWindowEncoder(cfg, lanes=self.cands))
+            self.term_mux = self.add_module("term_mux", TacticalTermMux(cfg, self.sources,
+                                                                        self.index_shape))
 
     def make_pe(self, cfg, library):
         """The back end's PE: Stripes' (TCLp) or Bit-Pragmatic's (TCLe)."""
@@ -318,7 +387,9 @@ class TacticalArray(PEGrid):
         cfg = self.cfg
         fe = self._stores(m, step)
         weights = wgt_bricks(cfg, fe.wgt_row)
-        m.submodules.lane_mux = mux = TacticalLaneMux(cfg, self.sources, fe.index_shape)
+        m.submodules.lane_mux = mux = TacticalLaneMux(
+            cfg, self.sources, fe.index_shape, library=self.library,
+            term_mux=self.term_mux)
         m.d.comb += mux.index.eq(fe.index)
         return weights, mux, fe.cands
 
@@ -373,8 +444,7 @@ class TacticalArray(PEGrid):
         # The window encoder over (h+1)*lanes candidates: Pragmatic's, with more lanes,
         # pallet synchronised.
         load = Signal()
-        encoders = window_encoders(m, cfg, self.act_signed, values=cands, load=load,
-                                   lanes=self.cands)
+        encoders = window_encoders(m, self, self.act_signed, values=cands, load=load)
         active, _ = pallet_control(m, encoders, load=load, start=self.start, valid=valid,
                                    ready=Signal(name="ready"))
         m.d.comb += [

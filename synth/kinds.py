@@ -41,6 +41,11 @@ COMMON_KINDS: list[tuple[str, str, str]] = [
      "value-based front ends: Bit-Tactical activation multiplexers (per filter, window and "
      "lane), select decoding and candidate masking; Diffy delta front end (delta "
      "subtractors, predecessor selection)"),
+    (r"^__window_encoder", "encoders",
+     "Bit-Pragmatic window encoders (one module, an instance per window): term serialisers "
+     "and the base detector"),
+    (r"^__term_mux$", "front_end",
+     "Bit-Tactical TCLe term multiplexers (one module, an instance per window)"),
     (r"^\.array\..*(encoder|serializer|detector)", "encoders",
      "term encoders, serialisers and precision/term detectors (shared per window or filter)"),
     (r"^\.array\.(wgt_)?sequencer$", "control_glue", "bit-position sequencers"),

@@ -113,7 +113,7 @@ def test_pe_grid_instantiates_every_pe_once_by_name():
     assert [name for _, name, _ in fragment.subfragments] == \
         [f"pe_f{f}_w{w}" for w in range(2) for f in range(3)]
     other = ModuleLibrary()
-    _Grid(cfg, other, pe_name="outer__pe")
+    _Grid(cfg, other, top_name="outer")
     assert list(other.modules) == ["outer__pe"]
 
 
