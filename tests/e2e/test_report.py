@@ -65,6 +65,15 @@ def test_report_from_given_reports(termwise, tmp_path):
     s = rows["stripes"]
     assert s["speedup_cycles"] == pytest.approx(sim["total"]["stripes"]["speedup"])
     assert s["speedup_time"] == pytest.approx(time["baseline"] / time["stripes"])
+    # speedup (time) decomposed: RTL cycles x Fmax, and each run's overhead
+    rtl_b, rtl_s = (sim["total"][d]["rtl_cycles"] for d in ("baseline", "stripes"))
+    assert s["speedup_rtl_cycles"] == pytest.approx(rtl_b / rtl_s)
+    assert s["fmax_over_baseline"] == pytest.approx(150.0 / 100.0)
+    assert s["speedup_time"] == pytest.approx(s["speedup_rtl_cycles"] * 1.5)
+    runs = sim["total"]["stripes"]["runs"]
+    per_run = (rtl_s - sim["total"]["stripes"]["cycles"]) / runs
+    assert f"| stripes | {runs:,} | {sim['total']['stripes']['cycles']:,} | {rtl_s:,} | " \
+           f"{per_run:.2f} |" in (tmp_path / "out" / "report.md").read_text()
     assert s["energy_efficiency"] == pytest.approx(energy["baseline"] / energy["stripes"])
     # the paper's claim beside it, with the reason the figures differ
     assert s["paper"]["speedup"] == 1.92 and s["paper"]["energy_efficiency"] == 1.57
