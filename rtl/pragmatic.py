@@ -251,9 +251,8 @@ class PragmaticWindowEncoder(wiring.Component):
         return m
 
 
-def window_encoders(m, grid, is_signed, *, name: str = "window_encoder", values=None,
-                    load=None) -> list:
-    """An instance of the grid's window encoder module ``<top>__<name>`` (a
+def window_encoders(m, grid, is_signed, *, values=None, load=None) -> list:
+    """An instance of the grid's window encoder module (``grid.window_encoder``: the
     :class:`PragmaticWindowEncoder` the array recorded with :meth:`.grid.PEGrid.add_module`)
     per window, instance ``encoder_w<w>``; returns their interfaces.
 
@@ -264,20 +263,17 @@ def window_encoders(m, grid, is_signed, *, name: str = "window_encoder", values=
     ----------
     m : Module
     grid : PEGrid
-        The array: its configuration and library.
+        The array: its configuration, library and ``window_encoder`` module name.
     is_signed : Value
         The run's ``act_signed`` register (every encoder's ``is_signed``).
-    name : str
-        The module's name after ``<top>__``.
     values : indexable by window, optional
         Window ``w``'s brick (e.g. :attr:`.grid.PEGrid.act_bricks`); with ``load``, the
         encoders' inputs. Without them the caller wires the inputs.
     load : Value, optional
     """
-    module = f"{grid.top_name}__{name}"
     encoders = []
     for w in range(grid.cfg.windows):
-        enc = grid.library.instantiate(m, module, f"encoder_w{w}")
+        enc = grid.library.instantiate(m, grid.window_encoder, f"encoder_w{w}")
         m.d.comb += enc.is_signed.eq(is_signed)
         if values is not None:
             m.d.comb += [enc.values.eq(values[w]), enc.load.eq(load)]
@@ -356,7 +352,7 @@ class PragmaticArray(PEGrid):
 
     def __init__(self, cfg, library, **kwargs):
         super().__init__(cfg, library, **kwargs)
-        self.add_module("window_encoder", PragmaticWindowEncoder(cfg))
+        self.window_encoder = self.add_module("window_encoder", PragmaticWindowEncoder(cfg))
 
     def elaborate(self, platform):
         if self.cfg.sync == "column":

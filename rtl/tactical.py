@@ -339,7 +339,8 @@ class TacticalArray(PEGrid):
         self.term_mux = None
         if cfg.backend == "tcle":
             # Emitted once each, instantiated per window (:mod:`.library`).
-            self.add_module("window_encoder", PragmaticWindowEncoder(cfg, lanes=self.cands))
+            self.window_encoder = self.add_module(
+                "window_encoder", PragmaticWindowEncoder(cfg, lanes=self.cands))
             self.term_mux = self.add_module("term_mux", TacticalTermMux(cfg, self.sources,
                                                                         self.index_shape))
 

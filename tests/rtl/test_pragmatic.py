@@ -132,3 +132,26 @@ def test_window_encoder_follows_the_greedy_schedule(encoding, signed, B):
         ctx.set(dut.load, 0)
         assert ctx.get(dut.take) == 0 and ctx.get(dut.done) == 1   # empty: nothing left
     _sim(dut, tb)
+
+
+@pytest.mark.parametrize("name, once", [
+    ("pragmatic-4x4", ("window_encoder",)),
+    ("diffy-4x4", ("window_encoder",)),
+    ("tactical-tcle-4x4", ("window_encoder", "term_mux")),
+])
+def test_window_modules_are_emitted_once(name, once):
+    """The window encoder (and TCLe's term multiplexers) are one Verilog module each,
+    instantiated per window: not a module per window as Amaranth writes submodules."""
+    import re
+
+    from termwise.gen.config import preset
+    from termwise.gen.emit import render
+    cfg = preset(name)
+    verilog, tile = render(cfg)
+    for part in once:
+        module = f"{cfg.top_name}__{part}"
+        assert module in tile.library.modules
+        assert len(re.findall(rf"^module {re.escape(module)}\(", verilog, re.M)) == 1
+        assert len(re.findall(rf"^\s*{re.escape(module)} \w+_w\d+ \(", verilog, re.M)) \
+            == cfg.windows
+    assert not re.search(r"^module \S*\.encoder_w\d+\(", verilog, re.M)
