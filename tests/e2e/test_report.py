@@ -13,6 +13,9 @@ from termwise.golden.netsim import sim_config
 
 # Hand-made reports: tile area, operand-buffer area, Fmax, tile power (W).
 FIXTURE = {"baseline": (40e6, 10e6, 100.0, 3.0), "stripes": (60e6, 12e6, 150.0, 2.0)}
+# Power budgets other than the report's default (20,000): a design slower per run gets the
+# smallest that holds one run of each layer (gen/commands/report.py:budget_for).
+BUDGET = {"stripes": 26000}
 
 
 def _write_reports(root, workload="digits-cnn"):
@@ -31,6 +34,7 @@ def _write_reports(root, workload="digits-cnn"):
         power = {"top": cfg.top_name, "preset": cfg.name, "power_w": {"tile": watts},
                  "clock": {"mhz": fmax},
                  "activity": {"source": workload, "runs_completed": 6,
+                              "cycles_requested": BUDGET.get(design, 20000),
                               "cycles_simulated": 1000, "layers": [{}, {}, {}]}}
         (d / "synth_report.json").write_text(json.dumps(synth))
         (d / "power_report.json").write_text(json.dumps(power))
@@ -84,6 +88,9 @@ def test_report_from_given_reports(termwise, tmp_path):
     for png in ("report_speedup_area.png", "report_energy.png", "report_perf_area.png"):
         assert_png(out / png)
     assert (out / "designs" / "stripes" / "power_report.json").is_file()
+    # a row whose activity had another budget says so; the baseline's had the default
+    assert "a 26000-cycle budget, not 20000" in s["power_activity"]
+    assert "budget" not in rows["baseline"]["power_activity"]
     assert "stripes" in r.stdout and "report.md" in r.stdout
 
 
@@ -97,6 +104,18 @@ def test_report_from_given_reports(termwise, tmp_path):
 def test_report_refuses_bad_input(termwise, tmp_path, args, field):
     r = termwise("report", *args, "-o", "out")
     assert_usage_error(r, tmp_path / "out", field)
+
+
+def test_power_budget_for_a_slow_design():
+    from termwise.gen.commands.report import budget_for, needed_cycles
+    from termwise.gen.spec import ConfigError
+    assert needed_cycles(ConfigError("layers", "(about 5 cycles by the cycle model)")) is None
+    assert needed_cycles(ConfigError("cycles", "must be a positive integer")) is None
+    assert budget_for(25858) == 26000 and budget_for(26000) == 26000
+    assert budget_for(1) == 1000
+    with pytest.raises(ConfigError) as e:
+        budget_for(10_000_001)
+    assert e.value.field == "power_cycles"
 
 
 def test_report_refuses_a_malformed_report(termwise, tmp_path):

@@ -11,6 +11,7 @@ import pytest
 
 from termwise.gen.config import preset
 from termwise.gen.emit import manifest, render
+from termwise.gen.commands.report import needed_cycles
 from termwise.gen.spec import ConfigError
 from termwise.golden.cycles import run_cycles
 from termwise.golden.lowering import lower_layer
@@ -277,6 +278,15 @@ def test_layers_budget_and_refusals(tiles):
         plan_workload(cfg, layout, "digits-cnn", None, cycles=100, seed=1,
                       reset_cycles=RESET_CYCLES)
     assert e.value.field == "cycles"
+    # the budget it names (read by `termwise report` to raise a slow design's budget) is
+    # the smallest that holds one run of each layer
+    need = needed_cycles(e.value)
+    one = plan_workload(cfg, layout, "digits-cnn", None, cycles=need, seed=1,
+                        reset_cycles=RESET_CYCLES)
+    assert one.runs_per_layer == 1 and one.estimated_cycles == need
+    with pytest.raises(ConfigError):
+        plan_workload(cfg, layout, "digits-cnn", None, cycles=need - 1, seed=1,
+                      reset_cycles=RESET_CYCLES)
     with pytest.raises(ConfigError) as e:
         check_drivable(preset("baseline-bf16-4x4"))
     assert e.value.field == "workload" and "integer traces" in str(e.value)
