@@ -172,6 +172,22 @@ def build_jobs() -> int:
 #: A tile with at least this many PEs is built hierarchically (``build(hierarchical=None)``);
 #: measured in docs/toolchain.md#hierarchical-builds.
 HIERARCHICAL_MIN_PES = 512
+#: ... and from this many PEs on when its library holds modules besides the PE (a window
+#: encoder or term multiplexer per window, Laconic's term lanes): flat, Verilator inlines
+#: every copy into the root (tactical-tcle-16x16, 128 PEs: 165 MB of C++, not built in 17
+#: minutes; hierarchical 251 s clean).
+HIERARCHICAL_MIN_PES_WITH_MODULES = 128
+
+
+def chooses_hierarchical(manifest: dict) -> bool:
+    """Whether :func:`build` builds the tile of ``manifest`` hierarchically by default:
+    from :data:`HIERARCHICAL_MIN_PES` PEs, or from :data:`HIERARCHICAL_MIN_PES_WITH_MODULES`
+    when the tile emits library modules besides the PE (Bit-Pragmatic's window encoder,
+    TCLe's term multiplexers), so each is verilated once, not once per instance."""
+    pes = manifest["derived"]["pes"]
+    others = set(manifest.get("library_modules", ())) - {f"{manifest['top']}__pe"}
+    return pes >= HIERARCHICAL_MIN_PES or (
+        bool(others) and pes >= HIERARCHICAL_MIN_PES_WITH_MODULES)
 
 
 def hier_blocks(manifest: dict) -> list[str]:
@@ -226,13 +242,12 @@ def build(cfg: TileConfig, *, waves: bool = False, hierarchical: bool | None = N
     """A Verilator model of the tile, built once per Verilog/flags/tool version.
 
     ``hierarchical``: verilate each library module once as a hierarchy block
-    (:func:`hier_blocks`); ``None`` chooses it for tiles of at least
-    :data:`HIERARCHICAL_MIN_PES` PEs.
+    (:func:`hier_blocks`); ``None`` chooses it as :func:`chooses_hierarchical` says.
     """
     apply_verilator_env()
     gen = generated(cfg)
     if hierarchical is None:
-        hierarchical = gen.manifest["derived"]["pes"] >= HIERARCHICAL_MIN_PES
+        hierarchical = chooses_hierarchical(gen.manifest)
     blocks = hier_blocks(gen.manifest) if hierarchical else []
     text = gen.verilog.read_text()
     memories = operand_memories(text, gen.manifest["top"])

@@ -12,7 +12,8 @@ import pytest
 
 from termwise.gen.config import preset
 from termwise.tb.regress import SEED, params, regress
-from termwise.tb.runner import run_regression
+from termwise.tb.runner import (HIERARCHICAL_MIN_PES, HIERARCHICAL_MIN_PES_WITH_MODULES,
+                                chooses_hierarchical, generated, run_regression)
 
 
 @pytest.mark.parametrize("cfg, suites", params("termwise.tb.tile_tests"))
@@ -41,6 +42,26 @@ def test_waves_written_on_request(request):
     result = regress(preset("baseline-4x4"), ("corners",), request, waves=True)
     assert result.waves_file is not None and result.waves_file.stat().st_size > 1000
     assert result.waves_file.read_bytes()[:1] == b"\x00"   # FST header block
+
+
+@pytest.mark.parametrize("name, pes, hierarchical", [
+    ("stripes-4x4", 16, False),
+    ("stripes-4x4", 256, False),                # stripes-16x16: one library module, the PE
+    ("stripes-4x4", HIERARCHICAL_MIN_PES, True),              # loom-16x16's 1024
+    ("pragmatic-4x4", None, False),             # 32 PEs, a window encoder per window
+    ("pragmatic-4x4", HIERARCHICAL_MIN_PES_WITH_MODULES - 1, False),
+    ("tactical-tcle-4x4", HIERARCHICAL_MIN_PES_WITH_MODULES, True),   # tcle-16x16's 128
+    ("diffy-4x4", 144, True),                                         # diffy-16x16
+    ("laconic-4x4", 256, True),                 # laconic-16x16-8b: term lanes
+])
+def test_hierarchical_choice(name, pes, hierarchical):
+    """The default build: hierarchical from 512 PEs, or from 128 when the tile emits library
+    modules besides the PE (each then verilated once instead of inlined per window); the
+    manifests are the real ones, with the PE count of the 16x16 tile in question."""
+    man = dict(generated(preset(name)).manifest)
+    if pes is not None:
+        man["derived"] = {**man["derived"], "pes": pes}
+    assert chooses_hierarchical(man) is hierarchical
 
 
 def test_hierarchical_build_runs_the_regression(request):
