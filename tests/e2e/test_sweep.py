@@ -98,11 +98,33 @@ def test_local_pool_and_local_cluster_agree(termwise, tmp_path, monkeypatch):
     print(f"12-point sim sweep: local pool {local_s:.1f} s, LocalCluster(2) {dask_s:.1f} s")
 
 
+#: Loaded by the interrupted sweep's Python at start-up (``sitecustomize``): every job after
+#: the first waits 60 s before it runs, so the interrupt lands mid-sweep however late the
+#: test reads the first progress line. Without it the 12 points (0.2 s each) raced the
+#: test's read: on a loaded machine the sweep once finished before the signal (exit 0).
+HOLD_AFTER_FIRST_JOB = """\
+import time
+from termwise.gen.sweep import executors
+_run_job, _started = executors.run_job, []
+def run_job(spec):
+    if _started:
+        time.sleep(60)
+    _started.append(spec)
+    return _run_job(spec)
+executors.run_job = run_job
+"""
+
+
 def test_resume_after_interrupt_reruns_nothing_finished(termwise, tmp_path):
     (tmp_path / "grid.toml").write_text(GRID12)
     db = tmp_path / "perf.sqlite"
+    hook = tmp_path / "hold"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOLD_AFTER_FIRST_JOB)
+    env = e2e_env()
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(hook), env.get("PYTHONPATH")]))
     proc = subprocess.Popen([str(TERMWISE_EXE), "sweep", "grid.toml", "-o", "first", "--db",
-                             str(db), "--workers", "1"], cwd=tmp_path, env=e2e_env(),
+                             str(db), "--workers", "1"], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
 
@@ -131,7 +153,7 @@ def test_resume_after_interrupt_reruns_nothing_finished(termwise, tmp_path):
     assert err.endswith("error: interrupted\n") and "Traceback" not in err
     assert not (tmp_path / "first").exists()              # no report of a partial sweep
     done = finished_points()
-    assert 1 <= done < 12
+    assert done == 1                    # the first job only: the rest were held
     r = ok(termwise("sweep", "grid.toml", "-o", "second", "--db", db, "--workers", "1"))
     doc = load_json(tmp_path / "second" / "sweep.json")
     assert doc["evaluated"] == {"sim": 12 - done} and doc["reused"] == {"sim": done}
