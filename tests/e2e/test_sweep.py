@@ -115,6 +115,14 @@ executors.run_job = run_job
 """
 
 
+def _default_sigint():
+    """In the child before exec: SIGINT back to its default. A test suite started in the
+    background by a non-interactive shell (``make test &``, nohup) inherits SIGINT ignored,
+    and a Python started with it ignored never raises KeyboardInterrupt (measured: so
+    started, the sweep ran on past the signal, exit 0, and once held, past the timeout)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_resume_after_interrupt_reruns_nothing_finished(termwise, tmp_path):
     (tmp_path / "grid.toml").write_text(GRID12)
     db = tmp_path / "perf.sqlite"
@@ -126,7 +134,7 @@ def test_resume_after_interrupt_reruns_nothing_finished(termwise, tmp_path):
     proc = subprocess.Popen([str(TERMWISE_EXE), "sweep", "grid.toml", "-o", "first", "--db",
                              str(db), "--workers", "1"], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_sigint)
 
     def finished_points():
         try:
