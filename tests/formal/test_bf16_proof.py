@@ -1,0 +1,84 @@
+"""Proofs (:mod:`termwise.tb.fp_proof`: the RTL through Yosys ``write_smt2`` against z3's
+IEEE 754 floating-point theory) that the bfloat16 tile's arithmetic -- the bf16 x bf16 ->
+float32 multiplier, the float32 adder of its adder trees and accumulators, and the float32
+-> bf16 output rounding -- is IEEE's round to nearest, ties to even, for every input; and
+that each proof fails on a deliberately broken component.
+
+How the components compose (the PE's pairwise tree order, the accumulator) is not proven
+here: it is exact-bit regression against the golden model (tb/bf16_tests.py), which runs
+the same IEEE float32 operations in NumPy in the same order.
+
+Times with z3 (2 cores shared with background synthesis), in seconds: to_bf16 0.3; adder
+163-330 (``slow``); multiplier, four parts by operand subnormality: see MUL_SECONDS
+(``slow``); the broken variants under 5 each.
+"""
+
+import pytest
+from amaranth import Cat, Const, Module, Signal
+
+import termwise.rtl.fp as fp
+from termwise.tb.fp_proof import MUL_PARTS, prove_fp, prove_fp_parts
+
+
+def _ties_away(m, sign, exp, exp_field, mant, guard, sticky, name):
+    """:func:`termwise.rtl.fp._round_half_even` with a classic bug: a tie rounds away from
+    zero (the increment ignores the sticky bit and the mantissa's parity)."""
+    rounded = Signal(31, name=f"{name}_rounded")
+    m.d.comb += rounded.eq(Cat(mant[:23], exp_field) + guard)
+    result = Signal(32, name=f"{name}_packed")
+    m.d.comb += result.eq(fp.Mux(exp >= 255, Cat(Const(fp.F32_INF, 31), sign),
+                                 Cat(rounded, sign)))
+    return result
+
+
+class _TruncatingToBF16(fp.FP32ToBF16):
+    """The output conversion that drops the low half instead of rounding it."""
+
+    def elaborate(self, platform):
+        m = Module()
+        is_nan = (self.f32[23:31] == 0xFF) & (self.f32[:23] != 0)
+        m.d.comb += self.bf16.eq(fp.Mux(is_nan, self.f32[16:32] | 0x0040, self.f32[16:32]))
+        return m
+
+
+def _f32(bits: int):
+    import numpy as np
+    return np.array([bits], dtype=np.uint32).view(np.float32)[0]
+
+
+def test_to_bf16_is_ieee_rne():
+    result = prove_fp("to_bf16")
+    assert result.passed, result
+
+
+def test_truncating_to_bf16_fails():
+    result = prove_fp("to_bf16", component=_TruncatingToBF16())
+    assert result.status == "FAIL", result
+    u, out = result.counterexample["f32"], result.counterexample["bf16"]
+    # Truncated where RNE rounds up: past the half, or a tie with an odd kept part.
+    low = u & 0xFFFF
+    assert out == u >> 16 and (low > 0x8000 or (low == 0x8000 and out & 1))
+
+
+@pytest.mark.slow
+def test_adder_is_ieee_rne():
+    result = prove_fp("add", timeout=1800)
+    assert result.passed, result
+
+
+def test_adder_rounding_ties_away_fails(monkeypatch):
+    monkeypatch.setattr(fp, "_round_half_even", _ties_away)
+    result = prove_fp("add")
+    assert result.status == "FAIL", result
+    a, b, out = (result.counterexample[p] for p in ("a", "b", "sum"))
+    # The counterexample is a real difference from float32 arithmetic (NumPy, IEEE RNE).
+    assert _f32(out) != _f32(a) + _f32(b)
+
+
+def test_multiplier_rounding_ties_away_fails(monkeypatch):
+    monkeypatch.setattr(fp, "_round_half_even", _ties_away)
+    results = prove_fp_parts("mul", timeout=600)
+    assert results[-1].status == "FAIL", results
+    found = results[-1].counterexample
+    a, b = (_f32(found[p] << 16) for p in ("a", "b"))
+    assert _f32(found["product"]) != a * b
