@@ -339,13 +339,20 @@ class ArrayHarness(Elaboratable):
         The part of the case split this harness covers (default: every run).
     library : InlineLibrary, optional
         Where the array's PEs come from (e.g. a :class:`FaultyLibrary`); default inlined.
+    prior_run : bool
+        Run a *prior* run first (free operands, length, signedness of its own, from the
+        initial state; not checked) and check the run after it, which starts on the cycle
+        after the prior run is seen finished: for a design whose runs carry state into the
+        next (Diffy's predecessor store and previous output row). ``prior`` then holds the
+        prior run's free constants, as :func:`free_run` returns them.
     """
 
     def __init__(self, cfg, worst_step: int, case: "Case | None" = None,
-                 library: InlineLibrary | None = None):
+                 library: InlineLibrary | None = None, *, prior_run: bool = False):
         self.cfg = cfg
         self.worst_step = worst_step
         self.case = case or Case()
+        self.prior_run = prior_run
         self.array = array_class(cfg)(cfg, library or InlineLibrary({}))
         if getattr(self.array, "OWNS_OPERANDS", False):
             raise ValueError(f"{cfg.arch}: the array owns its operands; the harness drives "
@@ -353,8 +360,11 @@ class ArrayHarness(Elaboratable):
 
     @property
     def steps(self) -> int:
-        """BMC depth (:func:`bmc_depth`)."""
-        return bmc_depth(self.cfg, self.case.bricks, self.worst_step)
+        """BMC depth (:func:`bmc_depth`; after a prior run, its worst case and the cycle
+        on which it is seen finished first)."""
+        before = cycle_bound(self.cfg, self.cfg.depth, self.worst_step) + 1 \
+            if self.prior_run else 0
+        return before + bmc_depth(self.cfg, self.case.bricks, self.worst_step)
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -365,19 +375,59 @@ class ArrayHarness(Elaboratable):
         m.d.comb += Assume(~ResetSignal())
         m.submodules.array = array = self.array
 
-        n, precision, wgt_precision, act_signed, act_rows, wgt_rows = \
-            free_run(m, cfg, self.case)
+        run = free_run(m, cfg, self.case)
+        n, precision, wgt_precision, act_signed, act_rows, wgt_rows = run
+        # Diffy's per-window restart register, valid on the start cycle only: any bits
+        # (the first run after reset has no predecessor: its outputs are the plain dot
+        # products whatever the bits say).
+        self.restart = AnyConst(cfg.windows) if hasattr(array, "restart") else None
 
         started = Signal()
-        start = Signal()
         index = Signal(range(cfg.depth + 1))                  # the brick on the array
-        valid = Signal()
+        if self.prior_run:
+            self.prior = free_run(m, cfg, Case())
+            self.prior_restart = AnyConst(cfg.windows) if self.restart is not None else None
+            prior_started = Signal(name="prior_started")
+            prior_index = Signal(range(cfg.depth + 1), name="prior_index")
+            ready = self.ready = Signal(name="prior_seen_finished")   # the checked run may start
+            prior_finished = self._finished(m, array, prior_started, prior_index,
+                                            self.prior[0], "prior")
+            with m.If(prior_finished):
+                m.d.sync += ready.eq(1)
+            m.d.sync += prior_started.eq(1)
+            with m.If(ready):
+                self._drive(m, array, started, index, run, self.restart, ready)
+            with m.Else():
+                self._drive(m, array, prior_started, prior_index, self.prior,
+                            self.prior_restart, 1)
+        else:
+            ready = 1
+            self._drive(m, array, started, index, run, self.restart, ready)
+        self.started = started
+
+        reference = self._reference(m, n, act_rows, wgt_rows, precision, wgt_precision,
+                                    act_signed)
+        self._check(m, array, n, index, started, reference)
+        return m
+
+    def _drive(self, m, array, started, index, run, restart, ready) -> None:
+        """The tile's side of the contract for one run (``run``: :func:`free_run`'s
+        constants): ``start`` on the first cycle on which ``ready`` (once ``started`` is
+        low), then brick ``index`` of ``n`` with ``valid`` until the array takes it."""
+        cfg = self.cfg
+        n, precision, wgt_precision, act_signed, act_rows, wgt_rows = run
+        start = Signal(name=f"{started.name}_start")
+        valid = Signal(name=f"{started.name}_valid")
         m.d.comb += [start.eq(~started), valid.eq(started & (index < n))]
-        m.d.sync += started.eq(1)
+        if isinstance(ready, int):
+            m.d.sync += started.eq(1)
+        else:
+            with m.If(ready):
+                m.d.sync += started.eq(1)
         with m.If(valid & array.advance):
             m.d.sync += index.eq(index + 1)
-        act_row = Signal(cfg.act_row_bits)
-        wgt_row = Signal(cfg.wgt_row_bits)
+        act_row = Signal(cfg.act_row_bits, name=f"{started.name}_act_row")
+        wgt_row = Signal(cfg.wgt_row_bits, name=f"{started.name}_wgt_row")
         m.d.comb += [act_row.eq(AnySeq(cfg.act_row_bits)), wgt_row.eq(AnySeq(cfg.wgt_row_bits))]
         for b in range(cfg.depth):
             with m.If(valid & (index == b)):
@@ -392,17 +442,24 @@ class ArrayHarness(Elaboratable):
             # valid from the cycle after start only (rtl/array.py)
             array.act_signed.eq(Mux(start, AnySeq(1), act_signed)),
         ]
-        if hasattr(array, "restart"):
-            # Diffy's per-window restart register, valid on the start cycle only: any bits
-            # (the first run after reset has no predecessor: its outputs are the plain dot
-            # products whatever the bits say).
-            self.restart = AnyConst(cfg.windows)
-            m.d.comb += array.restart.eq(Mux(start, self.restart, AnySeq(cfg.windows)))
+        if restart is not None:
+            m.d.comb += array.restart.eq(Mux(start, restart, AnySeq(cfg.windows)))
 
-        reference = self._reference(m, n, act_rows, wgt_rows, precision, wgt_precision,
-                                    act_signed)
-        self._check(m, array, n, index, started, reference)
-        return m
+    def _finished(self, m, array, started, index, n, name: str = "run"):
+        """A signal: the run has started, taken every brick and the array is idle (with
+        ``pe_stages``, idle for that many cycles: as the tile does, the run ends only once
+        the PEs have seen their last input)."""
+        cfg = self.cfg
+        settled = 1
+        if cfg.pe_stages:
+            active = Signal(name=f"{name}_active")
+            recent = Signal(cfg.pe_stages, name=f"{name}_recent")
+            m.d.comb += active.eq(~started | array.busy | (index < n))
+            m.d.sync += recent.eq(Cat(active, recent[:-1]))
+            settled = ~recent.any()
+        finished = Signal(name=f"{name}_finished")
+        m.d.comb += finished.eq(started & (index >= n) & ~array.busy & settled)
+        return finished
 
     def _reference(self, m, n, act_rows, wgt_rows, precision, wgt_precision, act_signed):
         """``ref[w][f] = sum over bricks b < n and lanes of act * wgt``, each operand read
@@ -432,20 +489,14 @@ class ArrayHarness(Elaboratable):
         cfg = self.cfg
         horizon = bmc_depth(cfg, self.case.bricks, self.worst_step)
         cycle = Signal(range(horizon + 1))                   # 0 on the start cycle
-        with m.If(cycle < horizon):
+        counting = cycle < horizon
+        if self.prior_run:             # from the checked run's start cycle
+            counting = counting & self.ready
+        with m.If(counting):
             m.d.sync += cycle.eq(cycle + 1)
-        finished = Signal()
         done = Signal()                                       # finished on an earlier cycle
-        settled = 1
-        if cfg.pe_stages:
-            # The PEs see every input pe_stages cycles late (rtl/pe_stage.py): as the tile
-            # does, the run ends only once the array has been idle that long.
-            active = Signal()
-            recent = Signal(cfg.pe_stages)
-            m.d.comb += active.eq(~started | array.busy | (index < n))
-            m.d.sync += recent.eq(Cat(active, recent[:-1]))
-            settled = ~recent.any()
-        m.d.comb += finished.eq(started & (index >= n) & ~array.busy & settled)
+        # The PEs see every input pe_stages cycles late (rtl/pe_stage.py).
+        finished = self._finished(m, array, started, index, n)
         with m.If(finished):
             m.d.sync += done.eq(1)
         # cycle_bound(n), as hardware: the fixed overhead plus n worst steps
@@ -482,13 +533,20 @@ class DiffyHarness(ArrayHarness):
     (distributivity; :func:`diffy_reconstruction_is_the_reference` checks it for every
     operand value of a small configuration by enumeration): asked of the solver through
     the RTL, that identity alone took 187 s for one PE with z3.
+
+    With ``prior_run`` the checked run follows a prior run (:class:`ArrayHarness`), so
+    window 0 is differenced against the prior run's last window, brick by brick, where
+    the prior run had that brick (else 0), read with the checked run's signedness, and
+    reconstructed from ``R_{-1}``, the prior run's last output row as the tile read it
+    (``acc`` on the checked run's start cycle), unless window 0's restart bit is set.
     """
 
     def __init__(self, cfg, worst_step: int, case: "Case | None" = None,
-                 library: InlineLibrary | None = None, *, part: str = "partials"):
+                 library: InlineLibrary | None = None, *, part: str = "partials",
+                 prior_run: bool = False):
         if part not in ("partials", "outputs"):
             raise ValueError(f"part: partials or outputs, got {part!r}")
-        super().__init__(cfg, worst_step, case, library)
+        super().__init__(cfg, worst_step, case, library, prior_run=prior_run)
         self.part = part
 
     def _reference(self, m, n, act_rows, wgt_rows, precision, wgt_precision, act_signed):
@@ -505,7 +563,7 @@ class DiffyHarness(ArrayHarness):
                     at = (window * lanes + lane) * ab
                     return _value(m, act_rows[b][at:at + ab], ab, None, act_signed,
                                   f"d_a_b{b}_w{window}_l{lane}_{w}_{f}")
-                before = act(w - 1) if w else 0
+                before = act(w - 1) if w else self._predecessor(m, b, lane, act_signed)
                 delta = Signal(signed(ab + 2), name=f"delta_b{b}_w{w}_l{lane}_f{f}")
                 m.d.comb += delta.eq(act(w) - Mux(self.restart[w], 0, before))
                 wt = (f * lanes + lane) * wb
@@ -516,11 +574,30 @@ class DiffyHarness(ArrayHarness):
         # The reconstruction, from the same partials: R_w = P_w + (restart_w ? 0 : R_{w-1}).
         rebuilt = [[Signal(signed(cfg.acc_bits), name=f"rebuilt_w{w}_f{f}")
                     for f in range(cfg.filters)] for w in range(cfg.windows)]
+        previous = [0] * cfg.filters
+        if self.prior_run:
+            previous = [Signal(signed(cfg.acc_bits), name=f"prior_out_f{f}")
+                        for f in range(cfg.filters)]
+            with m.If(self.ready & ~self.started):              # the checked start cycle
+                m.d.sync += [previous[f].eq(self.array.acc[cfg.windows - 1][f])
+                             for f in range(cfg.filters)]
         for w, f in itertools.product(range(cfg.windows), range(cfg.filters)):
-            before = rebuilt[w - 1][f] if w else 0
+            before = rebuilt[w - 1][f] if w else previous[f]
             m.d.comb += rebuilt[w][f].eq(partials[w][f] + Mux(self.restart[w], 0, before))
         self.rebuilt = rebuilt
         return reference
+
+    def _predecessor(self, m, b: int, lane: int, act_signed):
+        """Window 0's predecessor of brick ``b`` in ``lane``: 0 after reset, else the prior
+        run's last window's value where the prior run had brick ``b``."""
+        if not self.prior_run:
+            return 0
+        cfg = self.cfg
+        prior_n, _, _, _, prior_rows, _ = self.prior
+        at = ((cfg.windows - 1) * cfg.lanes + lane) * cfg.act_bits
+        value = _value(m, prior_rows[b][at:at + cfg.act_bits], cfg.act_bits, None,
+                       act_signed, f"prior_a_b{b}_l{lane}")
+        return Mux(b < prior_n, value, 0)
 
     def _check(self, m, array, n, index, started, reference):
         datapath = array.datapath.acc
@@ -547,33 +624,50 @@ class _AccView:
     busy: object
 
 
-def diffy_reconstruction_is_the_reference(cfg, *, ignore_restart: bool = False) -> bool:
+def diffy_reconstruction_is_the_reference(cfg, *, ignore_restart: bool = False,
+                                          continued: bool = False) -> bool:
     """Whether :class:`DiffyHarness`'s ``R`` (from the deltas' partials ``P``) equals the
     plain ``sum act x wgt`` modulo ``2**acc_bits`` for every operand value of one brick,
     both signednesses and every restart pattern of ``cfg`` (by enumeration with NumPy,
     independent of the RTL). Filters are independent (a filter's ``R`` and reference read
     only its own weights), so one filter is enumerated: ``2**((windows + 1) x lanes x
     bits)`` cases; keep ``cfg`` small. ``ignore_restart``: a deliberately wrong ``R`` that
-    adds the neighbour's output to a restarted window too (must give False)."""
+    adds the neighbour's output to a restarted window too (must give False).
+
+    ``continued``: the run follows a prior run of the same length, weights and signedness
+    (what a host must send for window 0 to go without its restart bit), as
+    :class:`DiffyHarness` with ``prior_run`` specifies it: window 0's predecessor is the
+    prior run's last window (one more brick, enumerated too: ``2**((windows + 2) x lanes x
+    bits)`` cases) and ``R_{-1}`` that window's output, which is its plain dot product
+    (the single-run proof)."""
     lanes, windows, filters = cfg.lanes, cfg.windows, 1
+    extra = 1 if continued else 0                 # the prior run's last window, first
     wlo, whi = -(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1)
     wgts = _bricks_of(np.arange(wlo, whi), lanes * filters).reshape(-1, filters, lanes)
     for act_signed in (True, False):
         lo, hi = (-(1 << (cfg.act_bits - 1)), 1 << (cfg.act_bits - 1)) if act_signed \
             else (0, 1 << cfg.act_bits)
-        acts = _bricks_of(np.arange(lo, hi), lanes * windows).reshape(-1, windows, lanes)
-        plain = np.einsum("awl,xfl->axwf", acts, wgts)          # (acts, wgts, w, f)
-        for restart in range(1 << windows):
-            rebuilt = np.zeros_like(plain)
-            for w in range(windows):
-                keep = not (restart >> w) & 1
-                before = acts[:, w - 1] if w and keep else 0
-                partial = np.einsum("al,xfl->axf", acts[:, w] - before, wgts)
-                add = w and (keep or ignore_restart)
-                rebuilt[:, :, w] = partial + (rebuilt[:, :, w - 1] if add else 0)
-            if not np.array_equal(wrap(rebuilt, cfg.acc_bits, True),
-                                  wrap(plain, cfg.acc_bits, True)):
-                return False
+        every = _bricks_of(np.arange(lo, hi), lanes * (windows + extra)).reshape(
+            -1, windows + extra, lanes)
+        acts = every[:, extra:]
+        for wgt in wgts[:, 0]:                    # one weight brick at a time: less memory
+            plain = acts @ wgt                                  # (acts, windows)
+            prior_out = every[:, 0] @ wgt if continued else 0
+            for restart in range(1 << windows):
+                rebuilt = np.zeros_like(plain)
+                for w in range(windows):
+                    keep = not (restart >> w) & 1
+                    if w:
+                        before, carried = (acts[:, w - 1] if keep else 0), rebuilt[:, w - 1]
+                    else:
+                        before = every[:, 0] if continued and keep else 0
+                        carried = prior_out
+                    partial = (acts[:, w] - before) @ wgt
+                    add = keep or ignore_restart
+                    rebuilt[:, w] = partial + (carried if add else 0)
+                if not np.array_equal(wrap(rebuilt, cfg.acc_bits, True),
+                                      wrap(plain, cfg.acc_bits, True)):
+                    return False
     return True
 
 

@@ -17,7 +17,7 @@ import pytest
 from amaranth import Cat, Const, Module, Signal
 
 import termwise.rtl.fp as fp
-from termwise.tb.fp_proof import MUL_PARTS, prove_fp, prove_fp_parts
+from termwise.tb.fp_proof import exhaustive_multiplier, prove_fp
 
 
 def _ties_away(m, sign, exp, exp_field, mant, guard, sticky, name):
@@ -75,10 +75,28 @@ def test_adder_rounding_ties_away_fails(monkeypatch):
     assert _f32(out) != _f32(a) + _f32(b)
 
 
-def test_multiplier_rounding_ties_away_fails(monkeypatch):
+#: Slices of the multiplier's operand ``a`` checked in make test against every ``b``: the
+#: subnormals and small normals (products below the normal range: the rounding paths), and
+#: [0.5, 2) with both signs (ordinary products, carries into the exponent).
+MUL_SLICES = ((0x0000, 0x0100), (0x3F00, 0x4000), (0xBF00, 0xC000))
+
+
+def test_multiplier_slices_are_ieee_rne():
+    for a_range in MUL_SLICES:
+        result = exhaustive_multiplier(a_range=a_range)
+        assert result.checked == (a_range[1] - a_range[0]) << 16
+        assert result.passed, result
+
+
+def test_multiplier_ties_away_fails_the_exhaustive_check(monkeypatch):
     monkeypatch.setattr(fp, "_round_half_even", _ties_away)
-    results = prove_fp_parts("mul", timeout=600)
-    assert results[-1].status == "FAIL", results
-    found = results[-1].counterexample
-    a, b = (_f32(found[p] << 16) for p in ("a", "b"))
-    assert _f32(found["product"]) != a * b
+    result = exhaustive_multiplier(component=fp.BF16Multiplier(), a_range=MUL_SLICES[0])
+    assert result.wrong > 0, result
+    a, b = (_f32(result.first[p] << 16) for p in ("a", "b"))
+    assert _f32(result.first["expected"]) == a * b != _f32(result.first["product"])
+
+
+@pytest.mark.slow
+def test_multiplier_is_ieee_rne_for_every_pair():
+    result = exhaustive_multiplier()
+    assert result.checked == 1 << 32 and result.passed, result

@@ -20,9 +20,20 @@ for PE w1f0 with z3):
 
 What the harness covers: one run from the initial state, so window 0's predecessor store
 is empty (reads 0) and the reconstruction's previous row is 0; windows ``w >= 1`` without
-their restart bit are differenced against window ``w - 1`` and reconstructed from it. A run
-that continues the previous run's row (window 0 against the stored last window) is not
-covered: that needs a harness of two runs.
+their restart bit are differenced against window ``w - 1`` and reconstructed from it.
+
+A run that continues the previous run's row: the same three parts with ``prior_run`` (a
+harness of two runs: a prior run with operands, length, signedness and restart bits of
+its own, then the checked run). Part 1 specifies window 0's delta against the prior run's
+last window brick by brick (0 past the prior run's length, read with the checked run's
+signedness); part 2 its reconstruction from the prior run's last output row as the tile
+read it; part 3 enumerates (one predecessor brick more) that, for a host that continues a
+row with the same length, weights and signedness, the outputs are the plain dot
+products. The prior run starts from reset, so the proof covers every second run; a later
+run differs only in the values its predecessor state can hold. Broken variants that must
+fail, and pass the single-run proof: the predecessor store never written; the previous
+output row never latched. Times (yices, loaded machine): part 1 24 s (6 parts, BMC depth
+9), part 2 9 s, part 3 9 s, the broken variants 4-5 s each.
 
 Broken variants that must fail (sby ``FAIL``): a PE's term sign stuck at 0 (part 1); the
 front end missing window 1's restart bit, so a restarted window is differenced against
@@ -55,11 +66,20 @@ def _fails(proof: formal.Proof) -> None:
     assert "Assert failed" in result.log
 
 
-def _prove(part: str, **kw) -> formal.Proof:
+def _prove(part: str, *, prior_run: bool = False, **kw) -> formal.Proof:
     cfg = _cfg()
     worst = formal.worst_step_cycles(cfg)
     return formal.prove_array(cfg, harness=lambda case, library: formal.DiffyHarness(
-        cfg, worst, case, library, part=part), **kw)
+        cfg, worst, case, library, part=part, prior_run=prior_run), **kw)
+
+
+#: The continued run's parts: window 0's PEs (window 1 is differenced against window 0 of
+#: its own run, as in the single-run proof) per signedness and length, and the empty runs.
+CONTINUED_PARTIALS = [formal.Case(s, b, None if b == 0 else (0, f))
+                      for s in (True, False) for b in range(SMALL["depth"] + 1)
+                      for f in (range(SMALL["filters"]) if b else [0])]
+#: Every PE in one part per signedness and length (the datapath is assumed).
+OUTPUT_CASES = [formal.Case(s, b) for s in (True, False) for b in range(SMALL["depth"] + 1)]
 
 
 def _passes(proof: formal.Proof) -> None:
@@ -74,8 +94,7 @@ def test_datapath_computes_the_delta_partials():
 def test_reconstruction_of_the_partials():
     """Every PE in one part per signedness and run length (the datapath is assumed, so
     the query is small: 4 parts instead of 10)."""
-    cases = [formal.Case(s, b) for s in (True, False) for b in range(SMALL["depth"] + 1)]
-    _passes(_prove("outputs", cases=cases))
+    _passes(_prove("outputs", cases=OUTPUT_CASES))
 
 
 def test_reconstruction_is_the_reference():
@@ -119,3 +138,40 @@ def test_worst_step_covers_deltas():
     cfg = _cfg()
     assert formal.worst_step_cycles(cfg) >= formal.worst_step_cycles(
         TileConfig("pragmatic", **{**SMALL, "encoding": "booth"}))
+
+
+# A run that continues the prior run's row (DiffyHarness with prior_run): window 0 is
+# differenced against the prior run's last window, and reconstructed from its output row.
+
+def test_continued_run_partials():
+    _passes(_prove("partials", prior_run=True, cases=CONTINUED_PARTIALS))
+
+
+def test_continued_run_reconstruction():
+    _passes(_prove("outputs", prior_run=True, cases=OUTPUT_CASES))
+
+
+def test_continued_reconstruction_is_the_reference():
+    assert formal.diffy_reconstruction_is_the_reference(_cfg(), continued=True)
+
+
+def test_continued_reconstruction_check_can_fail():
+    assert not formal.diffy_reconstruction_is_the_reference(_cfg(), continued=True,
+                                                            ignore_restart=True)
+
+
+def test_predecessor_store_never_written_fails(monkeypatch):
+    """The front end's store never takes the last window's bricks: a continued window 0
+    is differenced against 0 (the single-run proof cannot see this)."""
+    monkeypatch.setattr(diffy, "RowStore", formal.masked_part(diffy.RowStore, "wen", 1))
+    _passes(_prove("partials", cases=[formal.Case(True, 1, (0, 0))]))
+    _fails(_prove("partials", prior_run=True, cases=[formal.Case(True, 1, (0, 0))]))
+
+
+def test_previous_row_never_latched_fails(monkeypatch):
+    """The reconstruction never latches the prior run's output row: a continued window 0
+    adds 0 (the single-run proof cannot see this)."""
+    monkeypatch.setattr(diffy, "ReconstructionUnit",
+                        formal.masked_part(diffy.ReconstructionUnit, "latch", 1))
+    _passes(_prove("outputs", cases=[formal.Case(True, 1)]))
+    _fails(_prove("outputs", prior_run=True, cases=[formal.Case(True, 1)]))
