@@ -143,8 +143,17 @@ def select_designs(candidates, designs) -> list[Candidate]:
 
 def grid_space(grid) -> list[Candidate]:
     """The points of a sweep grid (:class:`termwise.gen.sweep.grid.Grid`) as candidates of
-    design ``arch`` (their architecture)."""
-    return [Candidate(cfg.arch, cfg, cfg.name) for cfg in grid.points]
+    design ``arch`` (their architecture); a point that is a design's equal-peak preset as
+    ``termwise sim`` runs it (same tile) is that design's preset candidate, as in the
+    default space, so the fixed presets are compared with the winner."""
+    from ...golden.netsim.simulate import design_preset, sim_config
+    presets = {sim_config(d, grid.precision).top_name: (d, design_preset(d, grid.precision))
+               for d in design_names(grid.precision)}
+    out = []
+    for cfg in grid.points:
+        design, preset = presets.get(cfg.top_name, (cfg.arch, cfg.name))
+        out.append(Candidate(design, cfg, preset))
+    return out
 
 
 def space_text(bits: int) -> str:

@@ -142,3 +142,17 @@ def test_default_space_at_equal_peak():
     assert len([c for c in space if c.design == "pragmatic"]) == 6
     assert len({c.top for c in space}) == len(space)
     assert [c.design for c in select_designs(space, "loom,diffy")] == ["loom"] * 3 + ["diffy"] * 3
+
+
+def test_grid_points_that_are_presets_count_as_presets():
+    """A grid point with the tile termwise sim runs for a design (the 8-bit Stripes preset
+    with its per-column fc weights) is that design's preset candidate; the bare preset
+    (no fc_columns) and another width are plain grid points of their architecture."""
+    from termwise.gen.sweep.grid import parse_grid
+    from termwise.gen.tune.space import grid_space
+    grid = parse_grid({"workload": "digits-cnn", "precision": 8, "grid": [
+        {"preset": "stripes-16x16-8b", "fc_columns": 1},
+        {"preset": "stripes-16x16-8b"},
+        {"preset": "stripes-16x16-8b", "fc_columns": 1, "windows": 4}]})
+    got = [(c.design, c.preset) for c in grid_space(grid)]
+    assert got == [("stripes", "stripes-16x16-8b"), ("stripes", None), ("stripes", None)]
