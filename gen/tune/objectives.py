@@ -10,9 +10,10 @@ energy (:func:`termwise.golden.netsim.energy.design_energy` with a power record)
 ``cycles``
     Total cycles of the workload. Needs the cycle model only.
 ``perf-per-area``
-    Inferences per million cycles per mm2 of synthesised (ASIC) area; the cost minimised
-    is cycles x area. Needs synthesis of every candidate. Per layer: the fewest cycles
-    (an area of a switching tile is not defined).
+    Inferences per second per mm2 of synthesised (ASIC) area, each tile at its own Fmax
+    (as ``termwise report``'s performance per mm2); the cost minimised is cycles / Fmax x
+    area. Needs synthesis of every candidate. Per layer: the least time (cycles / Fmax; an
+    area of a switching tile is not defined).
 ``energy``
     Energy per inference (J): the tile's power x its RTL cycles over the power report's
     clock, plus the on-chip buffer and DRAM accesses. Needs a power record of the
@@ -44,9 +45,9 @@ class Objective:
 OBJECTIVES = {
     "cycles": Objective("cycles", ("sim",), "cycles",
                         "total cycles of the workload (cycle model)"),
-    "perf-per-area": Objective("perf-per-area", ("sim", "synth"), "inferences/Mcycle/mm2",
-                               "inferences per million cycles per mm2 of synthesised area "
-                               "(cost: cycles x area)"),
+    "perf-per-area": Objective("perf-per-area", ("sim", "synth"), "inferences/s/mm2",
+                               "inferences per second per mm2 of synthesised area, each "
+                               "tile at its own Fmax (cost: cycles / Fmax x area)"),
     "energy": Objective("energy", ("sim", "power"), "uJ/inference",
                         "energy per inference: tile power x RTL cycles / clock, plus "
                         "on-chip buffer and DRAM accesses"),
@@ -65,7 +66,9 @@ def network_cost(entry: dict, name: str) -> float | None:
     if name == "cycles":
         return float(cycles)
     if name == "perf-per-area":
-        return None if entry.get("area_mm2") is None else cycles * entry["area_mm2"]
+        if entry.get("area_mm2") is None or not entry.get("fmax_mhz"):
+            return None
+        return cycles / entry["fmax_mhz"] * entry["area_mm2"]       # us x mm2
     e = entry.get("energy")
     if e is None:
         return None
@@ -76,8 +79,10 @@ def network_cost(entry: dict, name: str) -> float | None:
 
 def layer_costs(entry: dict, name: str) -> list | None:
     """Per layer, the cost the per-layer choice minimises (see the module's docstring)."""
-    if name in ("cycles", "perf-per-area"):
+    if name == "cycles":
         return [float(x["cycles"]) for x in entry["layers"]]
+    if name == "perf-per-area":                                     # us at the Fmax
+        return [x["cycles"] / entry["fmax_mhz"] for x in entry["layers"]]
     e = entry.get("energy")
     if e is None:
         return None
@@ -87,7 +92,7 @@ def layer_costs(entry: dict, name: str) -> list | None:
 
 
 def figure(entry: dict, name: str) -> float | None:
-    """The figure shown for ``entry``: cycles; inferences/Mcycle/mm2; uJ per inference;
+    """The figure shown for ``entry``: cycles; inferences/s/mm2; uJ per inference;
     uJ x ms."""
     cost = network_cost(entry, name)
     if cost is None:

@@ -16,6 +16,8 @@ def unranked_reason(entry: dict, objective: str, area_budget_mm2: float | None) 
     if (objective == "perf-per-area" or area_budget_mm2 is not None) \
             and entry.get("area_mm2") is None:
         return "no synthesised area"
+    if objective == "perf-per-area" and not entry.get("fmax_mhz"):
+        return "no Fmax in its synthesis"
     if objective in ("energy", "edp") and entry.get("energy") is None:
         return "no power record (tile power of a termwise power report)"
     if area_budget_mm2 is not None and entry["area_mm2"] > area_budget_mm2:
@@ -46,7 +48,7 @@ def per_layer_choice(entries, ranked, objective: str) -> dict | None:
     dict or None
         ``layers``: per layer ``{"layer", "index", "top", "cost"}``; ``total``: the switched
         workload's cost (the sum of the layer costs; for ``edp`` the summed energy x the
-        summed time; for ``perf-per-area`` cycles); ``one_tile``: the one-tile winner's cost
+        summed time; for ``perf-per-area`` the time in us at each tile's Fmax); ``one_tile``: the one-tile winner's cost
         in the same measure; ``gain``: ``one_tile / total`` (>= 1). None without candidates.
     """
     if not ranked:

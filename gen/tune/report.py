@@ -60,14 +60,14 @@ def to_markdown(doc: dict) -> str:
                        "(`termwise gen --config best.toml`).")
     pl = doc["per_layer"]
     if pl is not None:
-        unit = "cycles" if doc["objective"] == "perf-per-area" else obj.unit
+        unit = "us" if doc["objective"] == "perf-per-area" else obj.unit
         lines += ["", "## Per layer (if the tile could switch)", "",
                   "| layer | best tile | design | cost |", "|---|---|---|---|"]
         for x in pl["layers"]:
             lines.append(f"| {x['layer']} | `{x['top']}` | {c[x['index']]['design']} | "
                          f"{_num(x['cost'])} |")
         lines += ["", f"Switching: {_num(pl['total'])} against the one tile's "
-                      f"{_num(pl['one_tile'])} ({'cycles' if unit == 'cycles' else 'cost'}), "
+                      f"{_num(pl['one_tile'])} ({unit if unit in ('cycles', 'us') else 'cost'}), "
                       f"a gain of {pl['gain']:.3f}x."]
     extra = doc["objective"] != "cycles"
     lines += ["", "## Ranking", "",

@@ -12,11 +12,12 @@ from termwise.gen.tune.rank import pareto_front, per_layer_choice, rank
 from termwise.gen.tune.space import Candidate, default_space, select_designs
 
 
-def _entry(top, cycles, area=None, energy=None, design="d"):
+def _entry(top, cycles, area=None, energy=None, design="d", fmax=100.0):
     return {"top": top, "design": design, "preset": None, "images": 10,
             "layers": [{"layer": f"l{k}", "cycles": c, "rtl_cycles": c}
                        for k, c in enumerate(cycles)],
-            "fallback": [], "area_mm2": area, "energy": energy, "excluded": None}
+            "fallback": [], "area_mm2": area, "fmax_mhz": fmax if area else None,
+            "energy": energy, "excluded": None}
 
 
 ENTRIES = [_entry("a", [100, 50, 10], area=2.0), _entry("b", [60, 80, 20], area=1.0),
@@ -40,10 +41,11 @@ def test_per_layer_choice_and_gain():
 
 def test_perf_per_area_needs_areas_and_the_budget_filters():
     ranked, unranked = rank(ENTRIES, "perf-per-area")
-    # cycles x area: a 320, b 160, d 640; c has no area.
+    # cycles / 100 MHz x area: a 3.2, b 1.6, d 6.4 us mm2; c has no area.
     assert [ENTRIES[i]["top"] for i in ranked] == ["b", "a", "d"]
     assert unranked == {2: "no synthesised area"}
-    assert figure(ENTRIES[1], "perf-per-area") == pytest.approx(10 * 1e6 / 160)
+    # 10 inferences in 1.6 us on 1 mm2.
+    assert figure(ENTRIES[1], "perf-per-area") == pytest.approx(10 / 1.6e-6)
     ranked, unranked = rank(ENTRIES, "cycles", area_budget_mm2=2.0)
     assert [ENTRIES[i]["top"] for i in ranked] == ["a", "b"]
     assert unranked[3] == "area 4.0000 mm2 over the budget 2 mm2"
@@ -156,3 +158,19 @@ def test_grid_points_that_are_presets_count_as_presets():
         {"preset": "stripes-16x16-8b", "fc_columns": 1, "windows": 4}]})
     got = [(c.design, c.preset) for c in grid_space(grid)]
     assert got == [("stripes", "stripes-16x16-8b"), ("stripes", None), ("stripes", None)]
+
+
+def test_perf_per_area_runs_each_tile_at_its_own_fmax():
+    """a: 160 cycles at 200 MHz on 2 mm2 = 1.6 us mm2; b: 160 cycles at 50 MHz on 1 mm2 =
+    3.2 us mm2: a wins although its cycles x area is twice b's; per layer, the time."""
+    a = _entry("a", [100, 60], area=2.0, fmax=200.0)
+    b = _entry("b", [60, 100], area=1.0, fmax=50.0)
+    ranked, _ = rank([a, b], "perf-per-area")
+    assert ranked == [0, 1]
+    assert figure(a, "perf-per-area") == pytest.approx(10 / 1.6e-6)
+    pl = per_layer_choice([a, b], ranked, "perf-per-area")
+    # l0: a 0.5 us, b 1.2 us; l1: a 0.3 us, b 2.0 us.
+    assert [x["top"] for x in pl["layers"]] == ["a", "a"]
+    assert pl["total"] == pytest.approx(0.8) and pl["one_tile"] == pytest.approx(0.8)
+    no_fmax = dict(b, fmax_mhz=None)
+    assert rank([a, no_fmax], "perf-per-area")[1] == {1: "no Fmax in its synthesis"}
