@@ -161,10 +161,13 @@ def test_grid_points_that_are_presets_count_as_presets():
 
 
 def test_perf_per_area_runs_each_tile_at_its_own_fmax():
-    """a: 160 cycles at 200 MHz on 2 mm2 = 1.6 us mm2; b: 160 cycles at 50 MHz on 1 mm2 =
-    3.2 us mm2: a wins although its cycles x area is twice b's; per layer, the time."""
+    """a: 160 RTL cycles at 200 MHz on 2 mm2 = 1.6 us mm2; b: 160 at 50 MHz on 1 mm2 =
+    3.2 us mm2: a wins although its cycles x area is twice b's; per layer, the time. The
+    RTL cycles count, not the steady-state ones."""
     a = _entry("a", [100, 60], area=2.0, fmax=200.0)
     b = _entry("b", [60, 100], area=1.0, fmax=50.0)
+    for x in b["layers"]:
+        x["cycles"] = 1                   # steady state: b far ahead; in RTL cycles, not
     ranked, _ = rank([a, b], "perf-per-area")
     assert ranked == [0, 1]
     assert figure(a, "perf-per-area") == pytest.approx(10 / 1.6e-6)
