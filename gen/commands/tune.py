@@ -1,14 +1,15 @@
 """``termwise tune``: the best tile configuration of a workload, from the perf-db.
 
     termwise tune --workload W -o DIR [--precision 8|16] [--designs D,...] [--grid GRID.toml]
-                  [--objective cycles|energy|edp|perf-per-area] [--area-budget MM2]
+                  [--presets-only] [--objective cycles|energy|edp|perf-per-area] [--area-budget MM2]
                   [--mode find|immediate] [--power-reports DIR] [--db PATH]
                   [--no-system-db] [--workers N] [--cache-dir DIR] [--no-plot]
 
 The candidates are the default space (:mod:`termwise.gen.tune.space`: every ``termwise
 sim`` design's equal-peak preset for the workload's width and a small grid of its options
 around it at the same peak), narrowed by ``--designs`` or replaced by a sweep grid
-(``--grid``). ``find`` mode (the default) first evaluates what the perf-db lacks through the
+(``--grid``); ``--presets-only`` keeps the equal-peak presets alone (the tiles
+``termwise report`` measures, so their shipped syntheses answer an area question). ``find`` mode (the default) first evaluates what the perf-db lacks through the
 sweep engine (the cycle model per layer; synthesis of each configuration when the objective
 or the area budget needs areas) and records it; ``immediate`` mode answers from the
 perf-db alone, estimating what it lacks with the analytic peak model and saying so.
@@ -42,7 +43,8 @@ def _cmd(args) -> int:
     except ValueError:
         raise ConfigError("precision", f"must be 8 or 16, got {args.precision!r}") from None
     doc = run_tune(args.workload, bits, args.objective, designs=args.designs,
-                   grid_path=args.grid, area_budget=args.area_budget, mode=args.mode,
+                   grid_path=args.grid, presets_only=args.presets_only,
+                   area_budget=args.area_budget, mode=args.mode,
                    db=args.db, system_db=not args.no_system_db,
                    power_reports=args.power_reports, workers=args.workers,
                    cache_root=args.cache_dir)
@@ -82,6 +84,9 @@ def register(subparsers) -> None:
                    help="keep the candidates of these designs (default: every design)")
     p.add_argument("--grid", default=None, metavar="GRID.toml",
                    help="the candidates: a termwise sweep grid instead of the default space")
+    p.add_argument("--presets-only", action="store_true",
+                   help="keep only the designs' equal-peak presets as termwise sim runs "
+                        "them (the tiles termwise report measures)")
     p.add_argument("--objective", default="cycles",
                    help="cycles (default), energy, edp or perf-per-area")
     p.add_argument("--area-budget", type=_area, default=None, metavar="MM2",

@@ -31,7 +31,18 @@ def check_area_budget(value) -> float | None:
     return float(value)
 
 
-def _space(workload, bits, designs, grid_path):
+def _space(workload, bits, designs, grid_path, presets_only=False):
+    candidates, text, grid = _candidates(workload, bits, designs, grid_path)
+    if not presets_only:
+        return candidates, text, grid
+    kept = [c for c in candidates if c.preset is not None]
+    if not kept:
+        raise ConfigError("presets_only", "no candidate is a design's equal-peak preset "
+                                          "as termwise sim runs it")
+    return kept, text + " Only the equal-peak presets (--presets-only).", grid
+
+
+def _candidates(workload, bits, designs, grid_path):
     from ..sweep.grid import parse_grid, read_grid_table
     from .space import default_space, grid_space, select_designs, space_text
     if grid_path is None:
@@ -52,7 +63,7 @@ def _space(workload, bits, designs, grid_path):
 
 
 def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_path=None,
-             area_budget=None, mode: str = "find", db=None, system_db: bool = True,
+             presets_only: bool = False, area_budget=None, mode: str = "find", db=None, system_db: bool = True,
              power_reports=None, workers=None, cache_root=None, clock_ns: float = 10.0,
              log=None) -> dict:
     """Choose the best tile for ``workload`` at ``bits`` bits under ``objective``; returns
@@ -76,7 +87,7 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     if isinstance(bits, bool) or bits not in (8, 16):
         raise ConfigError("precision", f"must be 8 or 16, got {bits!r}")
     budget = check_area_budget(area_budget)
-    candidates, space_text, grid = _space(workload, bits, designs, grid_path)
+    candidates, space_text, grid = _space(workload, bits, designs, grid_path, presets_only)
     sim = grid.sim if grid else {"order": DEFAULT_ORDER, "depthwise": DEFAULT_DEPTHWISE,
                                  "sample_pairs": 1 << 23}
     clock = grid.clock_ns if grid else clock_ns

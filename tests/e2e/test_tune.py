@@ -264,3 +264,20 @@ def test_corrupt_db_refused(termwise, tmp_path):
                  "p.sqlite", "-o", "out", "--mode", "immediate")
     assert_usage_error(r, tmp_path / "out", "error: db: ", "is not a termwise perf-db")
     assert (tmp_path / "p.sqlite").read_bytes() == b"garbage" * 1000
+
+
+def test_presets_only_answers_from_the_system_db(termwise, tmp_path):
+    """--presets-only keeps each termwise sim design's equal-peak preset (digits-cnn 8-bit:
+    the presets of sim_designs(8)), answered in immediate mode from the shipped system db
+    with no fallback; a grid without a preset leaves no candidate."""
+    from termwise.gen.designs import sim_designs
+    ok(termwise("tune", "--workload", "digits-cnn", "--precision", "8", "--presets-only",
+                "--mode", "immediate", "--db", "p.sqlite", "--no-plot", "-o", "out"))
+    doc = load_json(tmp_path / "out" / "tune.json")
+    assert sorted(c["preset"] for c in doc["candidates"]) == sorted(sim_designs(8).values())
+    assert not any(c["fallback"] for c in doc["candidates"])
+    (tmp_path / "grid.toml").write_text(GRID)
+    r = termwise("tune", "--workload", "digits-cnn", "--precision", "8", "--grid", "grid.toml",
+                 "--presets-only", "--db", "p.sqlite", "-o", "none")
+    assert_usage_error(r, tmp_path / "none", "error: presets_only: no candidate is a design's "
+                                             "equal-peak preset")
