@@ -51,8 +51,8 @@ __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_c
            "cycle_bound", "bmc_depth", "StuckAt", "FaultyLibrary", "Case", "case_split",
            "ArrayHarness", "DiffyHarness", "diffy_reconstruction_is_the_reference",
            "OwningArrayHarness", "TacticalHarness", "owns_operands", "harness_for",
-           "sby_script", "default_solver", "ProofResult", "run_sby", "Proof", "prove_harness",
-           "prove_case", "prove_array", "masked_part", "free_run"]
+           "sby_script", "default_solver", "tool_env", "ProofResult", "run_sby", "Proof",
+           "prove_harness", "prove_case", "prove_array", "masked_part", "free_run"]
 
 #: Designs that multiply only the ``precision`` least significant bits of each activation
 #: (two's complement from bit ``precision - 1`` in a signed run): Stripes' runtime register
@@ -962,11 +962,11 @@ def default_solver() -> str:
     chosen = os.environ.get("TERMWISE_SMT_SOLVER")
     if chosen:
         return chosen
-    found = shutil.which("yices-smt2", path=_tool_env()["PATH"])
+    found = shutil.which("yices-smt2", path=tool_env()["PATH"])
     return "yices" if found else "z3"
 
 
-def _tool_env() -> dict:
+def tool_env() -> dict:
     """sby finds yosys, smtbmc and the witness tool through these variables; the venv's
     ``bin`` (sby's and the ``z3`` executable) goes first on PATH."""
     env = dict(os.environ)
@@ -1013,7 +1013,7 @@ def run_sby(rtlil_text: str, depth: int, *, solver: str | None = None, timeout: 
         (work / "proof.sby").write_text(sby_script(depth, solver=solver or default_solver()))
         began = time.monotonic()
         # A session of its own, so that a timeout ends the solver too, not only sby.
-        proc = subprocess.Popen(["yowasp-sby", "-f", "proof.sby"], cwd=work, env=_tool_env(),
+        proc = subprocess.Popen(["yowasp-sby", "-f", "proof.sby"], cwd=work, env=tool_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
         try:

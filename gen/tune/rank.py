@@ -48,7 +48,8 @@ def per_layer_choice(entries, ranked, objective: str) -> dict | None:
     dict or None
         ``layers``: per layer ``{"layer", "index", "top", "cost"}``; ``total``: the switched
         workload's cost (the sum of the layer costs; for ``edp`` the summed energy x the
-        summed time; for ``perf-per-area`` the time in us at each tile's Fmax); ``one_tile``: the one-tile winner's cost
+        summed time; for ``perf-per-area`` the time in us at each tile's Fmax);
+        ``one_tile``: the one-tile winner's cost
         in the same measure; ``gain``: ``one_tile / total`` (>= 1). None without candidates.
     """
     if not ranked:

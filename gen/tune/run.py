@@ -63,7 +63,8 @@ def _candidates(workload, bits, designs, grid_path):
 
 
 def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_path=None,
-             presets_only: bool = False, area_budget=None, mode: str = "find", db=None, system_db: bool = True,
+             presets_only: bool = False, area_budget=None, mode: str = "find", db=None,
+             system_db: bool = True,
              power_reports=None, workers=None, cache_root=None, clock_ns: float = 10.0,
              log=None) -> dict:
     """Choose the best tile for ``workload`` at ``bits`` bits under ``objective``; returns
@@ -104,13 +105,23 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
         for top, acts in reports.items():
             for act, (_, rec) in acts.items():
                 known_power.setdefault(top, {}).setdefault(act, rec)
+        lacking = {c.top for c in candidates} - set(known_power)
+        if "power" in needs and mode == "find" and lacking:
+            shipped = pw.shipped_reports(lacking, log)
+            if shipped:
+                log(f"tune: the tile power of {len(shipped)} candidates from the "
+                    "measurements shipped with termwise (termwise measured list)")
+            for top, acts in shipped.items():
+                reports[top] = acts
+                for act, (_, rec) in acts.items():
+                    known_power.setdefault(top, {}).setdefault(act, rec)
         power = {top: pw.choose(acts, workload) for top, acts in known_power.items()}
         if "power" in needs and not any(c.top in power for c in candidates):
             raise ConfigError("objective", f"{objective} needs the tile power of the "
                               f"candidates (termwise power reports): none of the "
-                              f"{len(candidates)} has a power record in the perf-db or "
-                              "--power-reports; memory energy alone is not an energy "
-                              "objective")
+                              f"{len(candidates)} has a power record in the perf-db, "
+                              "--power-reports or (find mode) the shipped measurements; "
+                              "memory energy alone is not an energy objective")
         if need_synth and mode == "immediate" and not any(
                 chain.lookup(skey, c.cfg, "synth", smethod, sversions) for c in candidates):
             what = "area_budget" if budget is not None else "objective"

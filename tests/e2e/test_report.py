@@ -137,3 +137,46 @@ def test_report_measures_everything(termwise, tmp_path):
         assert row["power_mw"] > 0 and row["energy_per_inference_uj"] > 0
         assert row["power_error"] is None
     assert "report.md" in r.stdout
+
+
+def test_a_failed_power_tool_keeps_the_row(tmp_path, monkeypatch):
+    """The gate-level power flow's tool dies (Verilator killed for memory: exit 137): the
+    report keeps every row with the reason, no traceback; the other rows are unchanged."""
+    import termwise.gen.commands.power as power
+    from termwise.gen.commands.report import run_report
+    from termwise.gen.commands.synth import failed_tool
+
+    _write_reports(tmp_path / "in")
+    for design in FIXTURE:                       # synthesis given, power to be measured
+        (tmp_path / "in" / design / "power_report.json").unlink()
+
+    def dies(*args, **kwargs):
+        raise RuntimeError("verilator exited 137: see build/x/verilator.log")
+    monkeypatch.setattr(power, "power_report", dies)
+    doc = run_report("digits-cnn", 16, str(tmp_path / "out"), designs="stripes", images=2,
+                     reports=str(tmp_path / "in"), plots=False, log=lambda m: None)
+    rows = {row["design"]: row for row in doc["rows"]}
+    want = ("the gate-level power flow failed: verilator exited 137: see "
+            "build/x/verilator.log (killed: probably out of memory)")
+    assert [rows[d]["power_error"] for d in ("baseline", "stripes")] == [want, want]
+    assert rows["stripes"]["area_mm2"] == pytest.approx(FIXTURE["stripes"][0] / 1e6)
+    assert failed_tool(RuntimeError("verilator exited 1: see y\nmore")) == \
+        "verilator exited 1: see y"
+    assert failed_tool(RuntimeError("some bug")) is None
+
+
+def test_a_failed_tool_is_one_line_exit_1(capsys):
+    """`termwise synth`/`power`/`report` (gen/commands/synth.py:tool_errors): a flow tool
+    that dies is one line naming it and its log, exit 1; any other error stays an error."""
+    from termwise.gen.commands.synth import tool_errors
+
+    def killed(args):
+        raise RuntimeError("verilator exited 137: see build/x/verilator.log")
+    assert tool_errors(killed)(None) == 1
+    assert capsys.readouterr().err == ("error: verilator exited 137: see build/x/verilator.log"
+                                       " (killed: probably out of memory)\n")
+
+    def bug(args):
+        raise RuntimeError("an internal error")
+    with pytest.raises(RuntimeError):
+        tool_errors(bug)(None)

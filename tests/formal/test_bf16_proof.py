@@ -11,9 +11,10 @@ here: it is exact-bit regression against the golden model (tb/bf16_tests.py), wh
 the same IEEE float32 operations in NumPy in the same order.
 
 Times on 2 cores shared with background synthesis, in seconds: to_bf16 0.3; the adder
-163-330 (``slow``); the multiplier's 2^32 pairs 744 on the loaded machine (2^24 pairs take 0.8 alone, so about 200 unloaded; ``slow``), its three slices of
-``a`` in make test about 3 after a 20 s build (1 s with ccache warm); the broken
-variants under 5 each.
+163 (alone) to 1,064 (niced under load) (``slow``); the multiplier's 2^32 pairs 744 on
+the loaded machine (2^24 pairs take 0.8 alone, so about 200 unloaded; ``slow``), its
+three slices of ``a`` in make test about 3 after a 20 s build (1 s with ccache warm);
+the broken variants under 5 each.
 """
 
 import pytest
