@@ -85,6 +85,14 @@ def to_markdown(doc: dict) -> str:
     if doc["unranked"]:
         lines += ["", "Not ranked:", ""]
         lines += [f"- `{u['top']}`: {u['reason']}" for u in doc["unranked"]]
+    powered = [e for e in c if e["energy"]]
+    if powered:
+        # Where each energy figure's tile power comes from: a gate-level power report of
+        # some activity (maybe another workload's), named so a reader can judge it.
+        lines += ["", "## Tile power used", ""]
+        lines += [f"- `{e['top']}`: {e['energy']['power']['tile_w'] * 1e3:.1f} mW at "
+                  f"{e['energy']['power']['clock_mhz']:g} MHz; {e['energy']['power']['source']}"
+                  for e in powered]
     fb = [e for e in c if e["fallback"]]
     lines += ["", "## Fallbacks", ""]
     if fb:

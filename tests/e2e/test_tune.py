@@ -193,6 +193,12 @@ def test_energy_objective_from_power_reports(termwise, tmp_path, golden):
         assert x["figure"] == pytest.approx(want[x["top"]] * 1e6)
     assert sum(u["reason"].startswith("no power record") for u in doc["unranked"]) == 2
     assert doc["power_recorded"] == 2
+    # tune.md names each tile power used: value, clock and the report it came from.
+    md = (tmp_path / "out" / "tune.md").read_text()
+    for top, (w, mhz) in power.items():
+        line = next(x for x in md.splitlines() if x.startswith(f"- `{top}`: "))
+        assert line.startswith(f"- `{top}`: {w * 1e3:.1f} mW at {mhz:g} MHz; termwise power ")
+        assert line.endswith("activity of random operands")
     # Recorded in the perf-db: immediate mode answers without the reports.
     ok(termwise("tune", "--workload", "digits-cnn", "--precision", "8", "--grid", "grid.toml",
                 "--db", "p.sqlite", "-o", "imm", "--objective", "edp", "--mode", "immediate"))
