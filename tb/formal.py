@@ -394,7 +394,6 @@ class ArrayHarness(Elaboratable):
                                             self.prior[0], "prior")
             with m.If(prior_finished):
                 m.d.sync += ready.eq(1)
-            m.d.sync += prior_started.eq(1)
             with m.If(ready):
                 self._drive(m, array, started, index, run, self.restart, ready)
             with m.Else():

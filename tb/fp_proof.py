@@ -196,19 +196,23 @@ class ExhaustiveResult:
         return self.wrong == 0
 
 
-def exhaustive_multiplier(*, component=None, a_range: tuple = (0, 1 << 16)) -> ExhaustiveResult:
+def exhaustive_multiplier(*, component=None,
+                          a_ranges: tuple = ((0, 1 << 16),)) -> ExhaustiveResult:
     """Simulate ``component`` (default a fresh :class:`BF16Multiplier`) on every pair with
-    ``a`` in ``a_range`` and every ``b`` (Verilator, a C++ loop), against the host's
-    float32 multiplication (``_EXHAUSTIVE_CPP``). The whole range is 2^32 pairs."""
+    ``a`` in one of ``a_ranges`` (``(lo, hi)`` pairs) and every ``b`` (Verilator, a C++
+    loop built once), against the host's float32 multiplication (``_EXHAUSTIVE_CPP``). The
+    whole range is 2^32 pairs; ``first`` is the first wrong pair of the first range with
+    one."""
     import json
 
     from amaranth.back import verilog
 
     from .toolchain import verilator_env
 
-    lo, hi = (int(v) for v in a_range)
-    if not 0 <= lo < hi <= 1 << 16:
-        raise ValueError(f"a_range: within [0, 65536), got {a_range!r}")
+    ranges = [tuple(int(v) for v in r) for r in a_ranges]
+    for lo, hi in ranges:
+        if not 0 <= lo < hi <= 1 << 16:
+            raise ValueError(f"a_ranges: each within [0, 65536), got {(lo, hi)!r}")
     env = verilator_env()
     with tempfile.TemporaryDirectory(prefix="termwise-fp-") as tmp:
         work = Path(tmp)
@@ -223,9 +227,14 @@ def exhaustive_multiplier(*, component=None, a_range: tuple = (0, 1 << 16)) -> E
                         "-o", "check", "check.cpp", "mul.v"],
                        cwd=work, env=env, check=True, capture_output=True, text=True)
         built = time.monotonic()
-        out = subprocess.run([str(work / "obj" / "check"), str(lo), str(hi)], check=True,
-                             capture_output=True, text=True)
+        checked, wrong, first = 0, 0, {}
+        for lo, hi in ranges:
+            found = json.loads(subprocess.run(
+                [str(work / "obj" / "check"), str(lo), str(hi)], check=True,
+                capture_output=True, text=True).stdout)
+            checked += found["checked"]
+            if found["wrong"] and not wrong:
+                first = {k: found[k] for k in ("a", "b", "product", "expected")}
+            wrong += found["wrong"]
         ran = time.monotonic()
-    found = json.loads(out.stdout)
-    first = {k: found[k] for k in ("a", "b", "product", "expected")} if found["wrong"] else {}
-    return ExhaustiveResult(found["checked"], found["wrong"], first, built - began, ran - built)
+    return ExhaustiveResult(checked, wrong, first, built - began, ran - built)

@@ -13,8 +13,9 @@ around it at the same peak), narrowed by ``--designs`` or replaced by a sweep gr
 ``find`` mode (the default) first evaluates what the perf-db lacks through the sweep
 engine (the cycle model per layer; synthesis of each configuration when the objective or
 the area budget needs areas; for the energy objectives, the power reports shipped with
-termwise of the candidates without one, if current) and records it; ``immediate`` mode answers from the
-perf-db alone, estimating what it lacks with the analytic peak model and saying so.
+termwise of the candidates without one, if current) and records it; ``immediate`` mode
+answers from the perf-db alone, estimating what it lacks with the analytic peak model
+and saying so.
 Writes DIR/tune.json, tune.md, best.toml (``termwise gen --config`` reads it) and
 tune_pareto.png. Bad input: one line, exit 2, nothing written.
 """
