@@ -1,8 +1,15 @@
 """Drive a generated tile from cocotb: fill its buffers, start a run, collect its results.
 
 Python touches the design only while loading rows and reading results; while the tile
-computes, the testbench waits on ``out.valid`` (no per-cycle Python), and the run's cycle
-count is measured from simulation time.
+computes, the testbench waits on ``out.valid`` alone (no per-cycle Python), and the run's
+cycle count is measured from simulation time.
+
+A run is bounded (:meth:`TileDriver.run`): a result later than the bound fails the run,
+and a tile that never answers is caught by the driver's watchdog, one task per test that
+looks every :attr:`TileDriver.watchdog_cycles` cycles. The bound is not a second trigger
+beside ``out.valid`` on every run (``First(RisingEdge, Timer)``): that spawns and cancels
+two tasks per run, 40% of baseline-16x16's wall while it computes (``make bench``,
+docs/toolchain.md#cocotb-and-the-raw-harness).
 
 Two ways to load a run's operand rows (:attr:`TileDriver.backdoor`):
 
@@ -31,13 +38,13 @@ import time
 
 import cocotb
 import numpy as np
-from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
+from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from .packing import act_rows, pack_row, pack_rows, unpack_row, wgt_rows
 
 __all__ = ["TileDriver", "pack_row", "pack_rows", "unpack_row", "act_rows", "wgt_rows",
-           "BACKDOOR_FAULT_ENV", "BACKDOOR_FAULTS"]
+           "BACKDOOR_FAULT_ENV", "BACKDOOR_FAULTS", "WATCHDOG_CYCLES", "WATCHDOG_ENV"]
 
 PERIOD_NS = 10
 
@@ -47,6 +54,13 @@ BACKDOOR_FAULT_ENV = "TERMWISE_BACKDOOR_FAULT"
 #: ``shift``: every row written one address too high; ``drop``: a load's last row not
 #: written (the address keeps an earlier run's row).
 BACKDOOR_FAULTS = ("shift", "drop")
+
+
+#: Cycles between the watchdog's looks at the run in progress: one Python wake per this many
+#: simulated cycles.
+WATCHDOG_CYCLES = 1024
+#: Environment variable setting it (the test of the watchdog looks every few cycles).
+WATCHDOG_ENV = "TERMWISE_WATCHDOG_CYCLES"
 
 
 class TileDriver:
@@ -60,6 +74,10 @@ class TileDriver:
         always on tiles it does not fit, through the streams.
     compute_wall, load_wall : float
         Wall seconds spent while the tile computes alone / while loading operand rows.
+    watchdog_cycles : int
+        How often the watchdog looks at the run in progress: a tile that never answers
+        fails at most this many cycles past its run's bound (:data:`WATCHDOG_ENV`, else
+        :data:`WATCHDOG_CYCLES`).
     """
 
     def __init__(self, dut, cfg, manifest):
@@ -74,6 +92,9 @@ class TileDriver:
                              f"of {', '.join(BACKDOOR_FAULTS)}")
         self._words = {}            # "wgt"/"act" -> the buffer memory's word handles
         self._fits = None
+        self.watchdog_cycles = int(os.environ.get(WATCHDOG_ENV) or WATCHDOG_CYCLES)
+        self._watchdog = None       # the watchdog task, from the first reset on
+        self._bound = None          # the run in progress: (start ns, bound in cycles)
 
     @property
     def backdoor_fits(self) -> bool:
@@ -140,6 +161,21 @@ class TileDriver:
             await RisingEdge(dut.clk)
         dut.rst.value = 0
         await RisingEdge(dut.clk)
+        if self._watchdog is None:
+            self._watchdog = cocotb.start_soon(self._watch())
+
+    async def _watch(self):
+        """Every :attr:`watchdog_cycles` cycles: fail the test (an exception in this task
+        ends it) when the run in progress is past its bound with no result."""
+        while True:
+            await Timer(self.watchdog_cycles * PERIOD_NS, unit="ns")
+            if self._bound is None:
+                continue
+            start, bound = self._bound
+            waited = round((get_sim_time("ns") - start) / PERIOD_NS)
+            if waited > bound:
+                raise AssertionError(f"no result within {bound} cycles: still computing "
+                                     f"{waited} cycles after the command")
 
     async def _feed_residual(self, residual):
         """The residual stream, a row per window in order, each held until the tile takes
@@ -221,11 +257,13 @@ class TileDriver:
         limit = timeout_cycles or (bricks * worst + cfg.windows + 64)
         w0 = time.perf_counter()
         feeder = cocotb.start_soon(self._feed_residual(residual)) if cfg.residual else None
-        fired = await First(RisingEdge(dut.out__valid), Timer(limit * PERIOD_NS, unit="ns"))
+        self._bound = (t0, limit)
+        await RisingEdge(dut.out__valid)
+        self._bound = None
         self.compute_wall += time.perf_counter() - w0
-        if not dut.out__valid.value:
-            raise AssertionError(f"no result within {limit} cycles")
         cycles = round((get_sim_time("ns") - t0) / PERIOD_NS)
+        if cycles > limit:
+            raise AssertionError(f"no result within {limit} cycles: it came after {cycles}")
         rows = []
         for w in range(cfg.windows):
             await ReadOnly()
@@ -236,5 +274,4 @@ class TileDriver:
             await RisingEdge(dut.clk)
         if feeder is not None:
             await feeder
-        del fired
         return np.array(rows, dtype=np.int64), cycles

@@ -33,6 +33,12 @@
 ``bench``
     Full-depth runs timed for ``make bench`` (:mod:`termwise.tb.bench`), loaded through the
     backdoor unless ``TERMWISE_LOAD=stream``.
+``over_bound``, ``hang``
+    Meant to fail (``tb/test_run_bound.py``): one full-depth run held to a bound one cycle
+    short of its model cycles, caught when its result comes; the same run with a 2-cycle
+    bound, caught by the driver's watchdog while it still computes (the way a tile that
+    never answers is caught) when the watchdog looks often enough
+    (``TERMWISE_WATCHDOG_CYCLES``).
 
 Every suite but ``corners`` and ``stream`` loads the operand buffers through the driver's
 backdoor where it fits (:mod:`termwise.tb.harness`, :mod:`termwise.tb.driver`).
@@ -289,6 +295,20 @@ async def throughput_suite(tb, suite):
              cycles=total, model_cycles=runs * tb.model_cycles(act, wgt, rt), runs=runs,
              compute_cycles=total, wall_seconds=wall, compute_wall_seconds=tb.drv.compute_wall,
              load_wall_seconds=tb.drv.load_wall, sim_ns=get_sim_time("ns"))
+
+
+@TileTB.suite("over_bound", "hang")
+async def bound_suite(tb, suite):
+    """Expected to fail (module docstring): a run past its cycle bound."""
+    cfg = tb.cfg
+    rng = tb.rng()
+    k = cfg.depth * cfg.lanes
+    rt = cfg.runtime_values()
+    act = rng.integers(0, 1 << (cfg.act_bits - 1), (cfg.windows, k))
+    wgt = rng.integers(-(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1), (cfg.filters, k))
+    bound = tb.model_cycles(act, wgt, rt) - 1 if suite == "over_bound" else 2
+    await tb.drive(act, wgt, rt, timeout_cycles=bound)
+    tb.fail(suite, "bound", f"the run passed its bound of {bound} cycles unnoticed")
 
 
 tile_regression = TileTB.cocotb_test("tile_regression")
