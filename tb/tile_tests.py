@@ -273,17 +273,23 @@ async def fc_suite(tb, suite):
     await tb.run_conv(suite, "conv_after_fc", x, w, geometry, rt)
 
 
+def _full_depth_run(tb):
+    """``(act, wgt, rt)`` of one run at the tile's full depth and precision: random
+    non-negative activations and signed weights."""
+    cfg = tb.cfg
+    rng = tb.rng()
+    k = cfg.depth * cfg.lanes
+    act = rng.integers(0, 1 << (cfg.act_bits - 1), (cfg.windows, k))
+    wgt = rng.integers(-(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1), (cfg.filters, k))
+    return act, wgt, cfg.runtime_values()
+
+
 @TileTB.suite("bench")
 async def throughput_suite(tb, suite):
     """Benchmark (``make bench``): full-depth runs with weights kept, timed."""
     import time
     from cocotb.utils import get_sim_time
-    cfg = tb.cfg
-    rng = tb.rng()
-    k = cfg.depth * cfg.lanes
-    rt = cfg.runtime_values()
-    act = rng.integers(0, 1 << (cfg.act_bits - 1), (cfg.windows, k))
-    wgt = rng.integers(-(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1), (cfg.filters, k))
+    act, wgt, rt = _full_depth_run(tb)
     runs = int(os.environ.get("TERMWISE_BENCH_RUNS", "20"))
     t0 = time.perf_counter()
     total = 0
@@ -300,12 +306,7 @@ async def throughput_suite(tb, suite):
 @TileTB.suite("over_bound", "hang")
 async def bound_suite(tb, suite):
     """Expected to fail (module docstring): a run past its cycle bound."""
-    cfg = tb.cfg
-    rng = tb.rng()
-    k = cfg.depth * cfg.lanes
-    rt = cfg.runtime_values()
-    act = rng.integers(0, 1 << (cfg.act_bits - 1), (cfg.windows, k))
-    wgt = rng.integers(-(1 << (cfg.wgt_bits - 1)), 1 << (cfg.wgt_bits - 1), (cfg.filters, k))
+    act, wgt, rt = _full_depth_run(tb)
     bound = tb.model_cycles(act, wgt, rt) - 1 if suite == "over_bound" else 2
     await tb.drive(act, wgt, rt, timeout_cycles=bound)
     tb.fail(suite, "bound", f"the run passed its bound of {bound} cycles unnoticed")
