@@ -128,10 +128,18 @@ def connect(path: str, *, create: bool = False, readonly: bool = False) -> sqlit
 
 def _check_or_create(con: sqlite3.Connection, path: str, *, may_create: bool,
                      readonly: bool) -> None:
+    # The three reads in one read transaction: as separate statements, a process that read
+    # application_id 0 before another process's creating commit and the tables after it
+    # took a fresh perf-db for a foreign file (seen in tests/gen/test_perfdb_concurrency.py
+    # once in a make test on a loaded machine).
     try:
-        app = con.execute("PRAGMA application_id").fetchone()[0]
-        version = con.execute("PRAGMA user_version").fetchone()[0]
-        tables = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        con.execute("BEGIN")
+        try:
+            app = con.execute("PRAGMA application_id").fetchone()[0]
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        finally:
+            con.execute("COMMIT")
     except sqlite3.OperationalError as err:
         raise ConfigError("db", f"cannot read {path}: {err}") from None
     except sqlite3.DatabaseError as err:
