@@ -92,7 +92,11 @@ class TileDriver:
                              f"of {', '.join(BACKDOOR_FAULTS)}")
         self._words = {}            # "wgt"/"act" -> the buffer memory's word handles
         self._fits = None
-        self.watchdog_cycles = int(os.environ.get(WATCHDOG_ENV) or WATCHDOG_CYCLES)
+        watch = os.environ.get(WATCHDOG_ENV) or str(WATCHDOG_CYCLES)
+        if not watch.isdigit() or int(watch) < 1:
+            raise ValueError(f"{WATCHDOG_ENV}={watch!r}: expected a whole number of cycles "
+                             f">= 1")
+        self.watchdog_cycles = int(watch)
         self._watchdog = None       # the watchdog task, from the first reset on
         self._bound = None          # the run in progress: (start ns, bound in cycles)
 

@@ -28,3 +28,11 @@ def test_watchdog_catches_a_run_still_computing():
     assert "no result within 2 cycles: still computing" in watched.failures[0]
     late = run_regression(preset("baseline-4x4"), ("hang",), seed=SEED)
     assert not late.passed and "it came after" in late.failures[0], late.failures
+
+
+def test_watchdog_period_must_be_a_cycle_count():
+    """``TERMWISE_WATCHDOG_CYCLES=0``: the regression fails at the start, naming it."""
+    result = run_regression(preset("baseline-4x4"), ("random",), seed=SEED,
+                            extra_env={WATCHDOG_ENV: "0"})
+    assert not result.passed and not result.runs
+    assert f"{WATCHDOG_ENV}='0'" in result.failures[0], result.failures
