@@ -283,14 +283,15 @@ def _plots(doc: dict, out_dir: str) -> list[str]:
     for r, x, y in zip(rows, xs, ys):
         st = styles[r["design"]]
         ax.scatter([x], [y], color=st["color"], marker=st["marker"], s=28, zorder=3)
-        ax.annotate(r["design"], (x, y), textcoords="offset points", xytext=(4, 3),
-                    fontsize=plots.FONT - 1)
     plots.set_value_scale(ax, xs, "tile area (mm2, OSU 0.18 um)", axis="x")
     plots.set_value_scale(ax, ys + [1.0], "speedup over the baseline (time at each Fmax)")
     ax.axhline(1.0, color="black", lw=0.6, ls="--")
     ax.grid(alpha=0.3, which="major")
     ax.tick_params(labelsize=plots.FONT)
     ax.set_title(f"Speedup vs area: {title}", fontsize=plots.FONT + 1)
+    # designs of nearly equal area and speed (Stripes and its variants, TCLp and
+    # Pragmatic) would write their names over each other at one fixed offset
+    plots.label_points(ax, list(zip(xs, ys)), [r["design"] for r in rows])
     paths.append(plots.save(fig, os.path.join(out_dir, "report_speedup_area.png")))
     # energy efficiency per design, beside the paper's where it states one
     have = [r for r in rows if r["energy_efficiency"] is not None]
