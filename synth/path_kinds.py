@@ -6,34 +6,64 @@ Amaranth names a submodule's module ``<parent>.<instance>`` (``<top>.array``), a
 the tile emits once and instantiates by name (the PE, ``<top>__pe``) is the one submodule
 type of its parent that is not such a child. Walking the yosys statistics' module tree
 (:func:`.parse.parse_stat_json`) that way gives every cell's module, and the kind table its
-kind, without the netlist.
+kind, without the netlist; where a parent instantiates several such modules (TCLe's array:
+PE, window encoder, term multiplexer) the rest of the path picks the one it exists in.
 """
 
 from __future__ import annotations
 
 from .kinds import kind_of
 
-__all__ = ["module_of", "path_kinds"]
+__all__ = ["modules_of", "module_of", "path_kinds"]
 
 
-def module_of(instance: str, mods: dict, wrap: str) -> str | None:
-    """The module that holds the cell ``instance`` (an OpenSTA instance path below the
-    wrapper module ``wrap``), or None when a step of the path cannot be resolved."""
-    module = wrap
-    for step in instance.split("/")[:-1]:
+def modules_of(instance: str, mods: dict, wrap: str, cell: str | None = None) -> list[str]:
+    """Every module that can hold the cell ``instance`` (an OpenSTA instance path below
+    the wrapper module ``wrap``).
+
+    A step that names an Amaranth child (``<parent>.<step>``) has one answer. A step that
+    names an instance of a module emitted once and instantiated by name has one answer when
+    its parent holds one such module type (the PE); when it holds several (TCLe's array:
+    ``__pe``, ``__window_encoder``, ``__term_mux``) each is tried, and the ones in which the
+    rest of the path does not exist drop out. The statistics do not name instances, so a
+    cell directly in one of several such modules stays ambiguous unless ``cell`` (its
+    liberty cell) occurs in only some of them. Empty when no module fits."""
+    steps = instance.split("/")[:-1]
+
+    def walk(module: str, at: int) -> list[str]:
+        if at == len(steps):
+            return [module]
         subs = mods.get(module, {}).get("subs", {})
-        child = f"{module}.{step}"
+        child = f"{module}.{steps[at]}"
         if child in subs:
-            module = child
-            continue
-        named = [s for s in subs if not s.startswith(module + ".")]
+            return walk(child, at + 1)
         if module == wrap and len(subs) == 1:      # the wrapper's one instance: the tile
-            module = next(iter(subs))
-        elif len(named) == 1:
-            module = named[0]
+            named = list(subs)
         else:
-            return None
-    return module
+            named = [s for s in subs if not s.startswith(module + ".")]
+        return [m for s in named for m in walk(s, at + 1)]
+
+    found = walk(wrap, 0)
+    if cell is not None and len(found) > 1:
+        # fanout buffers are inserted after the statistics: a BUFX4 of the path may be in
+        # no module's count, so a filter that keeps nothing is not applied
+        holding = [m for m in found if cell in mods.get(m, {}).get("cells", {})]
+        found = holding or found
+    return found
+
+
+def module_of(instance: str, mods: dict, wrap: str, cell: str | None = None) -> str | None:
+    """The module that holds the cell ``instance`` (:func:`modules_of`), or None when no
+    module or more than one fits."""
+    found = modules_of(instance, mods, wrap, cell)
+    return found[0] if len(found) == 1 else None
+
+
+def _kind(instance: str, mods: dict, top: str, wrap: str, cell: str | None = None):
+    """The kind of the module holding ``instance``: also known when several modules fit
+    but all are of one kind; None when unknown."""
+    kinds = {kind_of(m, top) for m in modules_of(instance, mods, wrap, cell)}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def path_kinds(stages, mods: dict, top: str, wrap: str, endpoint: str | None = None) -> dict:
@@ -63,9 +93,18 @@ def path_kinds(stages, mods: dict, top: str, wrap: str, endpoint: str | None = N
     by_kind: dict[str, float] = {}
     kinds = []
     unresolved = 0
-    for instance, _cell, _cap, delay in stages:
-        module = module_of(instance, mods, wrap)
-        kind = kind_of(module, top) if module else None
+    # every cell of one instance path is in the same module: what one stage's liberty cell
+    # tells (a MUX2X1 only in the term multiplexer) holds for the others there
+    held: dict[str, set] = {}
+    for instance, cell, _cap, _delay in stages:
+        found = set(modules_of(instance, mods, wrap, cell))
+        where = instance.rpartition("/")[0]
+        if where in held:
+            found = (held[where] & found) or held[where]
+        held[where] = found
+    for instance, cell, _cap, delay in stages:
+        ks = {kind_of(m, top) for m in held[instance.rpartition("/")[0]]}
+        kind = ks.pop() if len(ks) == 1 else None
         if kind is None:
             unresolved += 1
             kind = "control_glue"
@@ -73,8 +112,7 @@ def path_kinds(stages, mods: dict, top: str, wrap: str, endpoint: str | None = N
         by_kind[kind] = by_kind.get(kind, 0.0) + delay
     end_kind = kinds[-1] if kinds else None
     if endpoint is not None:
-        module = module_of(endpoint, mods, wrap)
-        end_kind = (kind_of(module, top) if module else None) or "control_glue"
+        end_kind = _kind(endpoint, mods, top, wrap) or "control_glue"
     ordered = dict(sorted(((k, round(v, 3)) for k, v in by_kind.items()),
                           key=lambda kv: -kv[1]))
     return {

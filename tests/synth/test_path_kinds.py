@@ -43,3 +43,51 @@ def test_path_kinds():
     assert got["start_kind"] == "control_glue"      # the sequencer
     assert got["end_kind"] == "accumulators"
     assert got["unresolved"] == 1
+
+
+# TCLe's array instantiates three modules emitted once: the PE, the window encoder and the
+# term multiplexer; the statistics do not say which instance is which.
+TCLE = "termwise_tactical_f4w4l4_a8w8_acc24_d16_tcle"
+TCLE_MODS = {
+    TCLE + "__wrap": {"subs": {TCLE: 1}},
+    TCLE: {"subs": {f"{TCLE}.array": 1}},
+    f"{TCLE}.array": {"subs": {f"{TCLE}__pe": 16, f"{TCLE}__window_encoder": 4,
+                               f"{TCLE}__term_mux": 16}, "cells": {"DFFPOSX1": 8}},
+    f"{TCLE}__pe": {"subs": {f"{TCLE}__pe.accumulator": 1}, "cells": {"XOR2X1": 40}},
+    f"{TCLE}__pe.accumulator": {"subs": {}, "cells": {"DFFPOSX1": 24}},
+    f"{TCLE}__window_encoder": {"subs": {f"{TCLE}__window_encoder.serializer_l1": 1},
+                                "cells": {"NOR2X1": 3}},
+    f"{TCLE}__window_encoder.serializer_l1": {"subs": {}, "cells": {"DFFPOSX1": 4}},
+    f"{TCLE}__term_mux": {"subs": {}, "cells": {"MUX2X1": 30, "NOR2X1": 2}},
+}
+
+
+def test_several_modules_emitted_once_under_one_parent():
+    """The path's rest picks the module (a serialiser exists only in the encoder, an
+    accumulator only in the PE); a cell directly in one of them is placed by its liberty
+    cell where only one holds it, or by another cell of the same instance, and stays
+    unresolved where two modules could hold it."""
+    w = TCLE + "__wrap"
+    assert module_of("tile/array/encoder_w0/serializer_l1/_277_", TCLE_MODS, w) == \
+        f"{TCLE}__window_encoder.serializer_l1"
+    assert module_of("tile/array/pe_f0_w0/accumulator/_941_", TCLE_MODS, w) == \
+        f"{TCLE}__pe.accumulator"
+    assert module_of("tile/array/mux_f0_w0/_5_", TCLE_MODS, w) is None
+    assert module_of("tile/array/mux_f0_w0/_5_", TCLE_MODS, w, cell="MUX2X1") == \
+        f"{TCLE}__term_mux"
+    assert module_of("tile/array/mux_f0_w0/_6_", TCLE_MODS, w, cell="NOR2X1") is None
+    # a fanout buffer inserted after the statistics: in no module's count
+    assert module_of("tile/array/mux_f0_w0/_7_", TCLE_MODS, w, cell="BUFX4") is None
+    stages = [("tile/array/encoder_w0/serializer_l1/_277_", "DFFPOSX1", 0.01, 0.5),
+              ("tile/array/mux_f0_w0/_5_", "MUX2X1", 0.01, 0.4),
+              ("tile/array/mux_f0_w0/_6_", "NOR2X1", 0.01, 0.2),
+              ("tile/array/mux_f1_w0/_9_", "NOR2X1", 0.01, 0.1),
+              ("tile/array/pe_f0_w0/_8_", "XOR2X1", 0.01, 0.3)]
+    got = path_kinds(stages, TCLE_MODS, TCLE, w,
+                     endpoint="tile/array/pe_f0_w0/accumulator/_941_")
+    # the NOR2X1 of mux_f0_w0 is in the instance its MUX2X1 placed; mux_f1_w0's one NOR2X1
+    # could be in the encoder or the multiplexer
+    assert got["delay_by_kind_ns"] == {"front_end": 0.6, "encoders": 0.5, "pe_lanes": 0.3,
+                                       "control_glue": 0.1}
+    assert got["start_kind"] == "encoders" and got["end_kind"] == "accumulators"
+    assert got["unresolved"] == 1
