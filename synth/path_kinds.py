@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .kinds import kind_of
 
-__all__ = ["modules_of", "module_of", "path_kinds"]
+__all__ = ["modules_of", "path_kinds"]
 
 
 def modules_of(instance: str, mods: dict, wrap: str, cell: str | None = None) -> list[str]:
@@ -50,13 +50,6 @@ def modules_of(instance: str, mods: dict, wrap: str, cell: str | None = None) ->
         holding = [m for m in found if cell in mods.get(m, {}).get("cells", {})]
         found = holding or found
     return found
-
-
-def module_of(instance: str, mods: dict, wrap: str, cell: str | None = None) -> str | None:
-    """The module that holds the cell ``instance`` (:func:`modules_of`), or None when no
-    module or more than one fits."""
-    found = modules_of(instance, mods, wrap, cell)
-    return found[0] if len(found) == 1 else None
 
 
 def _kind(instance: str, mods: dict, top: str, wrap: str, cell: str | None = None):

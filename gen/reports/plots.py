@@ -16,7 +16,8 @@ The rules, the same in every figure:
   :func:`tick_label_overlaps`).
 - **Point labels never collide.** A scatter's labels (:func:`label_points`) each take the
   first place around their point that meets no other label and no marker and is nearest
-  its own point (:func:`point_label_overlaps`); designs of nearly equal area and speed sit side by side.
+  its own point (:func:`point_label_overlaps`): designs of nearly equal area and speed
+  sit side by side.
 - **Titles** state the workload and the hardware (:func:`hardware_summary`).
 - **Output.** Figures are plain :class:`matplotlib.figure.Figure` objects on an Agg canvas
   (no pyplot, no global backend switch), laid out by the constrained (tight) layout engine

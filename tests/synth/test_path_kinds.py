@@ -1,7 +1,7 @@
 """The critical path's delay by kind of hardware (synth/path_kinds.py): each stage's
 instance path resolved through the module tree of the yosys statistics."""
 
-from termwise.synth.path_kinds import module_of, path_kinds
+from termwise.synth.path_kinds import modules_of, path_kinds
 
 TOP = "termwise_stripes_f4w8l4_a8w8_acc24_d64"
 WRAP = TOP + "__wrap"
@@ -20,13 +20,13 @@ MODS = {
 }
 
 
-def test_module_of():
-    assert module_of("tile/array/pe_f3_w7/serial/_745_", MODS, WRAP) == f"{TOP}__pe.serial"
-    assert module_of("tile/array/pe_f0_w1/_12_", MODS, WRAP) == f"{TOP}__pe"
-    assert module_of("tile/array/sequencer/_1_", MODS, WRAP) == f"{TOP}.array.sequencer"
-    assert module_of("tile/_3418_", MODS, WRAP) == TOP
-    assert module_of("_9_", MODS, WRAP) == WRAP
-    assert module_of("tile/nowhere/_1_", MODS, WRAP) is None
+def test_modules_of():
+    assert modules_of("tile/array/pe_f3_w7/serial/_745_", MODS, WRAP) == [f"{TOP}__pe.serial"]
+    assert modules_of("tile/array/pe_f0_w1/_12_", MODS, WRAP) == [f"{TOP}__pe"]
+    assert modules_of("tile/array/sequencer/_1_", MODS, WRAP) == [f"{TOP}.array.sequencer"]
+    assert modules_of("tile/_3418_", MODS, WRAP) == [TOP]
+    assert modules_of("_9_", MODS, WRAP) == [WRAP]
+    assert modules_of("tile/nowhere/_1_", MODS, WRAP) == []
 
 
 def test_path_kinds():
@@ -68,16 +68,17 @@ def test_several_modules_emitted_once_under_one_parent():
     cell where only one holds it, or by another cell of the same instance, and stays
     unresolved where two modules could hold it."""
     w = TCLE + "__wrap"
-    assert module_of("tile/array/encoder_w0/serializer_l1/_277_", TCLE_MODS, w) == \
-        f"{TCLE}__window_encoder.serializer_l1"
-    assert module_of("tile/array/pe_f0_w0/accumulator/_941_", TCLE_MODS, w) == \
-        f"{TCLE}__pe.accumulator"
-    assert module_of("tile/array/mux_f0_w0/_5_", TCLE_MODS, w) is None
-    assert module_of("tile/array/mux_f0_w0/_5_", TCLE_MODS, w, cell="MUX2X1") == \
-        f"{TCLE}__term_mux"
-    assert module_of("tile/array/mux_f0_w0/_6_", TCLE_MODS, w, cell="NOR2X1") is None
-    # a fanout buffer inserted after the statistics: in no module's count
-    assert module_of("tile/array/mux_f0_w0/_7_", TCLE_MODS, w, cell="BUFX4") is None
+    once = [f"{TCLE}__pe", f"{TCLE}__window_encoder", f"{TCLE}__term_mux"]
+    assert modules_of("tile/array/encoder_w0/serializer_l1/_277_", TCLE_MODS, w) == \
+        [f"{TCLE}__window_encoder.serializer_l1"]
+    assert modules_of("tile/array/pe_f0_w0/accumulator/_941_", TCLE_MODS, w) == \
+        [f"{TCLE}__pe.accumulator"]
+    assert modules_of("tile/array/mux_f0_w0/_5_", TCLE_MODS, w) == once
+    assert modules_of("tile/array/mux_f0_w0/_5_", TCLE_MODS, w, cell="MUX2X1") == \
+        [f"{TCLE}__term_mux"]
+    assert modules_of("tile/array/mux_f0_w0/_6_", TCLE_MODS, w, cell="NOR2X1") == once[1:]
+    # a fanout buffer inserted after the statistics: in no module's count, no filter
+    assert modules_of("tile/array/mux_f0_w0/_7_", TCLE_MODS, w, cell="BUFX4") == once
     stages = [("tile/array/encoder_w0/serializer_l1/_277_", "DFFPOSX1", 0.01, 0.5),
               ("tile/array/mux_f0_w0/_5_", "MUX2X1", 0.01, 0.4),
               ("tile/array/mux_f0_w0/_6_", "NOR2X1", 0.01, 0.2),
