@@ -18,7 +18,7 @@ import sys
 
 from ..spec import ConfigError
 
-__all__ = ["register", "current_key"]
+__all__ = ["register", "current_key", "current_keys", "is_current"]
 
 #: Position in ``termwise --help``: after report.
 ORDER = 76
@@ -38,6 +38,13 @@ def _synth_key(cfg, clock_ns: float) -> str:
 def current_key(kind: str, folder: str) -> str:
     """The key the entry in ``folder`` would have if it were measured now (same
     configuration and options; this checkout's Verilog, scripts, tools and code)."""
+    return current_keys(kind, folder)[0]
+
+
+def current_keys(kind: str, folder: str) -> list[str]:
+    """:func:`current_key`, then for a power entry the keys it may have been measured under
+    by earlier power code declared to compute the same numbers
+    (:func:`termwise.gen.commands.power.equivalent_inputs`): the keys a lookup tries."""
     from ...synth.measured_store import load
     from ...synth.power.part import part_config
     from ..config import from_mapping
@@ -45,7 +52,7 @@ def current_key(kind: str, folder: str) -> str:
     if kind == "asic":
         rep = load(folder, "synth_report.json")
         cfg = from_mapping(rep["config"], name=rep.get("preset"))
-        return _synth_key(cfg, load(folder, "settings.json")["clock_ns"])
+        return [_synth_key(cfg, load(folder, "settings.json")["clock_ns"])]
     inp = load(folder, "inputs.json")
     rep = load(folder, "power_report.json")
     cfg = from_mapping(inp["config"], name=rep.get("preset"))
@@ -56,7 +63,12 @@ def current_key(kind: str, folder: str) -> str:
         else None,
         cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
         precision=inp["precision"], workload=inp["workload"], layers=inp["layers"])
-    return power.report_key(now)
+    return [power.report_key(x) for x in power.equivalent_inputs(now)]
+
+
+def is_current(kind: str, folder: str, key: str) -> bool:
+    """Whether the entry ``key`` in ``folder`` is what this checkout would look up."""
+    return key in current_keys(kind, folder)
 
 
 def _summary(kind: str, folder: str) -> str:
@@ -84,7 +96,7 @@ def _cmd_list(args) -> int:
     for kind, key, folder in found:
         name = "synth_report.json" if kind == "asic" else "power_report.json"
         preset = load(folder, name).get("preset")
-        ok = args.no_check or current_key(kind, folder) == key
+        ok = args.no_check or is_current(kind, folder, key)
         stale += not ok
         state = "" if args.no_check else ("current " if ok else "STALE   ")
         print(f"{kind:5s} {key} {state}{preset}: {_summary(kind, folder)}")

@@ -531,6 +531,39 @@ def report_key(inputs: dict) -> str:
     return _sha(json.dumps(inputs, sort_keys=True, separators=(",", ":")))[:24]
 
 
+#: Versions of the power code (:data:`_POWER_CODE`) declared to compute the same numbers
+#: as an earlier version: a list of ``{"power_code_sha256", "same_numbers_as", "change",
+#: "checked"}``. A change that cannot move a number (which signals the gate-level model
+#: traces, say) would otherwise retire every measured report, hours of runs each. The file
+#: is outside :data:`_POWER_CODE` because an entry names that code's hash; any later edit of
+#: the power code changes the hash, and the entry stops applying until someone checks again.
+EQUIVALENT_CODE = "synth/power/equivalent_code.json"
+
+
+def equivalent_code() -> list[dict]:
+    """The entries of :data:`EQUIVALENT_CODE` (none if the file is absent)."""
+    try:
+        with open(os.path.join(_repo_root(), EQUIVALENT_CODE), encoding="utf-8") as f:
+            return json.load(f)["equivalences"]
+    except FileNotFoundError:
+        return []
+
+
+def equivalent_inputs(inputs: dict, table: list[dict] | None = None) -> list[dict]:
+    """``inputs``, then the same inputs under each earlier power code declared (directly or
+    through a chain of declarations) to compute the same numbers: the keys a report of
+    ``inputs`` may be kept under."""
+    table = equivalent_code() if table is None else table
+    out, seen = [inputs], {inputs["power_code_sha256"]}
+    for cur in out:                      # grows while it is walked: the chain's closure
+        for e in table:
+            old = e["same_numbers_as"]
+            if e["power_code_sha256"] == cur["power_code_sha256"] and old not in seen:
+                seen.add(old)
+                out.append({**cur, "power_code_sha256": old})
+    return out
+
+
 def _cache_load(reports_dir: str, key: str) -> dict | None:
     """The report kept under ``key`` in ``reports_dir``, else in the project's measured
     results (:mod:`termwise.synth.measured_store`), else None."""
@@ -614,8 +647,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         hit_w = synth_cache.lookup(root, key_w) or synth_cache.lookup_measured(key_w)
         mode = choose_mode(part, hit_w["cell_count"] if hit_w else None) \
             if (part != "auto" or hit_w) else None
-        if mode is not None:
-            inputs = inputs_for(mode)
+        candidates = equivalent_inputs(inputs_for(mode)) if mode is not None else []
+        for inputs in candidates:
             key = report_key(inputs)
             rep = _cache_load(reports, key)
             if rep is not None:
@@ -623,6 +656,11 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                 where = os.path.join(reports, key)
                 rep["cached"] = True
                 rep["cache"] = {"key": key, "hit": True, "lookup_s": 0.0}
+                if inputs is not candidates[0]:
+                    rep["cache"]["power_code"] = (
+                        f"measured with power code {inputs['power_code_sha256'][:12]}, "
+                        f"declared to compute the same numbers as this checkout's "
+                        f"({EQUIVALENT_CODE})")
                 if not os.path.isdir(where):    # found in the project's measured results
                     where = os.path.join(measured_store.root(), "power", key)
                     rep["cache"]["measured_store"] = True

@@ -54,7 +54,7 @@ def shipped_reports(tops, log=None) -> dict:
     this checkout (the key it would have if measured now: same Verilog, tools and code;
     about 10 s per report, for the Verilog); a stale one is left out with a note."""
     from ...synth import measured_store
-    from ..commands.measured import current_key
+    from ..commands.measured import is_current
     log = log or (lambda msg: None)
     found = {}
     for kind, key, folder in measured_store.entries():
@@ -65,7 +65,7 @@ def shipped_reports(tops, log=None) -> dict:
         cfg, act, rec = _entry(path, f"measured/power/{key}", doc, "power_reports")
         if cfg.top_name not in tops or act in found.get(cfg.top_name, {}):
             continue
-        if current_key(kind, folder) != key:
+        if not is_current(kind, folder, key):
             log(f"tune: the shipped power of {cfg.top_name} ({key}) is stale for this "
                 "checkout: not used")
             continue

@@ -522,7 +522,11 @@ def _cell_verilog(cell: Cell) -> str:
 def verilog_models(lib: Library, cells: list[str] | None = None) -> str:
     """Behavioural Verilog of ``cells`` (default: every cell of ``lib``), zero-delay, for
     Verilator: ``/* verilator lint_off ... */`` around them for the latch and the
-    multi-driven state."""
+    multi-driven state, and ``tracing_off`` (back on after them): a cell's pins are the
+    netlist's nets, which the SAIF has under the nets' own names, so tracing every cell's
+    pins again (three to five signals per cell) only grows the model. Measured on
+    diffy-16x16's row (250k cells): Verilator's peak 9.2 -> 5.4 GB, verilation 7.7 -> 5.8
+    min, generated C++ 821 -> 555 MB."""
     names = sorted(lib.cells) if cells is None else sorted(set(cells))
     missing = [n for n in names if n not in lib.cells]
     if missing:
@@ -531,7 +535,8 @@ def verilog_models(lib: Library, cells: list[str] | None = None) -> str:
     return ("// Behavioural models of liberty cells, written by termwise.synth.power.cells\n"
             "/* verilator lint_off LATCH */\n/* verilator lint_off COMBDLY */\n"
             "/* verilator lint_off MULTIDRIVEN */\n/* verilator lint_off DECLFILENAME */\n"
-            "/* verilator lint_off UNUSEDSIGNAL */\n"
+            "/* verilator lint_off UNUSEDSIGNAL */\n/* verilator tracing_off */\n"
             f"{body}"
+            "/* verilator tracing_on */\n"
             "/* verilator lint_on LATCH */\n/* verilator lint_on COMBDLY */\n"
             "/* verilator lint_on MULTIDRIVEN */\n")

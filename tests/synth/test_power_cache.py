@@ -85,3 +85,66 @@ def test_hit_returns_the_stored_report_without_running(tmp_path, monkeypatch):
     # another seed is another key: not a hit, so it goes on to synthesise and simulate
     with pytest.raises(AssertionError, match="must not synthesise"):
         power.power_report(cfg, **{**kw, "seed": 2, "use_cache": True})
+
+
+def test_equivalent_inputs_follow_the_declared_chain():
+    table = [{"power_code_sha256": "c", "same_numbers_as": "b"},
+             {"power_code_sha256": "b", "same_numbers_as": "a"},
+             {"power_code_sha256": "a", "same_numbers_as": "c"},     # a loop ends
+             {"power_code_sha256": "x", "same_numbers_as": "y"}]     # another code's
+    inputs = {"power_code_sha256": "c", "seed": 1}
+    got = power.equivalent_inputs(inputs, table)
+    assert got[0] is inputs
+    assert [g["power_code_sha256"] for g in got] == ["c", "b", "a"]
+    assert all(g["seed"] == 1 for g in got)
+    assert power.equivalent_inputs({"power_code_sha256": "z"}, table) == [
+        {"power_code_sha256": "z"}]
+
+
+def test_shipped_equivalences_are_complete():
+    """Each declaration names two code hashes, what changed and how the sameness was
+    checked; the file is outside the hashed power code (it names that code's hash)."""
+    import fnmatch
+    import re
+    table = power.equivalent_code()
+    assert table, "synth/power/equivalent_code.json is missing or empty"
+    for e in table:
+        assert re.fullmatch(r"[0-9a-f]{64}", e["power_code_sha256"])
+        assert re.fullmatch(r"[0-9a-f]{64}", e["same_numbers_as"])
+        assert e["power_code_sha256"] != e["same_numbers_as"]
+        assert len(e["change"]) > 40 and len(e["checked"]) > 40
+    assert not any(fnmatch.fnmatch(power.EQUIVALENT_CODE, p) for p in power._POWER_CODE)
+
+
+@pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
+                    reason="OpenSTA or the OSU018 liberty missing")
+def test_a_report_of_declared_equivalent_code_is_a_hit(tmp_path, monkeypatch):
+    from termwise.synth.tools import check_liberty
+    root = str(tmp_path / "synth-cache")
+    kw = dict(cycles=600, seed=1, clock_mhz=None, clock_ns=10.0, liberty=None,
+              cache_root=root, use_cache=True, precision=None, part="whole")
+    cfg = preset("baseline-4x4")
+
+    def synthesise(*a, **k):
+        raise AssertionError("a cache hit must not synthesise")
+
+    monkeypatch.setattr("termwise.synth.api.synthesise", synthesise)
+    monkeypatch.setattr("termwise.synth.measured_store.enabled", lambda: False)
+    reports = tmp_path / "power-cache" / "reports"
+    key_w = power._synth_key(cfg, 10.0, check_liberty(DEFAULT_LIBERTY),
+                             str(reports / "verilog-sha"),
+                             power._tree_sha(power._RENDER_PACKAGES))
+    now = power.report_key_inputs(cfg, synth_key=key_w, part_synth_key=None, mode="whole",
+                                  cycles=600, seed=1, clock_mhz=None, precision=8,
+                                  workload=None, layers=None)
+    old = {**now, "power_code_sha256": "e" * 64}      # measured by an earlier power code
+    power._cache_store(str(reports), power.report_key(old), old, {"power_w": {"total": 2.0}})
+    monkeypatch.setattr(power, "equivalent_code", lambda: [])
+    with pytest.raises(AssertionError, match="must not synthesise"):
+        power.power_report(cfg, **kw)                  # undeclared: the old report is not used
+    monkeypatch.setattr(power, "equivalent_code", lambda: [
+        {"power_code_sha256": now["power_code_sha256"], "same_numbers_as": "e" * 64}])
+    rep = power.power_report(cfg, **kw)
+    assert rep["cached"] is True and rep["power_w"] == {"total": 2.0}
+    assert rep["cache"]["key"] == power.report_key(old)
+    assert "eeeeeeeeeeee" in rep["cache"]["power_code"]
