@@ -91,8 +91,12 @@ def test_power_baseline_4x4(termwise, tmp_path):
                      timeout=COLD_TIMEOUT))
     rep3 = load_json(tmp_path / "wl" / "power_report.json")
     md3 = (tmp_path / "wl" / "power_report.md").read_text()
-    assert rep3["model_cache"] == {"key": rep["model_cache"]["key"], "hit": True,
-                                   "build_s": 0.0}
+    assert rep3["model_cache"]["key"] == rep["model_cache"]["key"]
+    if not (rep["cached"] or rep3["cached"]):
+        # a cached report carries the model facts of the run that made it (a warm cache may
+        # hold a workload run that built the model before any random one)
+        assert rep3["model_cache"] == {"key": rep["model_cache"]["key"], "hit": True,
+                                       "build_s": 0.0}
     act = rep3["activity"]
     assert act["source"] == "digits-cnn" and act["bits"] == 8
     assert [d["name"] for d in act["layers"]] == ["conv1", "conv2", "fc"]
