@@ -50,33 +50,45 @@ def test_key_inputs_name_the_code():
         assert glob.glob(os.path.join(power._repo_root(), pat)), pat
 
 
-@pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
-                    reason="OpenSTA or the OSU018 liberty missing")
-def test_hit_returns_the_stored_report_without_running(tmp_path, monkeypatch):
-    root = str(tmp_path / "synth-cache")
-    kw = dict(cycles=600, seed=1, clock_mhz=None, clock_ns=10.0, liberty=None,
-              cache_root=root, use_cache=True, precision=None, part="whole")
-    cfg = preset("baseline-4x4")
-    stored = {"top": cfg.top_name, "power_w": {"total": 1.25}, "method": {"mode": "whole"}}
+NEEDS_STA = pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
+                               reason="OpenSTA or the OSU018 liberty missing")
 
-    def measure(*a, **k):
-        raise AssertionError("a cache hit must not simulate")
 
-    def synthesise(*a, **k):
-        raise AssertionError("a cache hit must not synthesise")
-
-    monkeypatch.setattr(power, "_measure", measure)
-    monkeypatch.setattr("termwise.synth.api.synthesise", synthesise)
-    # store an entry under the key power_report computes, then ask for it
+@pytest.fixture
+def no_run(tmp_path, monkeypatch):
+    """baseline-4x4's ``power_report`` options on empty caches under ``tmp_path`` with
+    synthesis and simulation refused, the reports folder, and the key inputs the lookup
+    computes (a stored report is then the only way to an answer)."""
     from termwise.synth.tools import check_liberty
+
+    def refuse(what):
+        def f(*a, **k):
+            raise AssertionError(f"a cache hit must not {what}")
+        return f
+
+    monkeypatch.setattr(power, "_measure", refuse("simulate"))
+    monkeypatch.setattr("termwise.synth.api.synthesise", refuse("synthesise"))
+    monkeypatch.setattr("termwise.synth.measured_store.enabled", lambda: False)
+    cfg = preset("baseline-4x4")
+    kw = dict(cycles=600, seed=1, clock_mhz=None, clock_ns=10.0, liberty=None,
+              cache_root=str(tmp_path / "synth-cache"), use_cache=True, precision=None,
+              part="whole")
     reports = tmp_path / "power-cache" / "reports"
-    sources = power._tree_sha(power._RENDER_PACKAGES)
-    key_w = power._synth_key(cfg, 10.0, check_liberty(DEFAULT_LIBERTY), str(reports /
-                                                                         "verilog-sha"), sources)
+    key_w = power._synth_key(cfg, 10.0, check_liberty(DEFAULT_LIBERTY),
+                             str(reports / "verilog-sha"),
+                             power._tree_sha(power._RENDER_PACKAGES))
     inputs = power.report_key_inputs(cfg, synth_key=key_w, part_synth_key=None, mode="whole",
                                      cycles=600, seed=1, clock_mhz=None, precision=8,
                                      workload=None, layers=None)
+    return cfg, kw, reports, inputs
+
+
+@NEEDS_STA
+def test_hit_returns_the_stored_report_without_running(no_run):
+    cfg, kw, reports, inputs = no_run
+    stored = {"top": cfg.top_name, "power_w": {"total": 1.25}, "method": {"mode": "whole"}}
     key = power.report_key(inputs)
+    key_w = inputs["synthesis_key"]
     power._cache_store(str(reports), key, inputs, stored)
     rep = power.power_report(cfg, **kw)
     assert rep["cached"] is True and rep["cache"]["key"] == key
@@ -116,27 +128,9 @@ def test_shipped_equivalences_are_complete():
     assert not any(fnmatch.fnmatch(power.EQUIVALENT_CODE, p) for p in power._POWER_CODE)
 
 
-@pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
-                    reason="OpenSTA or the OSU018 liberty missing")
-def test_a_report_of_declared_equivalent_code_is_a_hit(tmp_path, monkeypatch):
-    from termwise.synth.tools import check_liberty
-    root = str(tmp_path / "synth-cache")
-    kw = dict(cycles=600, seed=1, clock_mhz=None, clock_ns=10.0, liberty=None,
-              cache_root=root, use_cache=True, precision=None, part="whole")
-    cfg = preset("baseline-4x4")
-
-    def synthesise(*a, **k):
-        raise AssertionError("a cache hit must not synthesise")
-
-    monkeypatch.setattr("termwise.synth.api.synthesise", synthesise)
-    monkeypatch.setattr("termwise.synth.measured_store.enabled", lambda: False)
-    reports = tmp_path / "power-cache" / "reports"
-    key_w = power._synth_key(cfg, 10.0, check_liberty(DEFAULT_LIBERTY),
-                             str(reports / "verilog-sha"),
-                             power._tree_sha(power._RENDER_PACKAGES))
-    now = power.report_key_inputs(cfg, synth_key=key_w, part_synth_key=None, mode="whole",
-                                  cycles=600, seed=1, clock_mhz=None, precision=8,
-                                  workload=None, layers=None)
+@NEEDS_STA
+def test_a_report_of_declared_equivalent_code_is_a_hit(no_run, monkeypatch):
+    cfg, kw, reports, now = no_run
     old = {**now, "power_code_sha256": "e" * 64}      # measured by an earlier power code
     power._cache_store(str(reports), power.report_key(old), old, {"power_w": {"total": 2.0}})
     monkeypatch.setattr(power, "equivalent_code", lambda: [])
