@@ -52,10 +52,10 @@ def modules_of(instance: str, mods: dict, wrap: str, cell: str | None = None) ->
     return found
 
 
-def _kind(instance: str, mods: dict, top: str, wrap: str, cell: str | None = None):
-    """The kind of the module holding ``instance``: also known when several modules fit
-    but all are of one kind; None when unknown."""
-    kinds = {kind_of(m, top) for m in modules_of(instance, mods, wrap, cell)}
+def _one_kind(modules, top: str):
+    """The kind of ``modules`` when they are all of one kind (a cell that may be in several
+    modules still has a known kind), else None."""
+    kinds = {kind_of(m, top) for m in modules}
     return kinds.pop() if len(kinds) == 1 else None
 
 
@@ -96,8 +96,7 @@ def path_kinds(stages, mods: dict, top: str, wrap: str, endpoint: str | None = N
             found = (held[where] & found) or held[where]
         held[where] = found
     for instance, cell, _cap, delay in stages:
-        ks = {kind_of(m, top) for m in held[instance.rpartition("/")[0]]}
-        kind = ks.pop() if len(ks) == 1 else None
+        kind = _one_kind(held[instance.rpartition("/")[0]], top)
         if kind is None:
             unresolved += 1
             kind = "control_glue"
@@ -105,7 +104,7 @@ def path_kinds(stages, mods: dict, top: str, wrap: str, endpoint: str | None = N
         by_kind[kind] = by_kind.get(kind, 0.0) + delay
     end_kind = kinds[-1] if kinds else None
     if endpoint is not None:
-        end_kind = _kind(endpoint, mods, top, wrap) or "control_glue"
+        end_kind = _one_kind(modules_of(endpoint, mods, wrap), top) or "control_glue"
     ordered = dict(sorted(((k, round(v, 3)) for k, v in by_kind.items()),
                           key=lambda kv: -kv[1]))
     return {

@@ -18,7 +18,7 @@ import sys
 
 from ..spec import ConfigError
 
-__all__ = ["register", "current_key", "current_keys", "is_current"]
+__all__ = ["register", "current_keys", "is_current"]
 
 #: Position in ``termwise --help``: after report.
 ORDER = 76
@@ -35,16 +35,12 @@ def _synth_key(cfg, clock_ns: float) -> str:
     return power._synth_key(cfg, clock_ns, lib, memo, power._tree_sha(power._RENDER_PACKAGES))
 
 
-def current_key(kind: str, folder: str) -> str:
-    """The key the entry in ``folder`` would have if it were measured now (same
-    configuration and options; this checkout's Verilog, scripts, tools and code)."""
-    return current_keys(kind, folder)[0]
-
-
 def current_keys(kind: str, folder: str) -> list[str]:
-    """:func:`current_key`, then for a power entry the keys it may have been measured under
-    by earlier power code declared to compute the same numbers
-    (:func:`termwise.gen.commands.power.equivalent_inputs`): the keys a lookup tries."""
+    """The key the entry in ``folder`` would have if it were measured now (same
+    configuration and options; this checkout's Verilog, scripts, tools and code), then for
+    a power entry the keys it may have been measured under by earlier power code declared
+    to compute the same numbers (:func:`termwise.gen.commands.power.equivalent_inputs`):
+    the keys a lookup tries."""
     from ...synth.measured_store import load
     from ...synth.power.part import part_config
     from ..config import from_mapping
