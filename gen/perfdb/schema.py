@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 
 from ..spec import ConfigError
 
@@ -169,7 +170,29 @@ def _check_or_create(con: sqlite3.Connection, path: str, *, may_create: bool,
     con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     con.execute("PRAGMA foreign_keys = ON")
     if not readonly:
-        mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _switch_to_wal(con, path)
         if mode.lower() != "wal":
             raise ConfigError("db", f"{path}: cannot switch to WAL mode (journal {mode}); "
                                     "put the perf-db on a local file system")
+
+
+def _switch_to_wal(con: sqlite3.Connection, path: str) -> str:
+    """``PRAGMA journal_mode = WAL``, retried until :data:`BUSY_TIMEOUT_S` has passed.
+
+    The busy timeout does not cover this statement: when two connections that hold a
+    shared lock both want the exclusive lock the switch needs, SQLite answers "database is
+    locked" at once instead of waiting, since waiting could deadlock (sqlite3_busy_handler's
+    documentation). That happened to processes opening one fresh perf-db together: 1 in 800
+    opens (tests/gen/test_perfdb_concurrency.py failed in CI once). The mode is stored in
+    the file, so once one process has switched, the others' switch is a no-op.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.001
+    while True:
+        try:
+            return con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() + delay > deadline:
+                raise ConfigError("db", f"{path}: cannot switch to WAL mode: {err}") from None
+            time.sleep(delay)
+            delay = min(2 * delay, 0.1)

@@ -10,8 +10,12 @@ import json
 import multiprocessing as mp
 import sqlite3
 
+import pytest
+
 from termwise.gen.config import preset
+from termwise.gen.perfdb import schema
 from termwise.gen.perfdb import PerfDB, Record
+from termwise.gen.spec import ConfigError
 
 N_PROCESSES = 4
 M_INSERTS = 200
@@ -65,13 +69,14 @@ def _opener(path, start, results):
 
 
 def test_processes_creating_one_db_at_once_all_accept_it(tmp_path):
-    """8 processes open the same fresh perf-db at once, 20 times: every one accepts the
+    """8 processes open the same fresh perf-db at once, 60 times: every one accepts the
     file. (With its header read as three separate statements, a process could read
     application_id 0 before another's creating commit and the tables after it, and refuse
-    the db as a foreign file: 7 refusals in 320 opens before the fix.)"""
+    the db as a foreign file: 7 refusals in 320 opens before that fix. With the switch to
+    WAL tried once, "database is locked": 8 in 2,400 opens before that fix.)"""
     ctx = mp.get_context("fork")
     refusals = []
-    for round_ in range(20):
+    for round_ in range(60):
         path = str(tmp_path / f"fresh{round_}.sqlite")
         start, results = ctx.Event(), ctx.Queue()
         procs = [ctx.Process(target=_opener, args=(path, start, results)) for _ in range(8)]
@@ -82,3 +87,34 @@ def test_processes_creating_one_db_at_once_all_accept_it(tmp_path):
             p.join(60)
         refusals += [m for m in (results.get(timeout=10) for _ in procs) if m]
     assert not refusals, refusals[:3]
+
+
+class _LockedFor:
+    """A connection whose ``PRAGMA journal_mode = WAL`` is refused ``times`` times the way
+    SQLite refuses it when waiting could deadlock, then answers ``wal``."""
+
+    def __init__(self, times):
+        self.times, self.calls = times, 0
+
+    def execute(self, sql):
+        assert sql == "PRAGMA journal_mode = WAL"
+        self.calls += 1
+        if self.calls <= self.times:
+            raise sqlite3.OperationalError("database is locked")
+        return self
+
+    def fetchone(self):
+        return ("wal",)
+
+
+def test_the_switch_to_wal_waits_out_a_refusal():
+    con = _LockedFor(3)
+    assert schema._switch_to_wal(con, "x.sqlite") == "wal"
+    assert con.calls == 4
+
+
+def test_the_switch_to_wal_gives_up_after_the_busy_timeout(monkeypatch):
+    monkeypatch.setattr(schema, "BUSY_TIMEOUT_S", 0.05)
+    with pytest.raises(ConfigError) as err:
+        schema._switch_to_wal(_LockedFor(10**9), "x.sqlite")
+    assert err.value.field == "db" and "WAL" in str(err.value)
