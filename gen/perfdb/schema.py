@@ -182,8 +182,8 @@ def _switch_to_wal(con: sqlite3.Connection, path: str) -> str:
     The busy timeout does not cover this statement: when two connections that hold a
     shared lock both want the exclusive lock the switch needs, SQLite answers "database is
     locked" at once instead of waiting, since waiting could deadlock (sqlite3_busy_handler's
-    documentation). That happened to processes opening one fresh perf-db together: 1 in 800
-    opens (tests/gen/test_perfdb_concurrency.py failed in CI once). The mode is stored in
+    documentation). That happened to processes opening one fresh perf-db together: 8 in
+    2,400 opens (tests/gen/test_perfdb_concurrency.py failed in CI once). The mode is stored in
     the file, so once one process has switched, the others' switch is a no-op.
     """
     deadline = time.monotonic() + BUSY_TIMEOUT_S
