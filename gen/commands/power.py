@@ -605,14 +605,15 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     :class:`ConfigError` before anything runs.
 
     ``part``: ``whole`` simulates the whole tile; ``row`` one PE row and the shared logic
-    (:mod:`termwise.synth.power.part`), scaled to the whole tile; ``auto`` (default) ``row``
+    (:mod:`termwise.synth.power.part`), scaled to the whole tile; ``slice`` a quarter of
+    that row's window columns, scaled likewise; ``auto`` (default) ``row``
     above :data:`~termwise.synth.power.part.ROW_ABOVE_CELLS` synthesised cells. The report
     is kept in ``<power-cache>/reports/<key>/`` (:func:`report_key_inputs`); ``use_cache``
     False recomputes it (and reruns the synthesis)."""
     from ...gen.emit import manifest, render
     from ...synth import cache as synth_cache
     from ...synth.api import check_options, synthesise
-    from ...synth.power.part import MODES, choose_mode, part_config
+    from ...synth.power.part import MODES, SLICE_WINDOW_DIVISOR, choose_mode, part_config
     from ...synth.power.stimulus import RESET_CYCLES
 
     t0 = time.monotonic()
@@ -632,13 +633,16 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     memo = os.path.join(reports, "verilog-sha")
     sources = _tree_sha(_RENDER_PACKAGES)
     key_w = _synth_key(cfg, clock_ns, lib, memo, sources)
-    pcfg = part_config(cfg)
+    if part == "slice" and cfg.windows % SLICE_WINDOW_DIVISOR:
+        raise ConfigError("part", f"slice keeps windows/{SLICE_WINDOW_DIVISOR} window columns: "
+                          f"needs windows divisible by {SLICE_WINDOW_DIVISOR}, got "
+                          f"{cfg.windows}")
 
     def inputs_for(mode):
         return report_key_inputs(
             cfg, synth_key=key_w, mode=mode,
-            part_synth_key=_synth_key(pcfg, clock_ns, lib, memo, sources)
-            if mode == "row" else None,
+            part_synth_key=_synth_key(part_config(cfg, mode), clock_ns, lib, memo, sources)
+            if mode in ("row", "slice") else None,
             cycles=cycles, seed=seed, clock_mhz=clock_mhz, precision=prec,
             workload=workload, layers=layers)
 
@@ -682,6 +686,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         rep, _ = _measure(cfg, clock_mhz=clock_mhz, **common)
         rep["method"] = _whole_method(part, syn)
     else:
+        pcfg = part_config(cfg, mode)
         f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
         source = ("--clock-mhz" if clock_mhz is not None else
                   "the whole tile's ASIC Fmax (its synthesis report)")
@@ -721,8 +726,9 @@ def _layer_slots(cfg, workload: str, names: list[str]) -> dict[str, int]:
 def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
                workload: str | None, layers: list[str] | None, clock_ns: float) -> dict:
     """The whole tile's report from the part's (:mod:`termwise.synth.power.part`)."""
-    from ...synth.power.part import (ROW_ABOVE_CELLS, module_areas, module_scales,
-                                     scale_by_kind, static_by_module, whole_real_macs)
+    from ...synth.power.part import (ROW_ABOVE_CELLS, SLICE_WINDOW_DIVISOR, mac_scale,
+                                     module_areas, module_scales, scale_by_kind,
+                                     static_by_module, whole_real_macs)
     t0 = time.monotonic()
     lib, psyn = facts["lib"], facts["syn"]
     top, ptop = cfg.top_name, pcfg.top_name
@@ -752,7 +758,8 @@ def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
     wrap_scale = scales.get("__wrap", {}).get("scale", 1.0)
 
     act = prep["activity"]
-    F = cfg.filters
+    F = mac_scale(cfg, pcfg)            # cfg.filters for a row
+    sliced = pcfg.windows != cfg.windows
     macs = act["macs_issued"] * F
     if facts["plan"] is None:
         real = macs
@@ -770,21 +777,27 @@ def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
                               "part_mac_slots": slots_p[d["name"]],
                               "whole_mac_slots": slots_w[d["name"]],
                               "whole_real_macs": r})
+    shape = (f"filters=1 and windows={pcfg.windows} of {cfg.windows} (a slice: one PE row "
+             f"of 1/{SLICE_WINDOW_DIVISOR} of the window columns, every lane, with the "
+             f"activation front end and buffers of those windows and the shared controller; "
+             if sliced else
+             "filters=1 (one PE row: every window column and lane of one filter, plus the "
+             "shared controller, activation front end and buffers; ")
     sentence = (
         f"The whole tile's figures are estimated from a representative part: the same "
-        f"configuration with filters=1 (one PE row: every window column and lane of one "
-        f"filter, plus the shared controller, activation front end and buffers; "
+        f"configuration with {shape}"
         f"pe_stages={pcfg.pe_stages} as in the whole tile), synthesised and simulated on "
         f"the same activity; each module's dynamic power (internal + switching) is the "
         f"part's times the whole tile's synthesised area of that module over the part's; "
         f"leakage and cell counts are the whole tile's own, from its synthesised cell "
         f"counts; the clock is the whole tile's; the MACs are {F} times the part's "
         + ("" if facts["plan"] is None else
-           "(real MACs corrected for the whole tile's filter padding, layer by layer) ")
+           "(real MACs corrected for the whole tile's " +
+           ("filter and window" if sliced else "filter") + " padding, layer by layer) ")
         + "in the same cycles.")
     method = {
-        "mode": "row", "requested": requested,
-        "why": ("--part row" if requested == "row" else
+        "mode": "slice" if sliced else "row", "requested": requested,
+        "why": (f"--part {requested}" if requested in ("row", "slice") else
                 f"--part auto: {asic['cell_count']} synthesised cells, over "
                 f"{ROW_ABOVE_CELLS} (the whole tile's gate-level model would take too long "
                 "to build)"),
@@ -798,22 +811,29 @@ def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
                                            "part_area_um2": m["part_area_um2"]}
                           for s, m in scales.items()},
         "leakage": "exact: the whole tile's synthesised cell counts x cell_leakage_power",
-        "assumed": ["every filter's PE row toggles like the simulated one",
+        "assumed": (["every window column toggles like the simulated ones (the slice's runs "
+                     "synchronise fewer windows than the whole tile's)"] if sliced else [])
+                   + ["every filter's PE row toggles like the simulated one",
                     "a module's dynamic power per unit area is the same in the whole tile as "
                     "in the part (the shared logic's extra area in the whole tile, e.g. the "
                     "wider output mux and IO wrapper, toggles like the part's)",
                     "broadcast nets across the whole array: the part's drive one row; the "
                     "whole tile's buffering is scaled by area, not simulated"],
-        "macs": {"filters": F, "part_macs_issued": act["macs_issued"],
+        "macs": {"filters": cfg.filters,
+                 **({"scale": F, "windows": [pcfg.windows, cfg.windows]} if sliced else {}),
+                 "part_macs_issued": act["macs_issued"],
                  "macs_issued": macs, "part_real_macs": act["real_macs"],
                  "real_macs": real, "layers": per_layer,
                  "how": f"issued: {F} x the part's; real: " +
                         ("as issued (random operands)" if facts["plan"] is None else
-                         "per layer part real MACs x filters x (the layer's MAC slots on "
+                         "per layer part real MACs x " + (f"{F} (filters x window columns "
+                         "over the part's)" if sliced else "filters") + " x (the layer's MAC "
+                         "slots on "
                          "the part / on the whole tile), the layer's own MACs being the "
                          "same in both lowerings")},
-        "check": "baseline-4x4 and stripes-4x4, whole tile against one PE row: README, "
-                 "Gate-level power",
+        "check": ("laconic-4x4, whole tile against a slice: docs/energy.md" if sliced else
+                  "baseline-4x4 and stripes-4x4, whole tile against one PE row: README, "
+                  "Gate-level power"),
     }
     rep = dict(prep)
     rep.update({
@@ -837,7 +857,8 @@ def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
                  "energy": prep["energy"]},
         "method": method,
         "not_modelled": NOT_MODELLED + [
-            "the whole tile is not simulated: its dynamic power is one PE row's, scaled "
+            "the whole tile is not simulated: its dynamic power is one PE row's"
+            + (" (a slice of its window columns)" if sliced else "") + ", scaled "
             "module by module by synthesised area (method)"],
     })
     act = dict(act)
@@ -847,7 +868,9 @@ def _from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: dict,
     rep["activity"] = act
     rep["activity_source"] = dict(prep["activity_source"],
                                   macs_issued=macs,
-                                  simulated=f"the part {ptop} (one PE row)")
+                                  simulated=f"the part {ptop} (one PE row"
+                                            + (f", {pcfg.windows} of {cfg.windows} windows)"
+                                               if sliced else ")"))
     rep["wall_s"] = dict(prep["wall_s"], scaling=round(time.monotonic() - t0, 1))
     return rep
 
@@ -950,7 +973,8 @@ def _method_lines(m: dict | None) -> list[str]:
         return []
     if m["mode"] == "whole":
         return [f"Method: whole tile ({m['why']}): {m['how']}.", ""]
-    lines = ["## Method: one PE row, scaled to the whole tile", "", m["how"], "",
+    title = ("a slice of one PE row" if m["mode"] == "slice" else "one PE row")
+    lines = [f"## Method: {title}, scaled to the whole tile", "", m["how"], "",
              f"Why: {m['why']}. The part: {m['part_top']} (synthesis "
              f"{m['part_synthesis_key']}; the whole tile's {m['synthesis_key']}). "
              f"Leakage: {m['leakage']}. MACs: {m['macs']['how']}.", "",
@@ -1013,7 +1037,8 @@ def register(subparsers) -> None:
               + (f", {e['per_real_mac_pj']:.3g} pJ per real MAC of {rep['activity']['source']}"
                  if rep["activity"]["source"] != "random" and e["per_real_mac_pj"] else "")
               + ("" if rep["method"]["mode"] == "whole" else
-                 f"; from one PE row ({rep['method']['part_top']}), scaled")
+                 f"; from {'a slice of ' if rep['method']['mode'] == 'slice' else ''}"
+                 f"one PE row ({rep['method']['part_top']}), scaled")
               + "; OpenSTA vectorless "
               + ("" if rep["method"]["mode"] == "whole" else "(the part) ")
               + f"{rep['opensta']['total_w'] * 1e3:.3f} mW "
@@ -1055,7 +1080,9 @@ def register(subparsers) -> None:
                    help="simulate the whole tile, or one PE row (filters=1, the shared logic "
                         "kept) scaled to the whole tile module by module by synthesised "
                         f"area; auto (default): row above {ROW_CELLS_CLI:,} synthesised "
-                        "cells (the 16x16 presets), whole below (every 4x4 preset)")
+                        "cells (the 16x16 presets), whole below (every 4x4 preset); slice: "
+                        "one PE row with a quarter of the window columns (for a row too "
+                        "big to build: laconic-16x16, loom-16x16)")
     p.add_argument("--no-cache", action="store_true",
                    help="always rerun the synthesis and the power (no cached report)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")

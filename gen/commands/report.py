@@ -13,7 +13,11 @@ them), in this order:
    share, scaled to the tile (:mod:`termwise.synth.power.part`; the method checked against
    the whole tile at 4x4, docs/energy.md). Every design is measured the same way: ``auto``
    would simulate the 8-bit tiles (415k-680k cells) whole, a model that took over 50
-   minutes to build for baseline-16x16-8b alone, and mix the two methods in one table;
+   minutes to build for baseline-16x16-8b alone, and mix the two methods in one table.
+   A tile whose row alone holds more activation-buffer bits than the largest row that built
+   (:data:`~termwise.synth.power.part.ROW_MAX_BUFFER_BITS`: laconic-16x16 and loom-16x16,
+   64 windows of 16-bit bricks) is measured by a slice of its row (``--part slice``: a
+   quarter of the window columns), and its power report says so;
 3. the network simulation (``termwise sim``) with its energy model
    (:mod:`termwise.golden.netsim.energy`): cycles, and energy per inference from the
    measured power (compute) plus on-chip buffer and off-chip accesses.
@@ -49,8 +53,16 @@ ORDER = 75
 DEFAULT_POWER_CYCLES = 20000
 
 #: How every design's power is measured (``termwise power --part``): one PE row and the
-#: shared logic (module docstring).
+#: shared logic (module docstring), or its slice (:func:`power_part`).
 POWER_PART = "row"
+
+
+def power_part(cfg) -> str:
+    """``slice`` for a tile whose PE row holds more activation-buffer bits than
+    :data:`~termwise.synth.power.part.ROW_MAX_BUFFER_BITS` (its row's gate-level model does
+    not build on this machine), else :data:`POWER_PART`."""
+    from ...synth.power.part import ROW_MAX_BUFFER_BITS, row_buffer_bits
+    return "slice" if row_buffer_bits(cfg) > ROW_MAX_BUFFER_BITS else POWER_PART
 
 
 def needed_cycles(err: ConfigError) -> int | None:
@@ -144,7 +156,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
         return power_report(cfg, cycles=budget, seed=seed, clock_mhz=None,
                             clock_ns=DEFAULT_CLOCK_NS, liberty=None, cache_root=cache_root,
                             use_cache=use_cache, precision=None, log=log, workload=workload,
-                            layers=None, part=POWER_PART)
+                            layers=None, part=power_part(cfg))
 
     for a in archs:
         cfg = cfgs[a]

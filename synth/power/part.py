@@ -12,6 +12,18 @@ The part
     it derives it from its PE count (:data:`termwise.gen.config.PE_STAGE_MIN_PES`), and the
     part must keep the whole tile's pipeline.
 
+The slice (``--part slice``)
+    One PE row of a quarter of the window columns: ``filters=1`` and ``windows`` divided
+    by :data:`SLICE_WINDOW_DIVISOR` (:func:`part_config`), the rest as for the row. For
+    the tiles whose row is itself too big to build: the activation buffer holds a brick
+    for every window column, so a 64-window row of 16-bit activations (laconic-16x16,
+    loom-16x16: 262,144 buffer bits, 91% of the row's 2.2 million netlist statements) kept
+    Verilator above 24 GB of memory and 16 GB of swap, thrashing, when stopped after 16
+    minutes; the largest rows built hold 65,536 bits (loom-16x16-8b's, 15.5 GB; the 16-bit
+    16-window rows of the Stripes family, Bit-Pragmatic and TCLp). The slice's
+    runs also synchronise fewer windows (a design whose windows wait for the slowest lane
+    idles less in the slice): checked at 4x4 against the whole tile (docs/energy.md).
+
 The whole tile's figures
     Module by module (each module definition of the hierarchy, matched by its name after the
     tile's top name): the part's dynamic power (internal + switching) of that module, all its
@@ -34,13 +46,26 @@ row's loads; the buffering yosys adds for 16 rows is scaled by area, not simulat
 
 from __future__ import annotations
 
-__all__ = ["MODES", "ROW_ABOVE_CELLS", "PartError", "part_config", "choose_mode",
+__all__ = ["MODES", "ROW_ABOVE_CELLS", "SLICE_WINDOW_DIVISOR", "ROW_MAX_BUFFER_BITS",
+           "row_buffer_bits", "mac_scale", "PartError", "part_config", "choose_mode",
            "module_areas", "static_by_module", "module_scales", "scale_by_kind",
            "whole_real_macs"]
 
 #: ``--part`` choices: ``auto`` picks ``row`` above :data:`ROW_ABOVE_CELLS` cells, else
-#: ``whole``.
-MODES = ("auto", "whole", "row")
+#: ``whole``; ``slice`` is only chosen explicitly.
+MODES = ("auto", "whole", "row", "slice")
+
+#: The slice keeps ``windows // SLICE_WINDOW_DIVISOR`` window columns of one PE row: 16 of
+#: laconic-16x16's and loom-16x16's 64, whose activation buffer (65,536 bits at 16 bits)
+#: is then that of the 16-window rows that built: dstripes-16x16's at 11.0 GB, its report
+#: 40 minutes alone (synth/README.md).
+SLICE_WINDOW_DIVISOR = 4
+
+#: The largest activation buffer (bits: rows x windows x lanes x activation bits) of the PE
+#: rows that built on the 23 GB, 2-core machine: loom-16x16-8b's (32 windows of 8-bit
+#: bricks; 15.5 GB at the peak, its report 1 h 32 min alone) and the 16-window 16-bit
+#: rows'. A tile whose row holds more is measured by its slice in ``termwise report``.
+ROW_MAX_BUFFER_BITS = 65_536
 
 #: ``--part auto`` simulates one PE row when the whole tile's synthesised netlist has more
 #: cells than this, the whole tile otherwise. The model's build time grows with the cell
@@ -58,11 +83,35 @@ class PartError(RuntimeError):
     counterpart in the part, or no area in it): the estimate would be silently wrong."""
 
 
-def part_config(cfg):
+def row_buffer_bits(cfg) -> int:
+    """The activation buffer bits of ``cfg``'s PE row (the row shares the whole tile's)."""
+    return cfg.depth * cfg.act_row_bits
+
+
+def part_config(cfg, mode: str = "row"):
     """The representative part of ``cfg``: one filter (one PE row), the full tile's
-    resolved ``pe_stages``, every other field unchanged."""
-    name = f"{cfg.name}-row" if cfg.name else None
-    return cfg.replace(filters=1, pe_stages=cfg.pe_stages, name=name)
+    resolved ``pe_stages``, every other field unchanged; for ``mode`` ``slice`` also
+    ``windows // SLICE_WINDOW_DIVISOR`` window columns (:class:`PartError` if the windows
+    do not divide)."""
+    if mode not in ("row", "slice"):
+        raise ValueError(f"part mode {mode!r}: row or slice")
+    changes = {"filters": 1, "pe_stages": cfg.pe_stages}
+    if mode == "slice":
+        if cfg.windows % SLICE_WINDOW_DIVISOR:
+            raise PartError(f"the slice keeps windows/{SLICE_WINDOW_DIVISOR} window columns: "
+                            f"{cfg.windows} windows do not divide")
+        changes["windows"] = cfg.windows // SLICE_WINDOW_DIVISOR
+    name = f"{cfg.name}-{mode}" if cfg.name else None
+    return cfg.replace(name=name, **changes)
+
+
+def mac_scale(cfg, pcfg) -> int:
+    """How many times the part's MAC slots per cycle the whole tile has: ``filters`` for a
+    row, ``filters x SLICE_WINDOW_DIVISOR`` for a slice."""
+    whole, part = cfg.filters * cfg.windows, pcfg.filters * pcfg.windows
+    if whole % part:
+        raise PartError(f"the part's {part} PE columns do not divide the tile's {whole}")
+    return whole // part
 
 
 def choose_mode(mode: str, cell_count: int | None) -> str:
@@ -196,15 +245,16 @@ def scale_by_kind(part_dynamic: dict[str, dict], scales: dict[str, dict],
             {k: v for k, v in factors.items() if v["whole_area_um2"]})
 
 
-def whole_real_macs(part_real: int, filters: int, part_slots: int, whole_slots: int) -> float:
+def whole_real_macs(part_real: int, scale: int, part_slots: int, whole_slots: int) -> float:
     """Real MACs the whole tile does in the cycles the part simulated, for one layer.
 
-    In those cycles the whole tile runs the same runs with ``filters`` filters instead of
-    one: ``filters`` times the part's MAC slots. Of a layer's slots, the share that is the
-    layer's own MACs differs only by filter padding (windows, lanes and bricks are the
-    same): the layer's own MACs are the same in both lowerings, so the whole tile's share is
-    the part's times ``part_slots / (whole_slots)``, the MAC slots (bricks x lanes x
-    filters x windows, summed over every run) of the layer's whole lowering onto the part
-    and onto the whole tile. Hence ``part_real * filters * part_slots / whole_slots``.
+    In those cycles the whole tile runs with ``scale`` (:func:`mac_scale`) times the part's
+    MAC slots: ``filters`` filters instead of one (and, for a slice, all the window columns
+    instead of some). Of a layer's slots, the share that is the layer's own MACs differs
+    only by padding (filter padding; for a slice, window padding too): the layer's own MACs
+    are the same in both lowerings, so the whole tile's share is the part's times
+    ``part_slots / whole_slots``, the MAC slots (bricks x lanes x filters x windows, summed
+    over every run) of the layer's whole lowering onto the part and onto the whole tile.
+    Hence ``part_real * scale * part_slots / whole_slots``.
     """
-    return part_real * filters * part_slots / whole_slots
+    return part_real * scale * part_slots / whole_slots

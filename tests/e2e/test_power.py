@@ -142,6 +142,9 @@ def test_power_bad_input(termwise, tmp_path):
     r = termwise("power", "--preset", "baseline-4x4", "--part", "half", "--cache-dir",
                  SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "--part", "half")
+    r = termwise("power", "--preset", "baseline-4x4", "--part", "slice", "--cache-dir",
+                 SYNTH_CACHE, "-o", "out")             # one window: no quarter of it
+    assert_usage_error(r, tmp_path / "out", "part:", "divisible by 4", "got 1")
     r = termwise("power", "--preset", "baseline-4x4", "--layers", "fc", "--cache-dir",
                  SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "layers: needs --workload")

@@ -118,6 +118,20 @@ def test_power_budget_for_a_slow_design():
     assert e.value.field == "power_cycles"
 
 
+@pytest.mark.parametrize("bits", [8, 16])
+def test_power_part_per_design(bits):
+    """Every design's row, except the 64-window 16-bit rows (262,144 activation-buffer bits,
+    4x the largest row that built): those are measured by a slice."""
+    from termwise.gen.commands.report import power_part
+    from termwise.gen.commands.sim import parse_archs
+    sliced = {"laconic", "loom"} if bits == 16 else set()
+    designs = parse_archs("all")
+    assert len(designs) == 12
+    for design in designs:
+        cfg = sim_config(design, bits, "window")
+        assert power_part(cfg) == ("slice" if design in sliced else "row"), design
+
+
 def test_report_refuses_a_malformed_report(termwise, tmp_path):
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "power_report.json").write_text("{not json")

@@ -1,5 +1,5 @@
-"""`termwise power --part row`: the representative part of a tile (one PE row, the full
-tile's pipeline), the `auto` rule, the module-by-module scaling by synthesised area on a
+"""`termwise power --part row|slice`: the representative part of a tile (one PE row, the full
+tile's pipeline; the slice, a quarter of its windows), the `auto` rule, the module-by-module scaling by synthesised area on a
 hand-made record (numbers worked out below), the exact leakage from cell counts, the real
 MACs of the whole tile; and (make test-all) the part estimate of baseline-4x4 against the
 whole tile's simulated figure."""
@@ -12,9 +12,11 @@ from types import SimpleNamespace
 import pytest
 
 from termwise.gen.config import preset
-from termwise.synth.power.part import (ROW_ABOVE_CELLS, PartError, choose_mode,
-                                       module_areas, module_scales, part_config,
-                                       scale_by_kind, static_by_module, whole_real_macs)
+from termwise.synth.power.part import (ROW_ABOVE_CELLS, ROW_MAX_BUFFER_BITS,
+                                       SLICE_WINDOW_DIVISOR, PartError, choose_mode,
+                                       mac_scale, module_areas, module_scales, part_config,
+                                       row_buffer_bits, scale_by_kind, static_by_module,
+                                       whole_real_macs)
 from termwise.synth.tools import DEFAULT_LIBERTY
 
 TOP = "t_f4"
@@ -32,6 +34,33 @@ def test_part_is_one_filter_with_the_whole_tiles_pipeline():
         assert getattr(p, f) == getattr(s, f), f
     b = part_config(preset("baseline-4x4"))
     assert b.top_name == "termwise_baseline_f1w1l4_a8w8_acc24_d64" and b.pe_stages == 0
+
+
+def test_slice_is_a_quarter_of_the_rows_windows():
+    lac = preset("laconic-16x16")
+    sl = part_config(lac, "slice")
+    assert (sl.filters, sl.windows, sl.pe_stages) == (1, 16, lac.pe_stages)
+    for f in ("arch", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth"):
+        assert getattr(sl, f) == getattr(lac, f), f
+    assert sl.name == "laconic-16x16-slice" and part_config(lac).name == "laconic-16x16-row"
+    # the row is the part it always was: the slice option leaves it alone
+    assert part_config(lac).windows == 64 and part_config(lac, "row") == part_config(lac)
+    # MAC slots per cycle: filters for a row, filters x the windows' divisor for a slice
+    assert mac_scale(lac, part_config(lac)) == 16
+    assert mac_scale(lac, sl) == 16 * SLICE_WINDOW_DIVISOR == 64
+    with pytest.raises(PartError, match="windows do not divide"):
+        part_config(preset("baseline-4x4"), "slice")       # one window
+    with pytest.raises(ValueError):
+        part_config(lac, "whole")
+
+
+def test_row_buffer_bits_hand_count():
+    # 16 rows (depth) of 64 windows x 16 lanes x 16 bits: laconic-16x16, too big to build
+    assert row_buffer_bits(preset("laconic-16x16")) == 16 * 64 * 16 * 16 == 262_144
+    assert row_buffer_bits(preset("loom-16x16")) > ROW_MAX_BUFFER_BITS
+    # the 16-window 16-bit rows that built (stripes-16x16: 16 x 16 x 16 x 16)
+    assert row_buffer_bits(preset("stripes-16x16")) == ROW_MAX_BUFFER_BITS
+    assert row_buffer_bits(part_config(preset("laconic-16x16"), "slice")) == ROW_MAX_BUFFER_BITS
 
 
 def test_auto_rule():
@@ -126,6 +155,12 @@ def test_whole_tiles_real_macs():
     assert whole_real_macs(1000, 16, part_slots=8 * 64, whole_slots=16 * 64) == 8000
     # no filter padding: filters x the part's
     assert whole_real_macs(1000, 4, part_slots=4 * 64, whole_slots=4 * 64) == 4000
+    # a slice (1 filter, 4 of 16 windows) of a 4-filter tile: scale 16. A layer of one
+    # output channel at 6 positions, 64 MACs each (384): 2 runs on the slice (512 slots,
+    # 75% real), 1 run of 4 filters x 16 windows on the whole tile (4,096 slots, 9.4%
+    # real). In the cycles the slice issues S slots (0.75 S real) the whole tile issues
+    # 16 S, 1.5 S real: 2x the slice's
+    assert whole_real_macs(1000, 16, part_slots=1 * 8 * 64, whole_slots=4 * 16 * 64) == 2000
 
 
 #: Largest allowed difference of the part's estimate from the whole tile's simulated total
