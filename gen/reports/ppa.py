@@ -60,11 +60,19 @@ def _get(d, *keys):
 
 def method_text(power: dict) -> str:
     """How a power report's tile figure was obtained, in a few words: the whole tile
-    simulated at gate level, or one PE row scaled (``termwise power --part``)."""
+    simulated at gate level, or one PE row (or a slice of it) scaled (``termwise power
+    --part``)."""
     m = power.get("method") or {}
     if m.get("mode") == "row":
         return (f"one PE row ({m.get('part_top', 'filters=1')}) simulated at gate level, "
                 "scaled to the whole tile module by module by synthesised area")
+    if m.get("mode") == "slice":
+        w = (m.get("macs") or {}).get("windows") or ["1/4", "its"]
+        return (f"a slice of one PE row ({m.get('part_top', 'filters=1')}: {w[0]} of "
+                f"{w[1]} window columns) simulated at gate level, scaled to the whole tile "
+                "module by module by synthesised area")
+    if m.get("mode") not in (None, "whole"):
+        raise ValueError(f"power report method {m.get('mode')!r}: whole, row or slice")
     return "the whole tile simulated at gate level"
 
 
