@@ -168,58 +168,60 @@ def test_whole_tiles_real_macs():
 TOLERANCE = 0.03
 #: The same per kind of the datapath (measured: within 0.5% with random operands).
 KIND_TOLERANCE = 0.05
-
-
-@pytest.mark.synth
-@pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
-                    reason="OpenSTA or the OSU018 liberty missing")
-def test_row_estimate_of_baseline_4x4_close_to_whole():
-    """Several minutes cold (the part's synthesis and two gate-level model builds)."""
-    from termwise.gen.commands.power import power_report
-    kw = dict(cycles=600, seed=3, clock_mhz=None, clock_ns=10.0, liberty=None,
-              cache_root=None, use_cache=True, precision=None, log=lambda m: None)
-    whole = power_report(preset("baseline-4x4"), part="whole", **kw)
-    row = power_report(preset("baseline-4x4"), part="row", **kw)
-    assert whole["method"]["mode"] == "whole" and row["method"]["mode"] == "row"
-    assert row["clock"]["mhz"] == whole["clock"]["mhz"] == whole["synthesis"]["fmax_mhz"]
-    w, r = whole["power_w"], row["power_w"]
-    assert abs(r["total"] / w["total"] - 1) < TOLERANCE
-    assert math.isclose(r["leakage"], w["leakage"], rel_tol=1e-9)     # exact, not scaled
-    for k in ("pe_lanes", "buffers", "adder_tree", "accumulators"):
-        assert abs(row["by_kind_w"][k]["total_w"] / whole["by_kind_w"][k]["total_w"] - 1) \
-            < KIND_TOLERANCE, k
-        assert row["by_kind_w"][k]["cells"] == whole["by_kind_w"][k]["cells"], k
-    assert row["activity"]["whole_tile"]["macs_issued"] == 4 * row["activity"]["macs_issued"]
-    assert row["energy"]["peak_macs_per_cycle"] == 16
-    assert row["method"]["macs"]["macs_issued"] == 4 * row["method"]["macs"]["part_macs_issued"]
-
-
 #: The slice's datapath kinds against the whole tile's (measured on laconic-4x4 with random
 #: operands, 2000 cycles: PE lanes +3.0%, adder trees +8.6%, accumulators +5.7%, encoders
 #: -3.4%; the buffers, 64% of the power, +0.0%; total +1.7%).
 SLICE_KIND_TOLERANCE = 0.12
 
+needs_sta = pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
+                               reason="OpenSTA or the OSU018 liberty missing")
+
+
+def _part_against_whole(name, part, *, cycles, seed, kinds, kind_tolerance, macs_scale):
+    """The ``part`` estimate of preset ``name`` against its whole tile's own simulation
+    (random operands): total within :data:`TOLERANCE`, ``kinds`` each within
+    ``kind_tolerance``, leakage and cell counts exact, ``macs_scale`` x the part's MACs."""
+    from termwise.gen.commands.power import power_report
+    kw = dict(cycles=cycles, seed=seed, clock_mhz=None, clock_ns=10.0, liberty=None,
+              cache_root=None, use_cache=True, precision=None, log=lambda m: None)
+    whole = power_report(preset(name), part="whole", **kw)
+    est = power_report(preset(name), part=part, **kw)
+    assert whole["method"]["mode"] == "whole" and est["method"]["mode"] == part
+    assert est["clock"]["mhz"] == whole["clock"]["mhz"] == whole["synthesis"]["fmax_mhz"]
+    w, e = whole["power_w"], est["power_w"]
+    assert abs(e["total"] / w["total"] - 1) < TOLERANCE
+    assert math.isclose(e["leakage"], w["leakage"], rel_tol=1e-9)     # exact, not scaled
+    for k in kinds:
+        assert abs(est["by_kind_w"][k]["total_w"] / whole["by_kind_w"][k]["total_w"] - 1) \
+            < kind_tolerance, k
+        assert est["by_kind_w"][k]["cells"] == whole["by_kind_w"][k]["cells"], k
+    assert est["activity"]["whole_tile"]["macs_issued"] == \
+        macs_scale * est["activity"]["macs_issued"]
+    assert est["method"]["macs"]["macs_issued"] == \
+        macs_scale * est["method"]["macs"]["part_macs_issued"]
+    assert est["energy"]["peak_macs_per_cycle"] == whole["energy"]["peak_macs_per_cycle"]
+    return whole, est
+
 
 @pytest.mark.synth
-@pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
-                    reason="OpenSTA or the OSU018 liberty missing")
+@needs_sta
+def test_row_estimate_of_baseline_4x4_close_to_whole():
+    """Several minutes cold (the part's synthesis and two gate-level model builds)."""
+    _, row = _part_against_whole("baseline-4x4", "row", cycles=600, seed=3,
+                                 kinds=("pe_lanes", "buffers", "adder_tree", "accumulators"),
+                                 kind_tolerance=KIND_TOLERANCE, macs_scale=4)
+    assert row["energy"]["peak_macs_per_cycle"] == 16
+
+
+@pytest.mark.synth
+@needs_sta
 def test_slice_estimate_of_laconic_4x4_close_to_whole():
     """About 25 minutes cold on 2 cores (laconic-4x4's whole-tile model builds in 20)."""
-    from termwise.gen.commands.power import power_report
-    kw = dict(cycles=2000, seed=1, clock_mhz=None, clock_ns=10.0, liberty=None,
-              cache_root=None, use_cache=True, precision=None, log=lambda m: None)
-    lac = preset("laconic-4x4")
-    whole = power_report(lac, part="whole", **kw)
-    sl = power_report(lac, part="slice", **kw)
-    assert sl["method"]["mode"] == "slice" and sl["part"]["config"]["windows"] == 4
-    w, s = whole["power_w"], sl["power_w"]
-    assert abs(s["total"] / w["total"] - 1) < TOLERANCE
-    assert math.isclose(s["leakage"], w["leakage"], rel_tol=1e-9)
+    # 4 filters x 16 windows against 1 x 4: the whole tile issues 16x the slice's MACs
+    whole, sl = _part_against_whole(
+        "laconic-4x4", "slice", cycles=2000, seed=1,
+        kinds=("pe_lanes", "adder_tree", "accumulators", "encoders"),
+        kind_tolerance=SLICE_KIND_TOLERANCE, macs_scale=16)
+    assert sl["part"]["config"]["windows"] == 4
     assert abs(sl["by_kind_w"]["buffers"]["total_w"] / whole["by_kind_w"]["buffers"]["total_w"]
                - 1) < 0.01
-    for k in ("pe_lanes", "adder_tree", "accumulators", "encoders"):
-        assert abs(sl["by_kind_w"][k]["total_w"] / whole["by_kind_w"][k]["total_w"] - 1) \
-            < SLICE_KIND_TOLERANCE, k
-        assert sl["by_kind_w"][k]["cells"] == whole["by_kind_w"][k]["cells"], k
-    # 4 filters x 16 windows against 1 x 4: the whole tile issues 16x the slice's MACs
-    assert sl["activity"]["whole_tile"]["macs_issued"] == 16 * sl["activity"]["macs_issued"]
