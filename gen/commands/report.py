@@ -124,7 +124,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     """Synthesis, power and simulation of every design; writes the report and returns its
     document. Bad options raise :class:`ConfigError` before anything runs."""
     from ...golden import netsim
-    from ...golden.workloads import WORKLOADS
+    from ...golden.workloads import WORKLOADS, load_workload
     from ...synth.api import DEFAULT_CLOCK_NS, check_options, synthesise, write_report
     from ...synth.report import area_by_kind
     from ..designs import paper_claim
@@ -146,6 +146,10 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
         raise ConfigError("fc", f"must be one of {', '.join(netsim.FC_MAPPINGS)}, got {fc!r}")
     synth_found = _find_reports(reports, "synth_report.json")
     power_found = _find_reports(reports, "power_report.json")
+    # The workload before any synthesis (its trace is built once, then read from the
+    # cache): a workload that cannot load (its optional packages not installed, say) stops
+    # the report before hours of runs and before anything is written.
+    load_workload(workload, bits, log=log, **({} if images is None else {"images": images}))
     cfgs = {a: netsim.sim_config(a, bits, fc) for a in archs}
     if any(cfgs[a].top_name not in synth_found for a in archs):
         check_options(DEFAULT_CLOCK_NS, "asic", None)
