@@ -55,8 +55,8 @@ def current_keys(kind: str, folder: str) -> list[str]:
     clock_ns = rep["synthesis"]["clock_ns"]
     now = power.report_key_inputs(
         cfg, synth_key=_synth_key(cfg, clock_ns), mode=inp["part"],
-        part_synth_key=_synth_key(part_config(cfg), clock_ns) if inp["part"] == "row"
-        else None,
+        part_synth_key=_synth_key(part_config(cfg, inp["part"]), clock_ns)
+        if inp["part"] in ("row", "slice") else None,
         cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
         precision=inp["precision"], workload=inp["workload"], layers=inp["layers"])
     return [power.report_key(x) for x in power.equivalent_inputs(now)]

@@ -85,3 +85,18 @@ def test_add_keeps_a_reports_entries_and_refuses_a_missing_one(tmp_path):
                                                       "cache": {"asic": {"key": "zzz"}}}))
     r = _run(tmp_path, store, "add", "out", "--cache-dir", str(sc))
     assert_usage_error(r, tmp_path / "store" / "asic" / "zzz", "dirs:", "asic entry zzz")
+
+
+@pytest.mark.slow                   # renders every shipped 16x16 configuration's Verilog
+@needs_liberty
+def test_the_shipped_store_is_current(tmp_path):
+    """Every shipped entry (asic, and power measured on the whole tile, one PE row or a
+    slice of it) is what this checkout would look up: a report reads it. A lister that
+    keyed a slice entry as a row one would call it stale (exit 1)."""
+    env = e2e_env()
+    env.pop("TERMWISE_MEASURED", None)
+    r = run_termwise("measured", "list", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r
+    lines = r.stdout.splitlines()
+    assert lines and all(" current " in line for line in lines), r.stdout
+    assert any("loom-16x16: " in line and line.startswith("power ") for line in lines)
