@@ -62,10 +62,12 @@ MODES = ("auto", "whole", "row", "slice")
 SLICE_WINDOW_DIVISOR = 4
 
 #: The largest activation buffer (bits: rows x windows x lanes x activation bits) of the PE
-#: rows that built on the 23 GB, 2-core machine: loom-16x16-8b's (32 windows of 8-bit
-#: bricks; 15.5 GB at the peak, its report 1 h 32 min alone) and the 16-window 16-bit
-#: rows'. A tile whose row holds more is measured by its slice in ``termwise report``.
-ROW_MAX_BUFFER_BITS = 65_536
+#: rows that built on the 23 GB, 2-core machine: that of loom-16x16-8b as ``termwise
+#: report`` measures it (per-column fc weights: 32 rows deep for its 32 windows of 8-bit
+#: bricks, 131,072 bits; 15.5 GB at the peak, its report 1 h 32 min alone). A tile whose
+#: row holds more is measured by its slice in ``termwise report``: laconic-16x16's and
+#: loom-16x16's (262,144 bits; 24 GB and 16 GB of swap, thrashing).
+ROW_MAX_BUFFER_BITS = 131_072
 
 #: ``--part auto`` simulates one PE row when the whole tile's synthesised netlist has more
 #: cells than this, the whole tile otherwise. The model's build time grows with the cell
