@@ -139,6 +139,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
         raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
                           f"{workload!r}")
     bits = check_precision(precision)
+    images = positive_int("images", images)
     archs = parse_archs(designs) if isinstance(designs, str) else list(designs)
     archs = [netsim.REFERENCE] + [a for a in archs if a != netsim.REFERENCE]
     fc = netsim.DEFAULT_FC if fc is None else fc
@@ -149,7 +150,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     # The workload before any synthesis (its trace is built once, then read from the
     # cache): a workload that cannot load (its optional packages not installed, say) stops
     # the report before hours of runs and before anything is written.
-    load_workload(workload, bits, log=log, **({} if images is None else {"images": images}))
+    loaded = load_workload(workload, bits, log=log,
+                           **({} if images is None else {"images": images}))
     cfgs = {a: netsim.sim_config(a, bits, fc) for a in archs}
     if any(cfgs[a].top_name not in synth_found for a in archs):
         check_options(DEFAULT_CLOCK_NS, "asic", None)
@@ -223,7 +225,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
         wall["power"] += time.monotonic() - t
     t = time.monotonic()
     sim = run_sim(workload, archs, bits, os.path.join(out_dir, "sim"), images=images, fc=fc,
-                  power=power_records, plots=plots, log=log)
+                  power=power_records, plots=plots, log=log, loaded=loaded)
     wall["simulation"] = time.monotonic() - t
     energy = sim["energy"]["designs"]
     n_images = sim["energy"]["images"]

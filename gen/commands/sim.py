@@ -137,7 +137,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
             log=None, workers: int | None = None, brick_order: str | None = None,
             depthwise: str | None = None, signed_digits: str | None = None,
             fc: str | None = None, power: dict | None = None,
-            power_reports: str | None = None) -> dict:
+            power_reports: str | None = None, loaded=None) -> dict:
     """Simulate and write the reports; returns the sim.json document. ``brick_order``:
     :data:`termwise.golden.lowering.ORDERS` (default the papers' ``position``);
     ``depthwise``: :data:`termwise.golden.lowering.DEPTHWISE_MAPPINGS` (default
@@ -151,7 +151,11 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     given one get compute energy in sim.json's ``energy`` section, the others memory energy
     only. ``power_reports``: a directory whose ``power_report.json`` files
     (:func:`read_power_reports`) give the records of the designs whose preset they are of
-    (reports of other presets ignored); a record in ``power`` wins over a report's."""
+    (reports of other presets ignored); a record in ``power`` wins over a report's.
+
+    ``loaded``: ``workload`` as :func:`termwise.golden.workloads.load_workload` returned it
+    for these ``precision`` and ``images``, when the caller loaded it already (``termwise
+    report`` does, before any synthesis): not loaded, and its notes not printed, again."""
     from ...golden import netsim
     from ...golden.netsim import simulate as netsim_simulate
     from ..reports.sim import summarise, write_reports
@@ -215,7 +219,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     # Each workload has its own default input count (one photo for EfficientNet, the whole
     # test set for the digits CNN); pass --images only when the user chose it.
     kw = {} if images is None else {"images": images}
-    wl = load_workload(workload, bits, log=log, **kw)
+    wl = loaded if loaded is not None else load_workload(workload, bits, log=log, **kw)
     if wl.synthetic and max_window_groups is None:
         max_window_groups = SHAPES_DEFAULT_SAMPLE
     log(f"{wl.name}: {len(wl.layers)} layers, {wl.macs / 1e6:.1f} M MACs, designs "

@@ -44,6 +44,8 @@ def test_report_from_given_reports(termwise, tmp_path):
     _write_reports(tmp_path / "in")
     r = ok(termwise("report", "--workload", "digits-cnn", "--designs", "stripes",
                     "--images", "2", "--reports", "in", "-o", "out"))
+    # loaded once, before any synthesis, and handed to the simulation: its notes once
+    assert r.stderr.count("trained in NumPy on scikit-learn digits") == 1, r.stderr
     out = tmp_path / "out"
     doc = load_json(out / "report.json")
     sim = load_json(out / "sim" / "sim.json")
@@ -100,6 +102,7 @@ def test_report_from_given_reports(termwise, tmp_path):
     (("--workload", "digits-cnn", "--designs", "stripes,nope"), "designs"),
     (("--workload", "digits-cnn", "--reports", "missing-dir"), "reports"),
     (("--workload", "digits-cnn", "--power-cycles", "0"), "power_cycles"),
+    (("--workload", "digits-cnn", "--images", "0"), "images"),
 ])
 def test_report_refuses_bad_input(termwise, tmp_path, args, field):
     r = termwise("report", *args, "-o", "out")

@@ -58,9 +58,11 @@ def test_row_buffer_bits_hand_count():
     # 16 rows (depth) of 64 windows x 16 lanes x 16 bits: laconic-16x16, too big to build
     assert row_buffer_bits(preset("laconic-16x16")) == 16 * 64 * 16 * 16 == 262_144
     assert row_buffer_bits(preset("loom-16x16")) > ROW_MAX_BUFFER_BITS
-    # the largest row that built: Loom's 8-bit tile with per-column fc weights, 32 rows
-    # deep (its windows) of 32 windows x 16 lanes x 8 bits
-    loom8 = preset("loom-16x16-8b").replace(fc_columns=1, depth=32)
+    # the largest row that built: the 8-bit Loom tile termwise report measures (per-column
+    # fc weights), 32 rows deep (its windows) of 32 windows x 16 lanes x 8 bits
+    from termwise.golden.netsim import sim_config
+    loom8 = sim_config("loom", 8, "columns")
+    assert (loom8.depth, loom8.windows, loom8.lanes, loom8.act_bits) == (32, 32, 16, 8)
     assert row_buffer_bits(loom8) == 32 * 32 * 16 * 8 == ROW_MAX_BUFFER_BITS
     # the 16-window 16-bit rows (stripes-16x16: 16 x 16 x 16 x 16), and the slice's
     assert row_buffer_bits(preset("stripes-16x16")) == 65_536
