@@ -5,7 +5,9 @@ this module only builds the parser from them and turns user errors into one line
 
 Every user error (a bad configuration, a malformed file, an impossible option) prints one
 line ``error: <field>: <what is valid>`` and exits with status 2: no traceback, nothing
-written. So does a workload whose optional packages (pyproject's ``workloads`` extra) are not
+written. Every failure of an external tool (:class:`~termwise.gen.errors.ToolError`: Yosys,
+nextpnr, OpenSTA, Verilator and its make, sby) prints one line ``error: <tool> <how it
+ended>: see <log>`` and exits with status 1, whichever command ran it. So does a workload whose optional packages (pyproject's ``workloads`` extra) are not
 installed: the line says how to install them.
 """
 
@@ -15,7 +17,7 @@ import sys
 
 from .commands import modules
 from .commands.args import Parser, UsageError
-from .spec import ConfigError
+from .errors import ConfigError, ToolError
 
 __all__ = ["main", "build_parser", "WORKLOADS_EXTRA"]
 
@@ -53,6 +55,9 @@ def main(argv=None) -> int:
     except (ConfigError, UsageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except ToolError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     except ModuleNotFoundError as err:
         message = missing_extra(err)
         if message is None:

@@ -15,15 +15,9 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .errors import ConfigError   # defined below every layer (gen/errors.py); re-exported
+
 __all__ = ["ConfigError", "Option", "Testbench", "Regression", "PaperClaim", "DesignSpec"]
-
-
-class ConfigError(ValueError):
-    """A configuration value is invalid; ``str(err)`` is a one-line, user-facing message."""
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
 
 
 @dataclass(frozen=True)

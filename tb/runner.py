@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import time
 import xml.etree.ElementTree as ET
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..gen.config import TileConfig
+from ..gen.errors import ToolError
 from .toolchain import apply_verilator_env, verilator_root
 
 __all__ = ["BUILD_ROOT", "generated", "build", "run_regression", "RegressionResult",
@@ -151,7 +153,17 @@ def _lean_runner(*, hierarchical: bool = False, jobs: int | None = None):
     class LeanVerilator(Verilator):
         """cocotb's Verilator runner without the blanket ``--public-flat-rw``; with
         ``hierarchical``, Verilator's ``--hierarchical`` build, which verilates and compiles
-        each hierarchy block once (it runs its own make, so the runner's is dropped)."""
+        each hierarchy block once (it runs its own make, so the runner's is dropped). A
+        command that fails raises :class:`ToolError` naming it and its log (cocotb's
+        runner raises a bare ``RuntimeError`` with the exit status only)."""
+
+        def _execute_cmds(self, cmds, cwd, stdout=None):
+            for cmd in cmds:
+                result = subprocess.run(cmd, cwd=cwd, env=self.env, stdout=stdout,
+                                        stderr=None if stdout is None else subprocess.STDOUT)
+                if result.returncode != 0:
+                    raise ToolError(os.path.basename(str(cmd[0])), result.returncode,
+                                    getattr(stdout, "name", None))
 
         def _build_command(self):
             cmds = super()._build_command()

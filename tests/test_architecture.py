@@ -1,6 +1,7 @@
 """The layout's promises, checked on the source (issue 13): no import cycles (imports inside
-functions count), no private name imported across modules, the layers import only what
-they may, and shared code never branches on a design's name."""
+functions count, and so do cycles through a package's ``__init__``, issue 39), no private
+name imported across modules, the layers import only what they may, and shared code never
+branches on a design's name."""
 
 import ast
 import re
@@ -27,17 +28,17 @@ def _modules() -> dict:
 MODULES = _modules()
 
 
-def _imports(name: str, path: Path):
-    """``(target module, imported names, line)`` of every import statement in the module,
-    wherever it stands; relative imports resolved, ``from pkg import sub`` resolved to the
-    submodule when it is one."""
+def _statements(name: str, path: Path):
+    """``(kind, target, names, line)`` of every import statement in the module, wherever it
+    stands: ``kind`` is ``"import"`` or ``"from"``, ``target`` the module imported or imported
+    from (relative imports resolved), ``names`` the names a ``from`` import reads."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("termwise"):
-                    yield alias.name, [], node.lineno
+                    yield "import", alias.name, [], node.lineno
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -45,25 +46,95 @@ def _imports(name: str, path: Path):
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if not target.startswith("termwise"):
-                continue
-            names = [a.name for a in node.names]
-            subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
-            if subs:
-                for s in subs:
-                    yield s, [], node.lineno
-                rest = [n for n in names if f"{target}.{n}" not in MODULES]
-                if rest:
-                    yield target, rest, node.lineno
-            else:
-                yield target, names, node.lineno
+            if target.startswith("termwise"):
+                yield "from", target, [a.name for a in node.names], node.lineno
+
+
+def _imports(name: str, path: Path):
+    """``(target module, imported names, line)`` of every import statement in the module,
+    wherever it stands; relative imports resolved, ``from pkg import sub`` resolved to the
+    submodule when it is one."""
+    for kind, target, names, line in _statements(name, path):
+        subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
+        if not subs:
+            yield target, names, line
+            continue
+        for s in subs:
+            yield s, [], line
+        rest = [n for n in names if f"{target}.{n}" not in MODULES]
+        if rest:
+            yield target, rest, line
+
+
+def _parents(name: str) -> list:
+    """The packages above a module, outermost first: ``a.b.c`` -> ``[a, a.b]``."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _edges(name: str, path: Path) -> dict:
+    """The modules the module's imports make Python execute or read, each with the line of
+    the first import that does: ``{target: line}``.
+
+    What Python runs: ``import a.b.c`` and ``from a.b.c import x`` execute ``a/__init__``,
+    ``a/b/__init__`` and then ``a.b.c``; ``from a.b import c`` executes ``a.b`` and reads
+    ``c`` from its namespace, importing the submodule ``a.b.c`` when ``c`` is one. A
+    module's own packages (its parents; an ``__init__``'s own package too) ran before it, so
+    passing through them is no edge, but reading one's namespace is, since the package may
+    be only half initialised when the module runs (issue 39): ``from . import x`` and
+    ``from .. import pkg`` inside it, or importing the package itself.
+
+    Parameters
+    ----------
+    name : str
+        The module's dotted name.
+    path : Path
+        Its source file.
+
+    Returns
+    -------
+    dict
+        Project module name -> line number of the import that makes the edge.
+    """
+    own = set(_parents(name)) | ({name} if path.name == "__init__.py" else set())
+    out = {}
+    for kind, target, names, line in _statements(name, path):
+        reached = [target]                       # imported, or read from: always an edge
+        reached += [p for p in _parents(target) if p not in own]    # run on the way
+        if kind == "from":
+            reached += [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
+        for t in reached:
+            if t in MODULES and t != name:
+                out.setdefault(t, line)
+    return out
 
 
 def _graph() -> dict:
-    graph = {}
-    for name, path in MODULES.items():
-        graph[name] = {t for t, _, _ in _imports(name, path) if t in MODULES and t != name}
-    return graph
+    """module name -> ``{imported module: line}`` (see :func:`_edges`)."""
+    return {name: _edges(name, path) for name, path in MODULES.items()}
+
+
+def _cycle_path(graph: dict, comp: list) -> str:
+    """One import cycle through a strongly connected component, as ``a (file:line) -> b
+    (file:line) -> ... -> a``: the shortest way from its first module back to it."""
+    start, inside = comp[0], set(comp)
+    prev, todo = {}, [start]
+    while todo and start not in prev:           # breadth first, inside the component
+        v = todo.pop(0)
+        for w in sorted(graph[v]):
+            if w in inside and w not in prev:
+                prev[w] = v
+                todo.append(w)
+    path, v = [start], start
+    while True:
+        v = prev[v]
+        path.append(v)
+        if v == start:
+            break
+    path.reverse()
+    return " -> ".join(
+        f"{v} ({MODULES[v].relative_to(ROOT)}:{graph[v][w]})"
+        for v, w in zip(path, path[1:])) + f" -> {start}"
 
 
 def test_no_import_cycles():
@@ -98,7 +169,7 @@ def test_no_import_cycles():
             visit(v)
     # A package's __init__ importing its own submodules is not a cycle by itself; a cycle
     # through it is one only if a submodule imports the package back: both are edges here.
-    assert not cycles, f"import cycles: {cycles}"
+    assert not cycles, "import cycles:\n" + "\n".join(_cycle_path(graph, c) for c in cycles)
 
 
 def test_no_private_names_imported_across_modules():
@@ -113,13 +184,16 @@ def test_no_private_names_imported_across_modules():
 
 #: What each layer may import (prefixes of module names).
 ALLOWED = {
-    "termwise.gen.spec": (),
-    "termwise.gen.designs": ("termwise.gen.spec", "termwise.gen.designs"),
-    "termwise.gen.config": ("termwise.gen.spec", "termwise.gen.designs"),
-    "termwise.rtl": ("termwise.rtl", "termwise.gen.spec", "termwise.gen.designs",
-                     "termwise.gen.config"),
-    "termwise.golden": ("termwise.golden", "termwise.gen.spec", "termwise.gen.designs",
-                        "termwise.gen.config"),
+    "termwise.gen.errors": (),
+    "termwise.gen.spec": ("termwise.gen.errors",),
+    "termwise.gen.designs": ("termwise.gen.errors", "termwise.gen.spec",
+                             "termwise.gen.designs"),
+    "termwise.gen.config": ("termwise.gen.errors", "termwise.gen.spec",
+                            "termwise.gen.designs"),
+    "termwise.rtl": ("termwise.rtl", "termwise.gen.errors", "termwise.gen.spec",
+                     "termwise.gen.designs", "termwise.gen.config"),
+    "termwise.golden": ("termwise.golden", "termwise.gen.errors", "termwise.gen.spec",
+                        "termwise.gen.designs", "termwise.gen.config"),
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .synth import add_flow_arguments, synth_kwargs, tool_errors
+from .synth import add_flow_arguments, synth_kwargs
 
 __all__ = ["register"]
 
@@ -40,4 +40,4 @@ def register(subparsers) -> None:
     p.add_argument("items", nargs="+", metavar="PRESET_OR_DIR")
     add_flow_arguments(p)
     p.add_argument("-o", "--output", default=os.path.join("build", "compare"), metavar="DIR")
-    p.set_defaults(func=tool_errors(cmd_compare))
+    p.set_defaults(func=cmd_compare)

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from ..spec import ConfigError
+from ..errors import ConfigError, ToolError
 from ..emit import write_atomically as _write
 from .args import add_config_arguments, config_from_args, positive_int
 
@@ -144,11 +144,16 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
            f"report_power -digits 6\nexit\n")
     with open(os.path.join(workdir, "power.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
-    proc = subprocess.run([check_sta(), "-no_init", "-exit", "power.tcl"], cwd=workdir,
-                          capture_output=True, text=True, timeout=1800)
-    m = _STA_ROW.search(proc.stdout)
-    if proc.returncode != 0 or not m:
-        raise RuntimeError(f"OpenSTA report_power failed: {(proc.stdout + proc.stderr)[-500:]}")
+    log = os.path.join(workdir, "power.log")
+    with open(log, "w", encoding="utf-8") as f:
+        proc = subprocess.run([check_sta(), "-no_init", "-exit", "power.tcl"], cwd=workdir,
+                              stdout=f, stderr=subprocess.STDOUT, text=True, timeout=1800)
+    with open(log, encoding="utf-8", errors="replace") as f:
+        m = _STA_ROW.search(f.read())
+    if proc.returncode != 0:
+        raise ToolError("sta", proc.returncode, log, "report_power")
+    if not m:
+        raise ToolError("sta", None, log, "report_power printed no power table")
     internal, switching, leakage, total = (float(x) for x in m.groups())
     return {"activity_per_cycle": round(activity, 6), "duty": 0.5,
             "internal_w": internal, "switching_w": switching, "leakage_w": leakage,
@@ -218,8 +223,12 @@ def _measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: 
             write_stimulus(os.path.join(run_dir, "stimulus.bin"), man["ports"],
                            stimulus_rows(cfg, plan))
             argv.append("stimulus.bin")
-        out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, check=True,
-                             timeout=7200)
+        out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, timeout=7200)
+        if out.returncode != 0:
+            with open(os.path.join(run_dir, "model.log"), "w", encoding="utf-8") as f:
+                f.write(out.stdout + out.stderr)
+            raise ToolError("the gate-level model", out.returncode,
+                            os.path.join(run_dir, "model.log"))
         stats = json.loads(out.stdout.strip().splitlines()[-1])
         sim_cycles = stats["cycles"]
         t3 = time.monotonic()
@@ -253,6 +262,10 @@ def _measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: 
             f.write(netlist)
         sta = opensta_power("netlist.v", lib_path, wrap, period_ns, activity, run_dir)
         t5 = time.monotonic()
+    except ToolError as err:       # keep the failed run's folder and logs for the reader
+        kept = os.path.join(power_cache, "failed" + os.path.basename(run_dir))
+        os.replace(run_dir, kept)
+        raise err.moved(run_dir, kept) from None
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
@@ -990,7 +1003,6 @@ def _method_lines(m: dict | None) -> list[str]:
 
 
 def register(subparsers) -> None:
-    from .synth import tool_errors
 
     def cmd_power(args) -> int:
         from ...synth.api import check_options
@@ -1086,4 +1098,4 @@ def register(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="always rerun the synthesis and the power (no cached report)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
-    p.set_defaults(func=tool_errors(cmd_power))
+    p.set_defaults(func=cmd_power)

@@ -132,7 +132,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     from ..emit import write_atomically
     from .power import power_report, to_markdown as power_markdown
     from .sim import parse_archs, run_sim
-    from .synth import failed_tool
+    from ..errors import ToolError
 
     log = log or (lambda m: print(m, file=sys.stderr, flush=True))
     if workload not in WORKLOADS:
@@ -206,11 +206,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                 power_errors[a] = str(err)
                 log(f"{a}: power not measured: {err}")
                 rep = None
-            except RuntimeError as err:      # a tool failed: the row stays, with the reason
-                text = failed_tool(err)
-                if text is None:
-                    raise
-                power_errors[a] = f"the gate-level power flow failed: {text}"
+            except ToolError as err:         # a tool failed: the row stays, with the reason
+                power_errors[a] = f"the gate-level power flow failed: {err}"
                 log(f"{a}: power not measured: {power_errors[a]}")
                 rep = None
         if rep is not None:
@@ -303,7 +300,6 @@ def _cmd_report(args) -> int:
 
 
 def register(subparsers) -> None:
-    from .synth import tool_errors
     from ..designs import sim_designs
     from ...golden.workloads import WORKLOADS
     p = subparsers.add_parser("report", help="the family's PPA table on a workload at equal "
@@ -332,4 +328,4 @@ def register(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true", help="rerun synthesis and power")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
-    p.set_defaults(func=tool_errors(_cmd_report))
+    p.set_defaults(func=_cmd_report)

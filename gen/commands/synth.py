@@ -4,12 +4,10 @@ Fmax); writes synth_report.json/.md. The flow arguments are shared with ``termwi
 from __future__ import annotations
 
 import os
-import re
-import sys
 
 from .args import add_config_arguments, config_from_args
 
-__all__ = ["register", "add_flow_arguments", "synth_kwargs", "tool_errors"]
+__all__ = ["register", "add_flow_arguments", "synth_kwargs"]
 
 #: Position in ``termwise --help``.
 ORDER = 50
@@ -33,41 +31,6 @@ def add_flow_arguments(p):
 def synth_kwargs(args) -> dict:
     return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
             "cache_root": args.cache_dir, "use_cache": not args.no_cache}
-
-
-#: How the power flow words a tool's failure (synth/power/gatesim.py: ``verilator exited
-#: N: see LOG``; gen/commands/power.py: ``OpenSTA report_power failed: ...``).
-_TOOL_FAILED = re.compile(r"^(verilator exited -?\d+|OpenSTA \w+ failed)")
-
-
-def failed_tool(err: Exception) -> str | None:
-    """One line on a tool of the flow that failed (``err``'s first line; a process killed
-    by SIGKILL, exit status 137, named as probably out of memory: Verilator takes tens of
-    GB on a big tile's gate-level netlist), or None when ``err`` is not such a failure."""
-    text = (str(err).splitlines() or [""])[0]
-    if not _TOOL_FAILED.match(text):
-        return None
-    if text.startswith(("verilator exited 137", "verilator exited -9")):
-        text += " (killed: probably out of memory)"
-    return text
-
-
-def tool_errors(handler):
-    """A failed tool is not a usage error: one line naming the tool and its log, exit 1."""
-    def wrapped(args) -> int:
-        from ...synth.tools import ToolError
-        try:
-            return handler(args)
-        except ToolError as err:
-            print(f"error: synthesis failed: {err}", file=sys.stderr)
-            return 1
-        except RuntimeError as err:
-            text = failed_tool(err)
-            if text is None:
-                raise
-            print(f"error: {text}", file=sys.stderr)
-            return 1
-    return wrapped
 
 
 def register(subparsers) -> None:
@@ -102,4 +65,4 @@ def register(subparsers) -> None:
     add_config_arguments(p)
     add_flow_arguments(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR")
-    p.set_defaults(func=tool_errors(cmd_synth))
+    p.set_defaults(func=cmd_synth)

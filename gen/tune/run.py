@@ -75,7 +75,9 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     from ..perfdb.workload_keys import cached_layers, record_layers
     from ..sweep.engine import SYNTH_TARGET, sim_method, synth_method
     from ..sweep.jobs import versions, workload_layers
-    from . import power as pw
+    # From .power itself, not `from . import power`: reading the package (whose __init__
+    # imports this module) would be the cycle tune -> tune.run -> tune (issue 39).
+    from .power import choose, db_records, read_reports, record_all, shipped_reports
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     if objective not in OBJECTIVES:
         raise ConfigError("objective", f"must be one of {', '.join(OBJECTIVES)}, got "
@@ -94,20 +96,20 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     clock = grid.clock_ns if grid else clock_ns
     needs = set(OBJECTIVES[objective].needs)
     need_synth = "synth" in needs or budget is not None
-    reports = pw.read_reports(power_reports) if power_reports is not None else {}
+    reports = read_reports(power_reports) if power_reports is not None else {}
     method, cversions = sim_method(sim), versions("cycles")
     skey, smethod = synth_key(SYNTH_TARGET, clock), synth_method(clock)
     sversions = versions("synth") if need_synth or mode == "immediate" else None
     # The checks read the perf-db without creating or changing it (a refusal writes nothing).
     chain = _readonly_chain(db, system_db)
     try:
-        known_power = pw.db_records(chain, candidates)
+        known_power = db_records(chain, candidates)
         for top, acts in reports.items():
             for act, (_, rec) in acts.items():
                 known_power.setdefault(top, {}).setdefault(act, rec)
         lacking = {c.top for c in candidates} - set(known_power)
         if "power" in needs and mode == "find" and lacking:
-            shipped = pw.shipped_reports(lacking, log)
+            shipped = shipped_reports(lacking, log)
             if shipped:
                 log(f"tune: the tile power of {len(shipped)} candidates from the "
                     "measurements shipped with termwise (termwise measured list)")
@@ -115,7 +117,7 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
                 reports[top] = acts
                 for act, (_, rec) in acts.items():
                     known_power.setdefault(top, {}).setdefault(act, rec)
-        power = {top: pw.choose(acts, workload) for top, acts in known_power.items()}
+        power = {top: choose(acts, workload) for top, acts in known_power.items()}
         if "power" in needs and not any(c.top in power for c in candidates):
             raise ConfigError("objective", f"{objective} needs the tile power of the "
                               f"candidates (termwise power reports): none of the "
@@ -139,7 +141,7 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
             layers = workload_layers(workload, bits)
             wl = cached_layers(chain, workload, bits) or record_layers(chain, workload, bits,
                                                                        layers)
-            recorded = pw.record_all(chain, reports)
+            recorded = record_all(chain, reports)
         else:
             wl = cached_layers(chain, workload, bits)
             if wl is None:

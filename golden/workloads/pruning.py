@@ -98,19 +98,22 @@ def workload_name(base: str, sparsity: float) -> str:
 def _finetune(params, masks, data, epochs: int, seed: int) -> dict:
     """Adam (the digits module's hyper-parameters and gradients) with the pruned weights
     held at zero: the gradient and the update of a pruned weight are masked."""
-    from . import digits
+    # Here and below: names from .digits / .efficientnet, not `from . import digits`, which
+    # reads the package and closes the cycle workloads -> registry -> pruning -> workloads
+    # (issue 39). Imported when called, as before: registry imports this module eagerly.
+    from .digits import ADAM_EPS, BATCH, BETAS, LR, loss_and_grads
     xtr, ytr = data[0], data[1]
     rng = np.random.default_rng(seed + 1)
     params = {k: v.copy() for k, v in params.items()}
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v2 = {k: np.zeros_like(v) for k, v in params.items()}
-    b1, b2 = digits.BETAS
+    b1, b2 = BETAS
     t = 0
     for _ in range(epochs):
         order = rng.permutation(len(xtr))
-        for s in range(0, len(order), digits.BATCH):
-            idx = order[s:s + digits.BATCH]
-            _, grads = digits._grads(params, xtr[idx], ytr[idx])
+        for s in range(0, len(order), BATCH):
+            idx = order[s:s + BATCH]
+            _, grads = loss_and_grads(params, xtr[idx], ytr[idx])
             t += 1
             for k in params:
                 g = grads[k].astype(np.float32)
@@ -120,7 +123,7 @@ def _finetune(params, masks, data, epochs: int, seed: int) -> dict:
                 v2[k] = np.float32(b2) * v2[k] + np.float32(1 - b2) * g * g
                 mh = m[k] / np.float32(1 - b1 ** t)
                 vh = v2[k] / np.float32(1 - b2 ** t)
-                step = np.float32(digits.LR) * mh / (np.sqrt(vh) + np.float32(digits.ADAM_EPS))
+                step = np.float32(LR) * mh / (np.sqrt(vh) + np.float32(ADAM_EPS))
                 params[k] = (params[k] - step).astype(np.float32)
                 if k in masks:       # Adam's momentum must not revive a pruned weight
                     params[k] = params[k] * masks[k]
@@ -128,8 +131,8 @@ def _finetune(params, masks, data, epochs: int, seed: int) -> dict:
 
 
 def _digits_cache_path(sparsity, epochs, seed, bits) -> str:
-    from . import digits
-    key = json.dumps({"weights": os.path.basename(digits.weights_path(seed)),
+    from .digits import weights_path
+    key = json.dumps({"weights": os.path.basename(weights_path(seed)),
                       "sparsity": sparsity, "finetune_epochs": epochs, "bits": bits,
                       "rule": "magnitude per layer, ties by flat index"}, sort_keys=True)
     h = hashlib.sha1(key.encode()).hexdigest()[:10]
@@ -142,22 +145,22 @@ def digits_pruned_params(sparsity: float, *, epochs: int = FINETUNE_EPOCHS,
     """Pruned (and fine-tuned, unless ``epochs`` is 0) float parameters of the digits CNN
     and ``{"pruned_float_accuracy", "finetuned_float_accuracy", "dense_float_accuracy",
     "weight_zero_fraction", "finetune_seconds"}``."""
-    from . import digits
+    from .digits import ARCH, SEED, accuracy, dataset, trained
     s = _check_sparsity(sparsity)
-    seed = digits.SEED if seed is None else seed
-    params, _ = digits.trained(seed)
-    data = digits.dataset()
+    seed = SEED if seed is None else seed
+    params, _ = trained(seed)
+    data = dataset()
     masks = {f"w{i}": prune_mask(params[f"w{i}"], s).astype(np.float32)
-             for i in range(len(digits.ARCH))}
+             for i in range(len(ARCH))}
     pruned = {k: (v * masks[k] if k in masks else v.copy()) for k, v in params.items()}
     t0 = time.perf_counter()
     tuned = _finetune(pruned, masks, data, epochs, seed) if epochs and s > 0 else pruned
     info = {"sparsity": s, "finetune_epochs": epochs if s > 0 else 0,
-            "dense_float_accuracy": digits.accuracy(params, data[2], data[3]),
-            "pruned_float_accuracy": digits.accuracy(pruned, data[2], data[3]),
-            "finetuned_float_accuracy": digits.accuracy(tuned, data[2], data[3]),
+            "dense_float_accuracy": accuracy(params, data[2], data[3]),
+            "pruned_float_accuracy": accuracy(pruned, data[2], data[3]),
+            "finetuned_float_accuracy": accuracy(tuned, data[2], data[3]),
             "weight_zero_fraction": [float(np.mean(tuned[f"w{i}"] == 0))
-                                     for i in range(len(digits.ARCH))],
+                                     for i in range(len(ARCH))],
             "finetune_seconds": time.perf_counter() - t0}
     if log:
         log(f"digits-cnn pruned to {s:.0%}: float test accuracy "
@@ -170,11 +173,12 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
                 profile: bool = True, epochs: int = FINETUNE_EPOCHS, seed: int | None = None,
                 log=print) -> Workload:
     """The pruned digits CNN workload (``digits-cnn-p<S>``); see the module docstring."""
-    from . import digits
+    from .digits import (ARCH, ARCH_KEY, LOSSLESS_MARGIN, SEED, act_profile, calibrate,
+                         dataset, int_accuracy, load, quant_model, trace_layers, wgt_profile)
     s = _check_sparsity(sparsity)
     if s == 0:
-        return digits.load(bits, images=images, profile=profile, log=log)
-    seed = digits.SEED if seed is None else seed
+        return load(bits, images=images, profile=profile, log=log)
+    seed = SEED if seed is None else seed
     path = _digits_cache_path(s, epochs, seed, bits)
     if os.path.exists(path):
         with np.load(path) as f:
@@ -182,35 +186,35 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
             info = json.loads(str(f["info"]))
     else:
         params, info = digits_pruned_params(s, epochs=epochs, seed=seed, log=log)
-        xtr, ytr, xte, yte = digits.dataset()
-        amax = digits.calibrate(params, xtr)
+        xtr, ytr, xte, yte = dataset()
+        amax = calibrate(params, xtr)
         # The lossless profile of the pruned network, searched as digits-cnn's is: within
         # LOSSLESS_MARGIN of its own (fine-tuned) float accuracy.
-        floor = info["finetuned_float_accuracy"] - digits.LOSSLESS_MARGIN
+        floor = info["finetuned_float_accuracy"] - LOSSLESS_MARGIN
         info["amax"] = amax
         info["lossless_floor"] = floor
-        info["quant_test_accuracy"] = digits.int_accuracy(
-            digits.quant_model(params, amax, bits), xte, yte)
-        ap = digits.act_profile(params, amax, xte, yte, floor, bits)
-        wp = digits.wgt_profile(params, amax, xte, yte, floor, ap["profile"], bits)
+        info["quant_test_accuracy"] = int_accuracy(
+            quant_model(params, amax, bits), xte, yte)
+        ap = act_profile(params, amax, xte, yte, floor, bits)
+        wp = wgt_profile(params, amax, xte, yte, floor, ap["profile"], bits)
         info["act_profile"], info["wgt_profile"] = ap, wp
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = path + f".tmp{os.getpid()}.npz"
         np.savez(tmp, info=np.array(json.dumps(info)), **params)
         os.replace(tmp, path)
-    xtr, ytr, xte, yte = digits.dataset()
+    xtr, ytr, xte, yte = dataset()
     n = len(xte) if images is None else max(1, min(int(images), len(xte)))
     if profile:
         ap, wp = info["act_profile"]["profile"], info["wgt_profile"]["profile"]
         acc = info["wgt_profile"]["accuracy"]
     else:
-        ap = wp = [bits] * len(digits.ARCH)
+        ap = wp = [bits] * len(ARCH)
         acc = info["quant_test_accuracy"]
-    qm = digits.quant_model(params, info["amax"], bits, ap, wp)
-    layers = digits.trace_layers(qm, xte[:n])
+    qm = quant_model(params, info["amax"], bits, ap, wp)
+    layers = trace_layers(qm, xte[:n])
     zero = [float(np.mean(layer.wgt == 0)) for layer in layers]
     name = workload_name("digits-cnn", s)
-    notes = [f"{name}: digits-cnn ({digits.ARCH_KEY}, seed {seed}) magnitude-pruned to "
+    notes = [f"{name}: digits-cnn ({ARCH_KEY}, seed {seed}) magnitude-pruned to "
              f"{s:.0%} per layer (ties by index); float test accuracy "
              f"{info['dense_float_accuracy']:.2f}% dense, {info['pruned_float_accuracy']:.2f}% "
              f"pruned, {info['finetuned_float_accuracy']:.2f}% after a "
@@ -232,9 +236,9 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
 
 
 def _effnet_paths(s: float, bits: int) -> tuple[str, str]:
-    from . import efficientnet as en
+    from .efficientnet import TRACE_VERSION
     stem = (f"efficientnet-lite0-p{int(round(s * 100))}-{bits}b-channel-"
-            f"v{en.TRACE_VERSION}")
+            f"v{TRACE_VERSION}")
     return (os.path.join(cache_dir(), stem + ".npz"),
             os.path.join(cache_dir(), stem + ".json"))
 
@@ -244,16 +248,17 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
     the dense trace's default integer model (per-output-channel weight scales, per-tensor
     activation scales: :func:`.efficientnet.quant_format`)."""
     from dataclasses import replace
-    from . import efficientnet as en
+    from .efficientnet import (Net, calibrate, fake_quant_model, forward, load_network,
+                               photos, quant_format, record_layer_codes)
     t0 = time.perf_counter()
-    dense = en.load_network()
-    names, x = en.photos()
-    ref_top1 = en.forward(dense, x).argmax(1)
-    net = en.Net([replace(c, w=prune_magnitude(c.w, s)) for c in dense.convs], dense.ops)
-    top1 = en.forward(net, x).argmax(1)
-    amax = en.calibrate(net, x)
-    fmt = en.quant_format(net, amax, bits, "channel")
-    wq, hook = en.fake_quant_model(net, fmt)
+    dense = load_network()
+    names, x = photos()
+    ref_top1 = forward(dense, x).argmax(1)
+    net = Net([replace(c, w=prune_magnitude(c.w, s)) for c in dense.convs], dense.ops)
+    top1 = forward(net, x).argmax(1)
+    amax = calibrate(net, x)
+    fmt = quant_format(net, amax, bits, "channel")
+    wq, hook = fake_quant_model(net, fmt)
     arrays, layers = {}, []
     dtype = np.int32 if bits > 16 else np.int16
 
@@ -261,10 +266,10 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
         # As efficientnet.build_trace records a layer: the integer input of the quantised
         # pruned network (v is already on the layer's grid), "same" padding, the codes.
         conv = net.convs[i]
-        pad = en.record_layer_codes(arrays, i, conv, fmt, v, dtype)
+        pad = record_layer_codes(arrays, i, conv, fmt, v, dtype)
         layers.append({"name": conv.name, "kind": conv.kind, "stride": conv.stride,
                        "padding": pad, "groups": conv.groups})
-    qtop1 = en.forward(net, x, act_hook=hook, wgts=wq, record=rec).argmax(1)
+    qtop1 = forward(net, x, act_hook=hook, wgts=wq, record=rec).argmax(1)
     meta = {"images": names, "sparsity": s, "bits": bits, "layers": layers,
             "scales": "channel", "dense_float_top1": ref_top1.tolist(),
             "pruned_float_top1": top1.tolist(), "pruned_quant_top1": qtop1.tolist(),

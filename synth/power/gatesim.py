@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from ...gen.errors import ToolError
+
 __all__ = ["verilator_build", "harness_cpp", "split_long_lines", "MAX_LINE_CHARS"]
 
 
@@ -59,8 +61,7 @@ def verilator_build(workdir: str, sources: list[str], top: str, *, binary: bool 
         proc = subprocess.run(argv, cwd=workdir, env=verilator_env(), stdout=log,
                               stderr=subprocess.STDOUT, timeout=timeout)
     if proc.returncode != 0:
-        raise RuntimeError(f"verilator exited {proc.returncode}: see "
-                           f"{os.path.join(workdir, 'verilator.log')}")
+        raise ToolError("verilator", proc.returncode, os.path.join(workdir, "verilator.log"))
     return os.path.join(workdir, "obj_dir", exe)
 
 

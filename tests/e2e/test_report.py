@@ -164,39 +164,55 @@ def test_a_failed_power_tool_keeps_the_row(tmp_path, monkeypatch):
     report keeps every row with the reason, no traceback; the other rows are unchanged."""
     import termwise.gen.commands.power as power
     from termwise.gen.commands.report import run_report
-    from termwise.gen.commands.synth import failed_tool
+    from termwise.gen.errors import ToolError
 
     _write_reports(tmp_path / "in")
     for design in FIXTURE:                       # synthesis given, power to be measured
         (tmp_path / "in" / design / "power_report.json").unlink()
 
     def dies(*args, **kwargs):
-        raise RuntimeError("verilator exited 137: see build/x/verilator.log")
+        raise ToolError("verilator", 137, "build/x/verilator.log")
     monkeypatch.setattr(power, "power_report", dies)
     doc = run_report("digits-cnn", 16, str(tmp_path / "out"), designs="stripes", images=2,
                      reports=str(tmp_path / "in"), plots=False, log=lambda m: None)
     rows = {row["design"]: row for row in doc["rows"]}
-    want = ("the gate-level power flow failed: verilator exited 137: see "
-            "build/x/verilator.log (killed: probably out of memory)")
+    want = ("the gate-level power flow failed: verilator killed by SIGKILL (exit 137): "
+            "probably out of memory: see build/x/verilator.log")
     assert [rows[d]["power_error"] for d in ("baseline", "stripes")] == [want, want]
     assert rows["stripes"]["area_mm2"] == pytest.approx(FIXTURE["stripes"][0] / 1e6)
-    assert failed_tool(RuntimeError("verilator exited 1: see y\nmore")) == \
-        "verilator exited 1: see y"
-    assert failed_tool(RuntimeError("some bug")) is None
 
 
-def test_a_failed_tool_is_one_line_exit_1(capsys):
-    """`termwise synth`/`power`/`report` (gen/commands/synth.py:tool_errors): a flow tool
-    that dies is one line naming it and its log, exit 1; any other error stays an error."""
-    from termwise.gen.commands.synth import tool_errors
+@pytest.mark.parametrize("returncode, text", [
+    (1, "verilator exited 1"),
+    (-7, "verilator killed by SIGBUS (exit -7)"),          # subprocess's way
+    (135, "verilator killed by SIGBUS (exit 135)"),        # a shell's way (128 + 7)
+    (-9, "verilator killed by SIGKILL (exit -9): probably out of memory"),
+])
+def test_a_failed_tool_is_one_line_exit_1(capsys, monkeypatch, returncode, text):
+    """Any command (gen/cli.py:main): a tool that dies is one line naming it, how it ended
+    and its log, exit 1; any other error stays an error."""
+    from termwise.gen import cli
+    from termwise.gen.errors import ToolError
 
     def killed(args):
-        raise RuntimeError("verilator exited 137: see build/x/verilator.log")
-    assert tool_errors(killed)(None) == 1
-    assert capsys.readouterr().err == ("error: verilator exited 137: see build/x/verilator.log"
-                                       " (killed: probably out of memory)\n")
+        raise ToolError("verilator", returncode, "build/x/verilator.log")
+    monkeypatch.setattr(cli, "build_parser", lambda: _Parsed(killed))
+    assert cli.main([]) == 1
+    assert capsys.readouterr().err == f"error: {text}: see build/x/verilator.log\n"
 
     def bug(args):
         raise RuntimeError("an internal error")
+    monkeypatch.setattr(cli, "build_parser", lambda: _Parsed(bug))
     with pytest.raises(RuntimeError):
-        tool_errors(bug)(None)
+        cli.main([])
+
+
+class _Parsed:
+    """A parser whose one command is ``func`` (for :func:`cli.main`)."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def parse_args(self, argv):
+        import argparse
+        return argparse.Namespace(func=self.func)
