@@ -129,10 +129,12 @@ def _compile_into_place(tool: str, target: Path) -> None:
 _WARM: set[str] = set()
 
 
-def ensure_warm(command: str) -> None:
+def ensure_warm(command: str) -> bool:
     """Make sure every YoWASP cache ``command`` maps is complete before it starts (see the
     module's docstring); a no-op for a command that is not a YoWASP tool. Cheap once warm:
-    one shared lock and a ``stat`` (the result is remembered per process)."""
+    one shared lock and a ``stat`` (the result is remembered per process). True when this
+    process compiled a cache file."""
+    compiled = False
     for tool in NEEDS.get(os.path.basename(command), ()):
         target = cache_file(tool)
         if (tool, str(target)) in _WARM:
@@ -144,7 +146,9 @@ def ensure_warm(command: str) -> None:
             with _locked(lock, fcntl.LOCK_EX):
                 if not target.is_file():
                     _compile_into_place(tool, target)
+                    compiled = True
         _WARM.add((tool, str(target)))
+    return compiled
 
 
 def warm_all(echo=print) -> None:

@@ -119,6 +119,11 @@ def _model(netlist_text: str, top: str, lib, lib_path: str, harness: str, synth_
             shutil.rmtree(wd, ignore_errors=True)
         else:
             os.replace(wd, final)
+    except ToolError as err:          # keep the failed build's log for the reader
+        kept = os.path.join(cache_dir, "failed" + os.path.basename(wd))
+        shutil.rmtree(os.path.join(wd, "obj_dir"), ignore_errors=True)
+        os.replace(wd, kept)
+        raise err.moved(wd, kept) from None
     except BaseException:
         shutil.rmtree(wd, ignore_errors=True)
         raise

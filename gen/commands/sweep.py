@@ -30,6 +30,7 @@ ORDER = 84
 def _cmd(args) -> int:
     from ..perfdb import open_chain
     from ..sweep import connect, load_grid, run_sweep
+    from ..sweep.jobs import tool_failure_line
     from ..sweep.report import write_reports
     grid = load_grid(args.grid, jobs=args.jobs)
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -50,6 +51,9 @@ def _cmd(args) -> int:
         print(f"{job}: {doc['evaluated'][job]} evaluated, {doc['reused'][job]} from the "
               f"perf-db, {doc['failed'][job]} failed")
     print(f"wrote {', '.join(paths)} in {doc['seconds']:.1f} s", file=sys.stderr)
+    failed_tool = tool_failure_line(doc["points"], doc["jobs"])
+    if failed_tool:
+        print(f"error: {failed_tool}", file=sys.stderr)
     return 1 if any(doc["failed"].values()) else 0
 
 

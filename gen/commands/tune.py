@@ -64,6 +64,10 @@ def _cmd(args) -> int:
               + (f"; {fb} candidates estimated with the analytic model" if fb else ""))
     print(f"answered in {answered:.2f} s; wrote {', '.join(paths)} in "
           f"{time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    failed_tool = (doc["evaluated"] or {}).get("tool_failure")
+    if failed_tool:
+        print(f"error: {failed_tool}", file=sys.stderr)
+        return 1
     return 0 if best is not None else 1
 
 

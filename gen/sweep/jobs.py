@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ..config import from_mapping
 
-__all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers"]
+__all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers",
+           "tool_failure_line"]
 
 #: (workload, bits) -> its layers, per process (a worker loads each workload once).
 _WORKLOADS: dict = {}
@@ -120,3 +121,20 @@ def run_job(spec: dict) -> dict:
         value, status = {"error": f"{type(err).__name__}: {text}"}, "failed"
     return {"index": spec["index"], "kind": spec["kind"], "status": status, "value": value,
             "seconds": time.perf_counter() - t0}
+
+
+#: How :func:`run_job` records a point that failed because an external tool did.
+_TOOL_FAILED = "ToolError: "
+
+
+def tool_failure_line(points: list, jobs, what: str = "sweep.md") -> str | None:
+    """The one line a command prints when points failed because a tool did (Yosys, OpenSTA,
+    ...): the first such failure, naming the job, the point, the tool and its log, and how
+    many more there are (``what`` lists them); None when no tool failed."""
+    found = [f"{job} of {p['top']}: {p[job]['error'][len(_TOOL_FAILED):]}"
+             for p in points for job in jobs
+             if p[job]["status"] != "ok" and p[job].get("error", "").startswith(_TOOL_FAILED)]
+    if not found:
+        return None
+    more = f" (and {len(found) - 1} more: see {what})" if len(found) > 1 else ""
+    return found[0] + more

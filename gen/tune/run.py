@@ -181,6 +181,7 @@ def _find(chain, candidates, workload, bits, need_synth, sim, clock, workers, ca
           log):
     from ..sweep import connect, run_sweep
     from ..sweep.grid import Grid
+    from ..sweep.jobs import tool_failure_line
     jobs = ("sim", "synth") if need_synth else ("sim",)
     grid = Grid(tuple(c.cfg for c in candidates), workload, bits, jobs, float(clock), sim)
     executor = connect(None, workers)
@@ -195,7 +196,9 @@ def _find(chain, candidates, workload, bits, need_synth, sim, clock, workers, ca
         for job in jobs:
             if p[job]["status"] != "ok":
                 failures.setdefault(p["top"], f"{job} failed: {p[job]['error']}")
-    return {k: doc[k] for k in ("jobs", "evaluated", "reused", "failed")}, failures
+    evaluated = {k: doc[k] for k in ("jobs", "evaluated", "reused", "failed")}
+    evaluated["tool_failure"] = tool_failure_line(doc["points"], jobs, "tune.md")
+    return evaluated, failures
 
 
 def _vs_presets(entries, ranked, name) -> dict:

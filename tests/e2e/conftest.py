@@ -51,6 +51,6 @@ from termwise_e2e import DEFAULT_TIMEOUT, run_termwise  # noqa: E402
 @pytest.fixture
 def termwise(tmp_path):
     """``termwise(*args, timeout=..., cwd=...)``: the entry point, run in ``tmp_path``."""
-    def run(*args, cwd=None, timeout: float = DEFAULT_TIMEOUT):
-        return run_termwise(*args, cwd=cwd or tmp_path, timeout=timeout)
+    def run(*args, cwd=None, timeout: float = DEFAULT_TIMEOUT, env: dict | None = None):
+        return run_termwise(*args, cwd=cwd or tmp_path, timeout=timeout, env=env)
     return run
