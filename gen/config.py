@@ -346,7 +346,28 @@ class TileConfig:
 
     def check_precision(self, precision: int) -> int:
         """Validate a runtime activation precision against this datapath."""
-        return _check_int("precision", precision, 1, self.act_bits)
+        return _check_int("precision", precision, *self.register_ranges()["precision"])
+
+    def register_ranges(self) -> dict:
+        """The legal values ``(lo, hi)`` of every field of this tile's command: the run
+        length ``bricks`` (outside an fc run) and each runtime register, as
+        :meth:`runtime_values` accepts them (``act_signed`` and ``fc`` as 0..1). A field
+        may be wider than its range (a precision's can say 0, or more bits than the
+        datapath has): what the tile does then is the tile's promise (``rtl/tile.py``),
+        which the golden models state (:mod:`termwise.golden.registers`)."""
+        ranges = {"bricks": (0, self.depth), "precision": (1, self.act_bits),
+                  "wgt_precision": (1, self.wgt_bits)}
+        for flag in ("act_signed", "fc"):
+            if flag in self.runtime:
+                ranges[flag] = (0, 1)
+        if "restart" in self.runtime:
+            ranges["restart"] = (0, (1 << self.windows) - 1)
+        if self.out_bits:
+            ranges["multiplier"] = (0, (1 << 16) - 1)
+            ranges["shift"] = (0, 63)
+        if self.activation == "relu6":
+            ranges["cap"] = (0, (1 << (self.out_value_bits - 1)) - 1)
+        return ranges
 
     def runtime_values(self, precision: int | None = None, wgt_precision: int | None = None,
                        *, act_signed: bool | None = None, restart: int | None = None,
@@ -366,6 +387,7 @@ class TileConfig:
         fully-connected one whose input bricks are dealt over the window columns, each
         column with its own weights (:func:`termwise.golden.lowering.lower_fc_columns`)."""
         rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
+        ranges = self.register_ranges()
         if "act_signed" in self.runtime:
             value = True if act_signed is None else act_signed
             if not isinstance(value, bool):
@@ -374,8 +396,8 @@ class TileConfig:
         elif act_signed is not None:
             raise ConfigError("act_signed", f"is not a runtime register of a {self.dtype} tile")
         if "restart" in self.runtime:
-            rt["restart"] = _check_int("restart", 1 if restart is None else restart, 0,
-                                       (1 << self.windows) - 1)
+            rt["restart"] = _check_int("restart", 1 if restart is None else restart,
+                                       *ranges["restart"])
         elif restart is not None:
             raise ConfigError("restart", f"is not a runtime register of {self.arch}")
         if "fc" in self.runtime:
@@ -389,14 +411,15 @@ class TileConfig:
         if precision is not None:
             rt["precision"] = self.check_precision(precision)
         if wgt_precision is not None:
-            rt["wgt_precision"] = _check_int("wgt_precision", wgt_precision, 1, self.wgt_bits)
+            rt["wgt_precision"] = _check_int("wgt_precision", wgt_precision,
+                                             *ranges["wgt_precision"])
         if self.out_bits:
             rt["multiplier"] = _check_int("multiplier", 1 if multiplier is None else multiplier,
-                                          0, (1 << 16) - 1)
-            rt["shift"] = _check_int("shift", 0 if shift is None else shift, 0, 63)
+                                          *ranges["multiplier"])
+            rt["shift"] = _check_int("shift", 0 if shift is None else shift, *ranges["shift"])
         if self.activation == "relu6":
-            top = (1 << (self.out_value_bits - 1)) - 1
-            rt["cap"] = _check_int("cap", top if cap is None else cap, 0, top)
+            rt["cap"] = _check_int("cap", ranges["cap"][1] if cap is None else cap,
+                                   *ranges["cap"])
         return rt
 
     def derived(self) -> dict[str, Any]:

@@ -3,6 +3,11 @@
 The per-step costs are the papers' (docs/papers.md, one section per design) and
 live in :mod:`termwise.golden.arch`, one module per design; this module pads operands into
 bricks and adds each implementation's fixed run overhead. Simulation must match exactly.
+
+The runtime registers ``rt`` are taken as the command sends them: every entry point reads
+them through :func:`~termwise.golden.registers.command_registers`, which clamps the
+precisions as ``rtl/tile.py`` promises (a precision of 0 runs as 1, one above the
+datapath's width as the width), the same clamping as the functional model's.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import math
 import numpy as np
 
 from .arch import model_of
+from .registers import command_registers
 
 __all__ = ["to_bricks", "step_cycles", "run_cycles", "run_overhead", "bricks_for",
            "fc_step_cycles", "fc_run_cycles"]
@@ -42,7 +48,7 @@ def run_overhead(cfg) -> int:
 
 def step_cycles(cfg, act, wgt, rt=None) -> np.ndarray:
     """Cycles of each step of a run on ``act`` (windows, K) and ``wgt`` (filters, K)."""
-    rt = rt or cfg.runtime_values()
+    rt = command_registers(cfg, rt or cfg.runtime_values())
     cycles = model_of(cfg).step_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)
     return np.maximum(np.asarray(cycles, dtype=np.int64), 1)
 
@@ -56,7 +62,7 @@ def run_cycles(cfg, act, wgt, rt=None) -> int:
     ``run_cycles(cfg, act_bricks, wgt_bricks, rt)`` in their model instead of per-step
     costs."""
     arch = model_of(cfg)
-    rt = rt or cfg.runtime_values()
+    rt = command_registers(cfg, rt or cfg.runtime_values())
     if hasattr(arch, "run_cycles"):
         return int(arch.run_cycles(cfg, to_bricks(cfg, act), to_bricks(cfg, wgt), rt)) \
             + cfg.pipeline_latency
@@ -72,7 +78,7 @@ def fc_step_cycles(cfg, act, wgt_cols, rt=None) -> np.ndarray:
     stacked (right for a design that costs a step by its activations and runtime registers
     only)."""
     arch = model_of(cfg)
-    rt = rt or cfg.runtime_values(fc=True)
+    rt = command_registers(cfg, rt or cfg.runtime_values(fc=True))
     if hasattr(arch, "fc_step_cycles"):
         return np.asarray(arch.fc_step_cycles(cfg, act, wgt_cols, rt), dtype=np.int64)
     act = np.asarray(act, dtype=np.int64)
@@ -93,7 +99,7 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
         windows + sum(max(c_k, windows) for k < n - 1) + c_{n-1} + RUN_OVERHEAD
     """
     arch = model_of(cfg)
-    rt = rt or cfg.runtime_values(fc=True)
+    rt = command_registers(cfg, rt or cfg.runtime_values(fc=True))
     if hasattr(arch, "fc_run_cycles"):     # a design whose array times fc rounds its own way
         return int(arch.fc_run_cycles(cfg, act, wgt_cols, rt)) + cfg.pipeline_latency
     if np.asarray(act).shape[1] == 0:

@@ -12,13 +12,16 @@ import numpy as np
 
 from .arch import model_of
 from .fixedpoint import value_range, wrap
+from .registers import command_registers
 
 __all__ = ["effective_operands", "tile_outputs", "check_operands", "fc_column_outputs"]
 
 
 def effective_operands(cfg, act, wgt, rt=None):
-    """The operand values the design multiplies with runtime registers ``rt``."""
-    rt = rt or cfg.runtime_values()
+    """The operand values the design multiplies with runtime registers ``rt`` (as the
+    command sends them: the precisions are clamped as the tile clamps them,
+    :func:`~termwise.golden.registers.command_registers`)."""
+    rt = command_registers(cfg, rt or cfg.runtime_values())
     act, wgt = np.asarray(act, dtype=np.int64), np.asarray(wgt, dtype=np.int64)
     fn = getattr(model_of(cfg), "effective_operands", None)
     return fn(cfg, act, wgt, rt) if fn else (act, wgt)
@@ -59,6 +62,9 @@ def tile_outputs(cfg, act, wgt, rt=None, *, bias=None, residual=None) -> np.ndar
     if not cfg.output_stage:
         return wrap(np.einsum("wk,fk->wf", a, w), cfg.acc_bits, True)
     from .primitives import conv_bias_act, conv_bias_add_act
+    if a.shape[1] == 0:     # a run of 0 bricks sums nothing: one zero product stands for
+        a = np.zeros((a.shape[0], 1), np.int64)     # it (the operators need a channel)
+        w = np.zeros((w.shape[0], 1), np.int64)
     x = a.T[np.newaxis, :, np.newaxis, :]              # (1, K, 1, windows)
     kernel = w[:, :, np.newaxis, np.newaxis]            # (filters, K, 1, 1)
     b = np.zeros(w.shape[0], np.int64) if bias is None or not cfg.bias else np.asarray(bias)

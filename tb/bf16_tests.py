@@ -22,6 +22,10 @@ Suites (``TERMWISE_SUITES``, comma-separated):
     bricks), exact cancellation (x + -x = +0), rounding ties, the tree's order
     (``2**24 + 1 + 1 + 1``), one value, K not a multiple of ``lanes``, weights kept between
     runs.
+``edges``
+    the command's fields at their edge values (:mod:`termwise.tb.edges`, the suite every
+    testbench has): ``bricks`` 0, 1 and ``depth``, and the precision fields, which a bf16
+    tile ignores, at 0, 1, 16 and above.
 ``conv``
     a 3x3 convolution (32 in / 16 out channels, 8x8, padding 1, normal data rounded to bf16)
     lowered onto the tile (:mod:`termwise.golden.lowering`; padding taps are +0.0), K split
@@ -238,6 +242,10 @@ class Bf16TB(TB):
 
     def show(self, value) -> str:
         return f"{int(np.float32(value).view(np.uint32)):#010x}"
+
+    def edge_operands(self, cfg, rng, act_shape, wgt_shape, signed):
+        """bf16 normal data for the ``edges`` suite (whose registers a bf16 tile ignores)."""
+        return _normal(rng, act_shape), _normal(rng, wgt_shape)
 
     def describe(self, act, wgt, rt, expected) -> dict:
         return dict(k=int(np.asarray(act).shape[1]), nan=int(np.isnan(expected).sum()),

@@ -28,13 +28,18 @@ class Case:
     bias: np.ndarray | None = None      # (filters,) with cfg.bias
     residual: np.ndarray | None = None  # (windows, filters) with cfg.residual
     act_signed: bool = True             # the run's act_signed register
+    # Command fields sent as they are, past runtime_values' validation (the edges suite:
+    # e.g. a precision of 0 or wider than the datapath); the golden models read them as the
+    # tile promises to (golden/registers.py).
+    registers: dict | None = None
 
     def runtime(self, cfg) -> dict:
         sign = {"act_signed": self.act_signed} if "act_signed" in cfg.runtime else {}
-        return cfg.runtime_values(
+        rt = cfg.runtime_values(
             self.precision if "precision" in cfg.runtime else None,
             self.wgt_precision if "wgt_precision" in cfg.runtime else None,
             **sign, **(self.stage or {}))
+        return {**rt, **(self.registers or {})}
 
 
 #: Both kinds of run every integer tile executes (its ``act_signed`` register).

@@ -22,6 +22,10 @@ window 0 does not restart, its result) depends on the previous run, so the gener
     the same layer on the same geometry.
 ``conv_channel``
     The same two convolutions lowered in the channel-major im2col order.
+``edges``
+    Every command field at its edge values (:mod:`termwise.tb.edges`, the suite every
+    testbench has): the precision fields, which Diffy ignores, and ``restart`` at 0 (window 0
+    continues from the previous run, :meth:`DiffyTB.case_runtime`), 1 and every window.
 ``dncnn``
     A few output rows of every layer of the ``dncnn`` workload's trace (:func:`dncnn_crops`:
     real integer activations of the trained denoiser on the HD frame, their halo included,
@@ -115,6 +119,20 @@ class DiffyTB(TB):
 
     def describe(self, act, wgt, rt, expected) -> dict:
         return {"restart": int(rt["restart"]), "k": int(np.asarray(act).shape[1])}
+
+    def case_runtime(self, case, previous) -> dict:
+        """A case's registers with the predecessor the cycle model needs: none when window 0
+        restarts, else the previous run's last window (which must be as long, of the same
+        signedness and on the same weights: the predecessor store holds its bricks, and
+        window 0's output is rebuilt from its last output)."""
+        rt = case.runtime(self.cfg)
+        if rt["restart"] & 1:
+            return dict(rt, predecessor=None)
+        assert previous is not None and previous.act.shape == case.act.shape \
+            and previous.act_signed == case.act_signed \
+            and np.array_equal(previous.wgt, case.wgt), \
+            f"{case.name}: window 0 does not restart, but it does not continue the run before"
+        return dict(rt, predecessor=previous.act[-1])
 
 
 async def _chain(tb, suite, name, runs, k, kind, rng, signed=True):

@@ -20,6 +20,11 @@ golden functional model (:meth:`TB.golden`, :meth:`TB.equal`) and its measured c
 the golden cycle model (:meth:`TB.model_cycles`); :meth:`TB.check` records any result and
 formats its failures, so every design reports the same way.
 
+Every testbench has the ``edges`` suite (registered here, on :class:`TB`): each field of the
+tile's command at its edge values (:mod:`termwise.tb.edges`), through the testbench's own
+driver and golden side (its operands from :meth:`TB.edge_operands`, its registers from
+:meth:`TB.case_runtime`).
+
 Operand loading (:meth:`TB.load_path`, issue 17): every suite loads the operand buffers
 through the driver's backdoor (VPI writes in zero time, :mod:`termwise.tb.driver`) except
 the suites of :attr:`TB.stream_suites` (``corners``, bf16's ``specials``, ``stream``), which
@@ -51,6 +56,7 @@ from ..golden import cycles as cycle_model
 from ..golden.lowering import DEFAULT_ORDER, assemble_conv2d, lower_conv2d
 from ..golden.primitives import conv2d_direct
 from ..golden.tile_model import fc_column_outputs, tile_outputs
+from . import edges
 from .driver import PERIOD_NS, TileDriver
 
 __all__ = ["TB", "Record", "Lowered", "differs", "LOAD_ENV", "LOAD_MODES"]
@@ -276,11 +282,27 @@ class TB:
         return got
 
     async def run_cases(self, suite: str, cases) -> None:
-        """:meth:`run_case` of every :class:`~termwise.tb.cases.Case`."""
+        """:meth:`run_case` of every :class:`~termwise.tb.cases.Case`, with the registers
+        of :meth:`case_runtime`."""
+        previous = None
         for case in cases:
-            await self.run_case(suite, case.name, case.act, case.wgt, case.runtime(self.cfg),
+            await self.run_case(suite, case.name, case.act, case.wgt,
+                                self.case_runtime(case, previous),
                                 load_weights=case.reload_weights, bias=case.bias,
                                 residual=case.residual)
+            previous = case
+
+    def case_runtime(self, case, previous) -> dict:
+        """The runtime registers of ``case`` run right after ``previous`` (``None`` for a
+        suite's first run): the case's own; a design whose run depends on the one before
+        adds what its models need (Diffy: the predecessor of a window 0 that does not
+        restart)."""
+        return case.runtime(self.cfg)
+
+    def edge_operands(self, cfg, rng, act_shape, wgt_shape, signed: bool):
+        """Random operands of an ``edges`` run (:mod:`termwise.tb.edges`): integers over
+        the operands' whole ranges; a design with other operands (bf16) gives its own."""
+        return edges.integer_operands(cfg, rng, act_shape, wgt_shape, signed)
 
     async def run_lowered(self, runs, rt, *, reload: bool = False, operands=None,
                           compare: bool = False) -> Lowered:
@@ -320,3 +342,12 @@ class TB:
                           cycles=done.cycles, model_cycles=done.model_cycles,
                           runs=len(lowering.runs), brick_order=lowering.order,
                           macs=int(np.prod(expected.shape) * np.prod(w.shape[1:])), **extra)
+
+
+@TB.suite("edges")
+async def edges_suite(tb, suite):
+    """Every command field at its edge values (:mod:`termwise.tb.edges`), on every
+    testbench: outputs and cycles against the golden models, which read the registers as
+    the tile promises (a precision of 0 runs as 1, one above the datapath's width at the
+    width)."""
+    await tb.run_cases(suite, edges.edge_cases(tb.cfg, tb.rng(), tb.edge_operands))

@@ -10,7 +10,8 @@ outputs = the dense dot product, golden cycles) is the generic testbench's: :cla
 is :class:`~termwise.tb.tile_tests.TileTB` with this driver, and records each case's kept
 and dense step counts.
 
-Suites: the generic ones (``random``, ``corners``, ``conv``: dense random weights) and
+Suites: the generic ones (``random``, ``corners``, ``conv``: dense random weights;
+``edges``: the command's fields at their edge values, ``bricks`` being the kept steps) and
 ``sparse`` (:func:`sparse_cases`): pruned weights at 50/70/90% zeros, whole zero steps, a
 zero filter, all-zero weights, dense weights.
 """

@@ -3,6 +3,10 @@
 
 ``random``, ``corners``, ``fused``
     The cases of :func:`termwise.tb.cases.suite`.
+``edges``
+    Every field of the command at its edge values: 0, 1, its maximum and above it where
+    the field is wider (:mod:`termwise.tb.edges`; registered on the harness, so every
+    testbench has it).
 ``conv``
     A 3x3 convolution lowered onto the tile in the papers' brick order (each brick one
     kernel position's channels: :data:`termwise.golden.lowering.DEFAULT_ORDER`), compared

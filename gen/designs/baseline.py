@@ -16,8 +16,9 @@ SPEC = DesignSpec(
         Regression("baseline-4x4", {"pe_stages": 1}),   # registered PE inputs (pe_stage.py)
         Regression("baseline-4x4", {"bias": True, "residual": True, "activation": "relu",
                                     "out_bits": 8}, ("fused", "chain")),
-        Regression("baseline-4x4", {"activation": "relu6", "out_bits": 8}, ("fused",)),
-        Regression("baseline-4x4", {"bias": True, "activation": "relu6"}, ("fused",)),
+        # edges: the output stage's registers (multiplier, shift, cap) at their edge values.
+        Regression("baseline-4x4", {"activation": "relu6", "out_bits": 8}, ("fused", "edges")),
+        Regression("baseline-4x4", {"bias": True, "activation": "relu6"}, ("fused", "edges")),
         Regression("baseline-4x4", {"out_bits": 12}, ("fused",)),
         Regression("baseline-4x4", suites=("real",), slow=True),
         # A paper-scale tile in `make test`: the random suite of baseline-16x16 (one window

@@ -78,7 +78,7 @@ SPEC = DesignSpec(
     # The bit-exact bf16 functional model and the pipelined cycle model (one cycle per brick
     # plus the pipeline's drain, pipeline(cfg)).
     golden="baseline_bf16",
-    testbench=own_testbench("termwise.tb.bf16_tests", ("random", "specials", "conv")),
+    testbench=own_testbench("termwise.tb.bf16_tests", ("random", "specials", "conv", "edges")),
     regressions=(
         Regression("baseline-bf16-4x4"),
         Regression("baseline-bf16-4x4", {"pe_stages": 2}),

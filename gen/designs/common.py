@@ -25,7 +25,8 @@ def tile_testbench(cfg) -> Testbench:
     the generic driver loads; the fused output stage adds its suites. ``conv`` lowers in the
     papers' brick order, ``conv_channel`` (registered regressions only) in the channel-major
     im2col order, ``depthwise`` a depthwise convolution with the channel-diagonal packing, ``fc``
-    (``fc_columns`` tiles) fully-connected layers at batch 1 on the per-column weights."""
+    (``fc_columns`` tiles) fully-connected layers at batch 1 on the per-column weights;
+    ``edges`` (last) every command field at its edge values (``termwise.tb.edges``)."""
     suites = ["random", "corners", "conv", "conv_channel", "depthwise", "real"]
     default = ["random", "corners", "conv", "depthwise"]
     if cfg.fc_columns:
@@ -37,6 +38,8 @@ def tile_testbench(cfg) -> Testbench:
         if cfg.bias and cfg.residual and cfg.activation == "relu" and cfg.out_bits:
             suites.append("chain")
             default.append("chain")
+    suites.append("edges")
+    default.append("edges")
     return Testbench(GENERIC_TB, tuple(suites), tuple(default))
 
 

@@ -33,10 +33,11 @@ SPEC = DesignSpec(
     rtl="diffy",
     golden="diffy",
     # dncnn: rows of every layer of the 8-bit dncnn trace (builds the trace when not cached).
-    # conv_channel: the conv suite in the channel-major brick order.
+    # conv_channel: the conv suite in the channel-major brick order. edges: every command
+    # field at its edge values (termwise.tb.edges).
     testbench=own_testbench("termwise.tb.diffy_tests",
-                            ("random", "corners", "conv", "conv_channel", "dncnn"),
-                            ("random", "corners", "conv")),
+                            ("random", "corners", "conv", "conv_channel", "dncnn", "edges"),
+                            ("random", "corners", "conv", "edges")),
     regressions=(
         Regression("diffy-4x4"),
         Regression("diffy-4x4", {"pe_stages": 1}),   # registered PE inputs, inner datapath

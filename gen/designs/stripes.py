@@ -17,8 +17,9 @@ SPEC = DesignSpec(
         Regression("stripes-4x4"),
         Regression("stripes-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
         Regression("stripes-4x4", {"fc_columns": 1, "pe_stages": 2}),   # and registered PE inputs
+        # edges: the precision's edges seen through the requantising stage.
         Regression("stripes-4x4", {"bias": True, "residual": True, "activation": "relu",
-                                   "out_bits": 8}, ("fused", "chain")),
+                                   "out_bits": 8}, ("fused", "chain", "edges")),
         Regression("stripes-4x4", suites=("real",), slow=True),
         Regression("stripes-16x16", slow=True),
     ),

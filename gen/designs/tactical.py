@@ -106,7 +106,7 @@ SPEC = DesignSpec(
     rtl="tactical",
     golden="tactical",
     testbench=own_testbench("termwise.tb.tactical_cases",
-                            ("sparse", "random", "corners", "conv")),
+                            ("sparse", "random", "corners", "conv", "edges")),
     regressions=(
         Regression("tactical-tclp-4x4"),
         Regression("tactical-tcle-4x4"),
