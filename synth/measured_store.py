@@ -10,8 +10,9 @@ system perf-db ships tuned results, :mod:`termwise.gen.perfdb.locations`).
 An entry is used only under the same key as a cache entry, and the keys hash everything a
 result depends on (:mod:`termwise.synth.cache`: the Verilog's sha256, flow scripts, liberty,
 tool versions; :func:`termwise.gen.commands.power.report_key_inputs`: the synthesis keys,
-the run's options, the power and stimulus code's text, the Verilator version). So an entry
-whose Verilog or tools have changed is never read: it is stale, and ``check`` lists it.
+the run's options, the power flow's version, the workload trace's content hash, the
+Verilator version; never source text). So an entry whose Verilog, tools, flow version or
+trace have changed is never read: it is stale, and ``measured list`` lists it.
 
 Layout (``synth/measured/``)::
 

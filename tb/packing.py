@@ -3,8 +3,8 @@ values, shared by the cocotb driver (:mod:`.driver`) and the gate-level power st
 (:mod:`termwise.synth.power.workload`).
 
 Kept apart from the driver so that what makes a power run's stimulus is this file alone:
-its text is in the key of every cached and shipped workload power report
-(:func:`termwise.gen.commands.power.report_key_inputs`), the driver's is not.
+a change here that moves a stimulus word is a new power flow version
+(:data:`termwise.gen.commands.power.POWER_FLOW_VERSION`), the driver's is not.
 """
 
 from __future__ import annotations

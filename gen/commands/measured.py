@@ -37,12 +37,12 @@ def _synth_key(cfg, clock_ns: float) -> str:
 
 def current_keys(kind: str, folder: str) -> list[str]:
     """The key the entry in ``folder`` would have if it were measured now (same
-    configuration and options; this checkout's Verilog, scripts, tools and code), then for
-    a power entry the keys it may have been measured under by earlier power code declared
-    to compute the same numbers (:func:`termwise.gen.commands.power.equivalent_inputs`):
-    the keys a lookup tries."""
+    configuration and options; this checkout's Verilog, scripts, tools, flow versions and,
+    for a workload's activity, the workload's trace): the key a lookup tries. A power
+    entry of a workload loads that workload's trace (built once, then cached)."""
     from ...synth.measured_store import load
     from ...synth.power.part import part_config
+    from ...synth.power.workload import trace_sha256
     from ..config import from_mapping
     from . import power
     if kind == "asic":
@@ -58,8 +58,9 @@ def current_keys(kind: str, folder: str) -> list[str]:
         part_synth_key=_synth_key(part_config(cfg, inp["part"]), clock_ns)
         if inp["part"] in ("row", "slice") else None,
         cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
-        precision=inp["precision"], workload=inp["workload"], layers=inp["layers"])
-    return [power.report_key(x) for x in power.equivalent_inputs(now)]
+        precision=inp["precision"], workload=inp["workload"], layers=inp["layers"],
+        trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None)
+    return [power.report_key(now)]
 
 
 def is_current(kind: str, folder: str, key: str) -> bool:

@@ -441,16 +441,16 @@ def _activity(cfg, plan, stats: dict, cycles: int, bricks: int) -> dict:
     return rec
 
 
-#: Bumped when the stored report's layout changes (old entries are then never hit).
-REPORT_CACHE_VERSION = 1
-#: The files whose text computes a power report besides the synthesis: this module and
-#: every module of synth/power (harness, cell models, SAIF reader, power, workload, part).
-_POWER_CODE = ("gen/commands/power.py", "synth/power/*.py")
-#: The files the stimulus of ``--workload`` is made from (the workload itself, its lowering,
-#: runtime registers, cycle model and row packing): in the key of a workload's report only.
-_WORKLOAD_CODE = ("golden/workloads/*.py", "golden/lowering.py", "golden/netsim/simulate.py",
-                  "golden/cycles.py", "golden/arch/*.py", "golden/fixedpoint.py",
-                  "tb/packing.py")
+#: Bumped when the stored report's layout or key changes (old entries are then never hit).
+REPORT_CACHE_VERSION = 2
+#: The power flow's version, in every report's key. Bump it by hand when a change of the
+#: flow would change any number of a report: this module, synth/power (harness, cell
+#: models, SAIF reading, power arithmetic, part scaling, stimulus), the stimulus code it
+#: calls (golden/lowering.py, the cycle model, tb/packing.py). Reports are keyed on it,
+#: never on the code's text: a docstring or an error message retires nothing. Version 1 is
+#: the flow the shipped reports (synth/measured/power) were measured with; their
+#: equivalence with this checkout is checked, not assumed (synth/README.md).
+POWER_FLOW_VERSION = 1
 #: The packages whose text the Verilog is rendered from: the memo of a configuration's
 #: Verilog sha256 (which saves rendering it on a hit, ~5 s for stripes-16x16) is keyed by
 #: all of them, so any edit there renders again (the report key itself is the Verilog's).
@@ -459,19 +459,6 @@ _RENDER_PACKAGES = ("rtl", "gen", "golden", "tb", "synth")
 
 def _repo_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _files_sha(patterns) -> str:
-    """sha256 over the names and text of the package files matching ``patterns``."""
-    import glob
-    root = _repo_root()
-    h = hashlib.sha256()
-    for pat in patterns:
-        for path in sorted(glob.glob(os.path.join(root, pat))):
-            h.update(os.path.relpath(path, root).encode())
-            with open(path, "rb") as f:
-                h.update(f.read())
-    return h.hexdigest()
 
 
 def _tree_sha(packages) -> str:
@@ -521,16 +508,21 @@ def _synth_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -> s
 
 def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: str,
                       cycles: int, seed: int, clock_mhz: float | None, precision: int,
-                      workload: str | None, layers: list[str] | None) -> dict:
-    """Everything a power report depends on, for its cache key.
+                      workload: str | None, layers: list[str] | None,
+                      trace_sha256: str | None = None) -> dict:
+    """Everything a power report depends on, for its cache key: explicit inputs and
+    versions only, never source text.
 
     The synthesis keys stand for the Verilog (hence the configuration and the RTL), the
-    clock target, the liberty and the synthesis tools and scripts; the gate-level model's
-    key (``_model``) is a function of the synthesis key (its netlist), the liberty (its cell
-    models), the harness (the manifest's ports and the stimulus module's text) and the build
-    flags, all covered here by the synthesis key, the power code's text and
+    clock target, the liberty and the synthesis tools and scripts; the gate-level model
+    (``_model``) is a function of the netlist, the liberty's cell models, the harness and
+    the build flags: the synthesis key, :data:`POWER_FLOW_VERSION`,
     :data:`MODEL_BUILD_FLAGS` and the Verilator version. Then the run's options, and for a
-    workload the text of the code that makes its stimulus."""
+    workload its trace's content (``trace_sha256``,
+    :meth:`~termwise.golden.workloads.Workload.trace_sha256`): the stimulus is a function
+    of the trace, the options and the flow version."""
+    if (workload is None) != (trace_sha256 is None):
+        raise ValueError("a workload's report key needs its trace_sha256, and only then")
     from importlib import metadata
     try:
         verilator = metadata.version("verilator")
@@ -541,45 +533,11 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
             "cycles": cycles, "seed": seed, "clock_mhz": clock_mhz, "precision": precision,
             "workload": workload, "layers": layers,
             "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
-            "power_code_sha256": _files_sha(_POWER_CODE),
-            "workload_code_sha256": _files_sha(_WORKLOAD_CODE) if workload else None}
+            "power_flow": POWER_FLOW_VERSION, "workload_trace_sha256": trace_sha256}
 
 
 def report_key(inputs: dict) -> str:
     return _sha(json.dumps(inputs, sort_keys=True, separators=(",", ":")))[:24]
-
-
-#: Versions of the power code (:data:`_POWER_CODE`) declared to compute the same numbers
-#: as an earlier version: a list of ``{"power_code_sha256", "same_numbers_as", "change",
-#: "checked"}``. A change that cannot move a number (which signals the gate-level model
-#: traces, say) would otherwise retire every measured report, hours of runs each. The file
-#: is outside :data:`_POWER_CODE` because an entry names that code's hash; any later edit of
-#: the power code changes the hash, and the entry stops applying until someone checks again.
-EQUIVALENT_CODE = "synth/power/equivalent_code.json"
-
-
-def equivalent_code() -> list[dict]:
-    """The entries of :data:`EQUIVALENT_CODE` (none if the file is absent)."""
-    try:
-        with open(os.path.join(_repo_root(), EQUIVALENT_CODE), encoding="utf-8") as f:
-            return json.load(f)["equivalences"]
-    except FileNotFoundError:
-        return []
-
-
-def equivalent_inputs(inputs: dict, table: list[dict] | None = None) -> list[dict]:
-    """``inputs``, then the same inputs under each earlier power code declared (directly or
-    through a chain of declarations) to compute the same numbers: the keys a report of
-    ``inputs`` may be kept under."""
-    table = equivalent_code() if table is None else table
-    out, seen = [inputs], {inputs["power_code_sha256"]}
-    for cur in out:                      # grows while it is walked: the chain's closure
-        for e in table:
-            old = e["same_numbers_as"]
-            if e["power_code_sha256"] == cur["power_code_sha256"] and old not in seen:
-                seen.add(old)
-                out.append({**cur, "power_code_sha256": old})
-    return out
 
 
 def _cache_load(reports_dir: str, key: str) -> dict | None:
@@ -637,10 +595,11 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     t0 = time.monotonic()
     if part not in MODES:
         raise ConfigError("part", f"must be one of {', '.join(MODES)}, got {part!r}")
+    trace_sha = None
     if workload is not None:
-        # imported here: numpy's import would be most of a cache hit's time
-        from ...synth.power.workload import check_drivable, plan_workload
+        from ...synth.power.workload import check_drivable, plan_workload, trace_sha256
         check_drivable(cfg)
+        trace_sha = trace_sha256(cfg, workload)     # in the key: the trace, not its code
     elif layers is not None:
         raise ConfigError("layers", "needs --workload (the layers are a workload's)")
     clock_ns, _, lib = check_options(clock_ns, "asic", liberty)
@@ -662,32 +621,25 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
             part_synth_key=_synth_key(part_config(cfg, mode), clock_ns, lib, memo, sources)
             if mode in ("row", "slice") else None,
             cycles=cycles, seed=seed, clock_mhz=clock_mhz, precision=prec,
-            workload=workload, layers=layers)
+            workload=workload, layers=layers, trace_sha256=trace_sha)
 
     if use_cache:
         # ``auto`` resolves from the whole tile's cached synthesis; without it, a miss.
         hit_w = synth_cache.lookup(root, key_w) or synth_cache.lookup_measured(key_w)
         mode = choose_mode(part, hit_w["cell_count"] if hit_w else None) \
             if (part != "auto" or hit_w) else None
-        candidates = equivalent_inputs(inputs_for(mode)) if mode is not None else []
-        for inputs in candidates:
-            key = report_key(inputs)
-            rep = _cache_load(reports, key)
-            if rep is not None:
-                from ...synth import measured_store
-                where = os.path.join(reports, key)
-                rep["cached"] = True
-                rep["cache"] = {"key": key, "hit": True, "lookup_s": 0.0}
-                if inputs is not candidates[0]:
-                    rep["cache"]["power_code"] = (
-                        f"measured with power code {inputs['power_code_sha256'][:12]}, "
-                        f"declared to compute the same numbers as this checkout's "
-                        f"({EQUIVALENT_CODE})")
-                if not os.path.isdir(where):    # found in the project's measured results
-                    where = os.path.join(measured_store.root(), "power", key)
-                    rep["cache"]["measured_store"] = True
-                rep["cache"].update(dir=where, lookup_s=round(time.monotonic() - t0, 2))
-                return rep
+        key = report_key(inputs_for(mode)) if mode is not None else None
+        rep = _cache_load(reports, key) if key is not None else None
+        if rep is not None:
+            from ...synth import measured_store
+            where = os.path.join(reports, key)
+            rep["cached"] = True
+            rep["cache"] = {"key": key, "hit": True, "lookup_s": 0.0}
+            if not os.path.isdir(where):    # found in the project's measured results
+                where = os.path.join(measured_store.root(), "power", key)
+                rep["cache"]["measured_store"] = True
+            rep["cache"].update(dir=where, lookup_s=round(time.monotonic() - t0, 2))
+            return rep
     if workload is not None:
         # The workload's names and the cycle budget are checked on the whole tile before
         # any synthesis (its plan is also the whole tile's stimulus).

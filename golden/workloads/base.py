@@ -3,6 +3,7 @@ of workloads is :mod:`.registry`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zlib
@@ -104,6 +105,28 @@ class Workload:
     @property
     def macs(self) -> int:
         return sum(layer.macs for layer in self.layers)
+
+    #: The fields of a :class:`Layer` that its trace hash covers besides its two arrays.
+    _LAYER_FIELDS = ("name", "kind", "bits", "stride", "padding", "dilation", "groups",
+                     "act_precision", "wgt_precision", "act_signed", "synthetic")
+
+    def trace_sha256(self) -> str:
+        """sha256 of what a measurement reads of this workload: every layer's fields and
+        its activations' and weights' dtype, shape and values, in order.
+
+        Results measured on a workload (a power report's activity) are keyed on this, not
+        on the text of the code that built the trace: the same trace gives the same
+        stimulus whatever code made it, and a trace that moved (another BLAS kernel, a new
+        quantisation) is another key."""
+        h = hashlib.sha256(json.dumps([self.name, self.bits]).encode())
+        for layer in self.layers:
+            fields = [getattr(layer, f) for f in self._LAYER_FIELDS]
+            h.update(json.dumps(fields, default=int).encode())
+            for a in (layer.act, layer.wgt):
+                a = np.ascontiguousarray(a)
+                h.update(json.dumps([a.dtype.str, list(a.shape)]).encode())
+                h.update(a.tobytes())
+        return h.hexdigest()
 
 
 def synthetic_values(shape, bits: int, kind: str, seed_text: str) -> np.ndarray:

@@ -53,7 +53,7 @@ from ...gen.spec import ConfigError
 __all__ = ["MAX_RUNS_PER_LAYER", "RUN_SLACK_CYCLES", "HOST_HOOKS", "StimulusRun",
            "WorkloadPlan", "check_drivable", "workload_bits", "load_layers", "run_useful_macs",
            "run_rows", "run_registers", "chained", "estimate_run_cycles", "plan_workload",
-           "stimulus_rows"]
+           "stimulus_rows", "trace_sha256"]
 
 #: At most this many sampled runs of each layer ("a few").
 MAX_RUNS_PER_LAYER = 8
@@ -124,6 +124,23 @@ def check_drivable(cfg) -> None:
 def workload_bits(cfg) -> int:
     """The fixed-point width a workload is loaded at for ``cfg`` (the ``real`` suite's)."""
     return 8 if cfg.act_bits <= 8 else 16
+
+
+def trace_sha256(cfg, workload: str) -> str:
+    """The content hash of ``workload``'s trace at ``cfg``'s width
+    (:meth:`~termwise.golden.workloads.Workload.trace_sha256`): what a power report of its
+    activity is keyed on."""
+    from ...golden.workloads import WORKLOADS, load_workload
+    if workload not in WORKLOADS:
+        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
+                          f"{workload!r}")
+    key = (workload, workload_bits(cfg))
+    if key not in _TRACE_SHA:     # a process asks once per trace (termwise measured list)
+        _TRACE_SHA[key] = load_workload(*key).trace_sha256()
+    return _TRACE_SHA[key]
+
+
+_TRACE_SHA: dict[tuple[str, int], str] = {}
 
 
 def load_layers(cfg, workload: str, names: list[str] | None, log=None):

@@ -23,31 +23,54 @@ def _key(cfg=None, **changes):
 def test_key_changes_with_each_input():
     base = _key()
     assert _key() == base                   # deterministic
+    wl = dict(workload="digits-cnn", trace_sha256="1" * 64)
     changed = [_key(synth_key="b" * 24), _key(mode="row", part_synth_key="c" * 24),
                _key(cycles=2001), _key(seed=2), _key(clock_mhz=50.0), _key(precision=4),
-               _key(workload="digits-cnn"), _key(workload="digits-cnn", layers=["fc"]),
+               _key(**wl), _key(**wl, layers=["fc"]),
+               _key(workload="digits-cnn", trace_sha256="2" * 64),   # another trace
                _key(preset("stripes-4x4"))]
     assert base not in changed and len(set(changed)) == len(changed)
 
 
-def test_key_follows_the_power_code(monkeypatch):
+def test_key_follows_the_flow_version_not_the_code_text(monkeypatch):
+    """Editing the power code (a docstring, a message) retires nothing; bumping the flow's
+    version, the build flags or the Verilator version does."""
     base = _key()
-    monkeypatch.setattr(power, "_files_sha", lambda patterns: "0" * 64)
+    inputs = power.report_key_inputs(preset("baseline-4x4"), **BASE)
+    assert not any("code" in k for k in inputs), inputs
+    monkeypatch.setattr(power, "POWER_FLOW_VERSION", power.POWER_FLOW_VERSION + 1)
     assert _key() != base
+    monkeypatch.undo()
+    assert _key() == base
     monkeypatch.setattr(power, "MODEL_BUILD_FLAGS", ["--build-jobs", "1"])
     assert _key() != base
 
 
-def test_key_inputs_name_the_code():
-    inputs = power.report_key_inputs(preset("baseline-4x4"), **BASE)
-    assert inputs["power_code_sha256"] == power._files_sha(power._POWER_CODE)
-    assert inputs["workload_code_sha256"] is None
-    wl = power.report_key_inputs(preset("baseline-4x4"), **{**BASE, "workload": "digits-cnn"})
-    assert wl["workload_code_sha256"] == power._files_sha(power._WORKLOAD_CODE)
-    # the globs match files (a renamed module would otherwise drop out of the key)
-    import glob
-    for pat in power._POWER_CODE + power._WORKLOAD_CODE:
-        assert glob.glob(os.path.join(power._repo_root(), pat)), pat
+def test_a_workload_key_needs_its_trace_and_only_then():
+    with pytest.raises(ValueError):
+        _key(workload="digits-cnn")
+    with pytest.raises(ValueError):
+        _key(trace_sha256="1" * 64)
+    wl = power.report_key_inputs(preset("baseline-4x4"), **{
+        **BASE, "workload": "digits-cnn", "trace_sha256": "1" * 64})
+    assert wl["workload_trace_sha256"] == "1" * 64 and wl["power_flow"] == 1
+
+
+def test_the_trace_hash_is_the_traces_content():
+    """Two loads of one trace hash alike; a trace whose values moved by one code (another
+    BLAS kernel, say) hashes otherwise; so does one whose precision profile moved."""
+    import copy
+    from termwise.golden.workloads import load_workload
+    wl = load_workload("digits-cnn", 8)
+    sha = wl.trace_sha256()
+    assert load_workload("digits-cnn", 8).trace_sha256() == sha
+    moved = copy.deepcopy(wl)
+    moved.layers[-1].act.flat[0] += 1
+    assert moved.trace_sha256() != sha
+    profile = copy.deepcopy(wl)
+    profile.layers[0].act_precision = (profile.layers[0].act_precision or 8) - 1
+    assert profile.trace_sha256() != sha
+
 
 
 NEEDS_STA = pytest.mark.skipif(not (shutil.which("sta") and os.path.exists(DEFAULT_LIBERTY)),
@@ -97,48 +120,3 @@ def test_hit_returns_the_stored_report_without_running(no_run):
     # another seed is another key: not a hit, so it goes on to synthesise and simulate
     with pytest.raises(AssertionError, match="must not synthesise"):
         power.power_report(cfg, **{**kw, "seed": 2, "use_cache": True})
-
-
-def test_equivalent_inputs_follow_the_declared_chain():
-    table = [{"power_code_sha256": "c", "same_numbers_as": "b"},
-             {"power_code_sha256": "b", "same_numbers_as": "a"},
-             {"power_code_sha256": "a", "same_numbers_as": "c"},     # a loop ends
-             {"power_code_sha256": "x", "same_numbers_as": "y"}]     # another code's
-    inputs = {"power_code_sha256": "c", "seed": 1}
-    got = power.equivalent_inputs(inputs, table)
-    assert got[0] is inputs
-    assert [g["power_code_sha256"] for g in got] == ["c", "b", "a"]
-    assert all(g["seed"] == 1 for g in got)
-    assert power.equivalent_inputs({"power_code_sha256": "z"}, table) == [
-        {"power_code_sha256": "z"}]
-
-
-def test_shipped_equivalences_are_complete():
-    """Each declaration names two code hashes, what changed and how the sameness was
-    checked; the file is outside the hashed power code (it names that code's hash)."""
-    import fnmatch
-    import re
-    table = power.equivalent_code()
-    assert table, "synth/power/equivalent_code.json is missing or empty"
-    for e in table:
-        assert re.fullmatch(r"[0-9a-f]{64}", e["power_code_sha256"])
-        assert re.fullmatch(r"[0-9a-f]{64}", e["same_numbers_as"])
-        assert e["power_code_sha256"] != e["same_numbers_as"]
-        assert len(e["change"]) > 40 and len(e["checked"]) > 40
-    assert not any(fnmatch.fnmatch(power.EQUIVALENT_CODE, p) for p in power._POWER_CODE)
-
-
-@NEEDS_STA
-def test_a_report_of_declared_equivalent_code_is_a_hit(no_run, monkeypatch):
-    cfg, kw, reports, now = no_run
-    old = {**now, "power_code_sha256": "e" * 64}      # measured by an earlier power code
-    power._cache_store(str(reports), power.report_key(old), old, {"power_w": {"total": 2.0}})
-    monkeypatch.setattr(power, "equivalent_code", lambda: [])
-    with pytest.raises(AssertionError, match="must not synthesise"):
-        power.power_report(cfg, **kw)                  # undeclared: the old report is not used
-    monkeypatch.setattr(power, "equivalent_code", lambda: [
-        {"power_code_sha256": now["power_code_sha256"], "same_numbers_as": "e" * 64}])
-    rep = power.power_report(cfg, **kw)
-    assert rep["cached"] is True and rep["power_w"] == {"total": 2.0}
-    assert rep["cache"]["key"] == power.report_key(old)
-    assert "eeeeeeeeeeee" in rep["cache"]["power_code"]
