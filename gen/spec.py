@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from .errors import ConfigError   # defined below every layer (gen/errors.py); re-exported
 
-__all__ = ["ConfigError", "Option", "Testbench", "Regression", "PaperClaim", "DesignSpec"]
+__all__ = ["ConfigError", "Option", "Testbench", "Regression", "PaperClaim", "StuckAt",
+           "FormalSpec", "DesignSpec"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,63 @@ class PaperClaim:
 
 
 @dataclass(frozen=True)
+class StuckAt:
+    """A fault for a proof that must fail: bit ``bit`` of input ``port`` of PE instance
+    ``instance`` stuck at 0 (``port`` "": the PE's first input).
+    :class:`termwise.tb.formal.FaultyLibrary` injects it."""
+
+    instance: str = "pe_f0_w0"
+    port: str = ""
+    bit: int = 0
+
+
+@dataclass(frozen=True)
+class FormalSpec:
+    """What the formal proofs (:mod:`termwise.tb.formal`) know of a design.
+
+    Parameters
+    ----------
+    fault : StuckAt or callable(cfg) -> StuckAt, optional
+        The PE input bit a deliberately broken array loses (a lane's activation or weight
+        bit, or a sign): the proof of that array must fail, so that no proof passes
+        vacuously. A callable for a design whose PEs depend on an option (Bit-Tactical's
+        back end). :meth:`fault_for` reads it.
+    act_precision : bool
+        The design multiplies only the ``precision`` least significant bits of each
+        activation (two's complement from bit ``precision - 1`` in a signed run; Stripes'
+        runtime register). The shared harness's reference narrows the activations so.
+        Written from the paper's semantics, not read from the golden model, so the proof
+        checks both (tests/formal compares it with the golden ``effective_operands``).
+    wgt_precision : bool
+        The same for the ``wgt_precision`` least significant bits of each weight, always
+        two's complement (Loom's weight precision register).
+    module : str, optional
+        Dotted name of the design's own formal module (``termwise.tb.<arch>_formal``), for
+        what the shared harness does not cover. It may define either or both of
+        ``harness(cfg, case, library, worst_step)``: the design's harness, which
+        :func:`termwise.tb.formal.harness_for` builds (an array that owns its operands
+        needs one); ``worst_step_cycles(cfg)``: the costliest step of the cycle bound, when
+        enumerating one brick of each operand is not it (Diffy's deltas read two windows).
+        A design with a module is proven by a test of its own
+        (``tests/formal/test_<arch>_proof.py``); one without, by
+        ``tests/formal/test_array_proofs.py`` with the shared harness.
+    two_bricks : bool
+        ``tests/formal/test_array_proofs.py`` proves runs of two bricks too (brick-to-brick
+        pipelining; ``slow``).
+    """
+
+    fault: Any = None
+    act_precision: bool = False
+    wgt_precision: bool = False
+    module: str | None = None
+    two_bricks: bool = False
+
+    def fault_for(self, cfg) -> StuckAt | None:
+        """The fault of ``cfg``'s broken array (:attr:`fault`, called when callable)."""
+        return self.fault(cfg) if callable(self.fault) else self.fault
+
+
+@dataclass(frozen=True)
 class DesignSpec:
     """Everything the shared code needs to know about one design.
 
@@ -206,6 +264,10 @@ class DesignSpec:
     papers : dict
         ``termwise sim`` design name -> :class:`PaperClaim`: what the design's paper
         reports, printed beside termwise's figures by ``termwise report``.
+    formal : FormalSpec, optional
+        What the formal proofs know of the design (its fault, precision semantics and own
+        harness module); None: not formally proven by the array proofs (e.g. bf16, whose
+        arithmetic :mod:`termwise.tb.fp_proof` proves).
     """
 
     arch: str
@@ -225,6 +287,7 @@ class DesignSpec:
     sim_designs: dict = field(default_factory=dict)
     derived: Callable[[Any], dict] | None = None
     papers: dict = field(default_factory=dict)
+    formal: FormalSpec | None = None
 
     def __post_init__(self):
         operator.index(self.order)
@@ -241,6 +304,9 @@ class DesignSpec:
             if design not in self.sim_designs or not isinstance(claim, PaperClaim):
                 raise ValueError(f"design {self.arch}: papers[{design!r}] must be a "
                                  "PaperClaim of one of its sim_designs")
+        if self.formal is not None and not isinstance(self.formal, FormalSpec):
+            raise ValueError(f"design {self.arch}: formal must be a FormalSpec, got "
+                             f"{self.formal!r}")
 
     @property
     def key(self) -> tuple:

@@ -1,6 +1,6 @@
 """Bit-parallel baseline (DaDianNao, MICRO 2014): one brick per filter per window per cycle."""
 
-from ..spec import DesignSpec, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, PaperClaim, Regression, StuckAt
 from .common import tile_testbench
 
 SPEC = DesignSpec(
@@ -33,4 +33,6 @@ SPEC = DesignSpec(
             speedup=1.0, speedup_text="the reference of every ratio (a DaDianNao-like tile)",
             energy_efficiency=1.0, energy_text="the reference of every ratio"),
     },
+    formal=FormalSpec(fault=StuckAt(port="wgt"),            # lane 0's weight LSB
+                      two_bricks=True),
 )

@@ -1,7 +1,7 @@
 """Cnvlutin (Albericio et al., ISCA 2016): zero activations skipped, zero-free bricks with
 offsets, decoupled lanes."""
 
-from ..spec import DesignSpec, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, PaperClaim, Regression, StuckAt
 from .common import tile_testbench
 
 SPEC = DesignSpec(
@@ -31,4 +31,5 @@ SPEC = DesignSpec(
                           "on the ReLU sparsity of the paper's ImageNet networks against the "
                           "workload's"),
     },
+    formal=FormalSpec(fault=StuckAt(port="wgt"), module="termwise.tb.cnvlutin_formal"),
 )

@@ -1,7 +1,8 @@
 """Diffy (Mahmoud et al., MICRO 2018): differential convolution along x, Booth-encoded
 deltas on the Bit-Pragmatic datapath, with a reconstruction unit."""
 
-from ..spec import ConfigError, DesignSpec, Option, PaperClaim, Regression
+from ..spec import (ConfigError, DesignSpec, FormalSpec, Option,
+                    PaperClaim, Regression, StuckAt)
 from .common import own_testbench
 
 
@@ -66,4 +67,5 @@ SPEC = DesignSpec(
                           "smooth feature maps give small deltas; a classification "
                           "workload's do not"),
     },
+    formal=FormalSpec(fault=StuckAt(port="neg"), module="termwise.tb.diffy_formal"),
 )

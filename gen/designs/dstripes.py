@@ -1,7 +1,7 @@
 """Dynamic Stripes (Delmas et al., arXiv 1706.00504): bit-serial at the precision detected
 per step."""
 
-from ..spec import DesignSpec, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, PaperClaim, Regression, StuckAt
 from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
@@ -29,4 +29,6 @@ SPEC = DesignSpec(
             speedup=None, speedup_text="41% faster than Stripes",
             why_different="the figure is relative to Stripes, not the baseline"),
     },
+    formal=FormalSpec(fault=StuckAt(port="negate"),         # the sign bit's negative weight
+                      two_bricks=True),
 )

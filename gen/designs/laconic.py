@@ -1,7 +1,7 @@
 """Laconic (Sharify et al., ISCA 2019): Booth terms of weights and activations, one term pair
 per lane per cycle."""
 
-from ..spec import DesignSpec, Option, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, Option, PaperClaim, Regression, StuckAt
 from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 SPEC = DesignSpec(
@@ -36,4 +36,5 @@ SPEC = DesignSpec(
             why_different="the paper compares at equal memory wires, not equal peak "
                           "throughput"),
     },
+    formal=FormalSpec(fault=StuckAt(port="act", bit=1)),   # lane 0's activation term sign
 )

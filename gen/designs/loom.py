@@ -1,7 +1,7 @@
 """Loom (Sharify et al., DAC 2018): weights bit-serial at a runtime precision Pw, activations
 ``serial_bits`` at a time at the detected precision."""
 
-from ..spec import DesignSpec, Option, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, Option, PaperClaim, Regression, StuckAt
 from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
@@ -35,4 +35,6 @@ SPEC = DesignSpec(
                           "its gain multiplies activation and weight precision reductions "
                           "of its own profiles"),
     },
+    formal=FormalSpec(fault=StuckAt(port="wgt_bit"),    # lane 0's weight bit
+                      wgt_precision=True),
 )

@@ -1,7 +1,8 @@
 """Bit-Pragmatic (Albericio et al., MICRO 2017): only the activations' non-zero terms,
 two-stage shifting; pallet or column synchronisation."""
 
-from ..spec import ConfigError, DesignSpec, Option, PaperClaim, Regression
+from ..spec import (ConfigError, DesignSpec, FormalSpec, Option,
+                    PaperClaim, Regression, StuckAt)
 from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 
@@ -63,4 +64,5 @@ SPEC = DesignSpec(
                                        "gain of differential convolution",
             why_different="no paper figure to compare"),
     },
+    formal=FormalSpec(fault=StuckAt(port="neg")),   # lane 0's term sign
 )

@@ -1,6 +1,6 @@
 """Stripes (Judd et al., MICRO 2016): activations bit-serial at a runtime precision P."""
 
-from ..spec import DesignSpec, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, PaperClaim, Regression, StuckAt
 from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
@@ -35,4 +35,6 @@ SPEC = DesignSpec(
                           "the precision profile: the paper's profiles of its ImageNet "
                           "networks against the workload's"),
     },
+    formal=FormalSpec(fault=StuckAt(port="act_bit"),        # lane 0's activation bit
+                      act_precision=True, two_bricks=True),
 )

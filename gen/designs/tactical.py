@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..spec import ConfigError, DesignSpec, Option, PaperClaim, Regression
+from ..spec import (ConfigError, DesignSpec, FormalSpec, Option,
+                    PaperClaim, Regression, StuckAt)
 from .common import booth_digits, own_testbench
 
 __all__ = ["SPEC", "T_SOURCES", "sources", "cfg_sources", "metadata_bits",
@@ -80,6 +81,12 @@ def _check(cfg):
                           "fit in a weight row: widen wgt_bits or lanes")
 
 
+def _formal_fault(cfg):
+    """The PE input bit the broken array of the formal proof loses: lane 0's activation
+    bit (TCLp's bit-serial PE) or its term sign (TCLe's Bit-Pragmatic PE)."""
+    return StuckAt(port="act_bit" if cfg.backend == "tclp" else "neg")
+
+
 def _worst(cfg, p):
     """Dense weights: the back end's dense cost per step."""
     if cfg.backend == "tclp":
@@ -137,4 +144,5 @@ SPEC = DesignSpec(
             why_different="the paper's networks are pruned (most weights zero); a dense "
                           "workload gives the schedule few zero weights to skip"),
     },
+    formal=FormalSpec(fault=_formal_fault, module="termwise.tb.tactical_formal"),
 )

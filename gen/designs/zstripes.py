@@ -2,7 +2,7 @@
 instead of P on a step whose activations are all zero (every window's brick), a
 Cnvlutin-style skip at step granularity. The variant docs/adding-a-design.md adds."""
 
-from ..spec import DesignSpec, PaperClaim, Regression
+from ..spec import DesignSpec, FormalSpec, PaperClaim, Regression, StuckAt
 from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
@@ -31,4 +31,6 @@ SPEC = DesignSpec(
                                        "all-zero steps",
             why_different="no paper figure to compare"),
     },
+    formal=FormalSpec(fault=StuckAt(port="act_bit"),    # lane 0's activation bit
+                      act_precision=True, two_bricks=True),
 )

@@ -13,21 +13,17 @@ machine) run in ``make test``; runs of up to 2 bricks (brick-to-brick pipelining
 import numpy as np
 import pytest
 
+from termwise.gen import designs
 from termwise.gen.config import TileConfig
 from termwise.golden.tile_model import effective_operands
 from termwise.tb import formal
 
-#: The designs on the generic array contract that are proven, each with the PE input
-#: whose bit the broken variant loses (a lane's activation or weight bit, or a sign).
-FAULTS = {
-    "baseline": formal.StuckAt(port="wgt"),             # lane 0's weight LSB
-    "stripes": formal.StuckAt(port="act_bit"),          # lane 0's activation bit
-    "dstripes": formal.StuckAt(port="negate"),          # the sign bit's negative weight
-    "zstripes": formal.StuckAt(port="act_bit"),
-    "pragmatic": formal.StuckAt(port="neg"),            # lane 0's term sign
-    "laconic": formal.StuckAt(port="act", bit=1),       # lane 0's activation term sign
-    "loom": formal.StuckAt(port="wgt_bit"),             # lane 0's weight bit
-}
+#: The designs on the generic array contract that are proven with the shared harness
+#: (a spec whose ``formal`` gives a fault and no module of its own), each with the PE
+#: input whose bit the broken variant loses (``formal.fault``: a lane's activation or
+#: weight bit, or a sign).
+FAULTS = {s.arch: s.formal.fault for s in designs.SPECS.values()
+          if s.formal is not None and s.formal.fault is not None and s.formal.module is None}
 
 SMALL = dict(filters=2, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=1)
 TWO_BRICKS = dict(filters=1, windows=1, lanes=2, act_bits=3, wgt_bits=3, depth=2)
@@ -46,9 +42,10 @@ def test_array_equals_reference(arch):
     _check(formal.prove_array(_cfg(arch, **SMALL)))
 
 
-#: The designs proven with runs of 2 bricks (Bit-Pragmatic's first 2-brick part took over
-#: 3 minutes with Yices; Laconic and Loom were not measured: not yet proven).
-TWO_BRICK_ARCHS = ("baseline", "stripes", "dstripes", "zstripes")
+#: The designs proven with runs of 2 bricks (``formal.two_bricks``; Bit-Pragmatic's first
+#: 2-brick part took over 3 minutes with Yices; Laconic and Loom were not measured: not
+#: yet proven).
+TWO_BRICK_ARCHS = [a for a in FAULTS if designs.lookup(a).formal.two_bricks]
 
 
 @pytest.mark.slow
@@ -61,7 +58,8 @@ def test_array_equals_reference_two_bricks(arch):
 def test_broken_array_fails(arch):
     """One PE input bit stuck at 0 in PE (filter 0, window 0): the proof finds a
     counterexample (sby's FAIL, exit status 2)."""
-    proof = formal.prove_array(_cfg(arch, **SMALL), fault=FAULTS[arch])
+    cfg = _cfg(arch, **SMALL)
+    proof = formal.prove_array(cfg, fault=formal.fault_for(cfg))
     status, result = proof.status, proof.parts[-1][1]
     assert status == "FAIL" and result.returncode == 2, proof.summary()
     assert "Assert failed" in result.log
@@ -79,8 +77,8 @@ def test_stuck_bit_reaches_the_pe():
 
 @pytest.mark.parametrize("arch", list(FAULTS))
 def test_reference_semantics_match_the_golden_model(arch):
-    """The harness narrows operands as :data:`formal.ACT_PRECISION` /
-    :data:`formal.WGT_PRECISION` say; the golden model's ``effective_operands`` agree for
+    """The harness narrows operands as the spec's ``formal.act_precision`` /
+    ``formal.wgt_precision`` say; the golden model's ``effective_operands`` agree for
     every precision and signedness."""
     cfg = _cfg(arch, **SMALL)
     rng = np.random.default_rng(17)

@@ -1,6 +1,7 @@
-"""Formal proof (SymbiYosys, :class:`termwise.tb.formal.OwningArrayHarness`) that Cnvlutin's
-array -- which owns its operands: zero-free activation lane stores written through its own
-encoder, per-lane weight stores -- computes the bit-parallel reference ``sum act x wgt``
+"""Formal proof (SymbiYosys, :class:`termwise.tb.cnvlutin_formal.CnvlutinHarness`, on the
+shared :class:`termwise.tb.formal.OwningArrayHarness`'s loads) that Cnvlutin's array --
+which owns its operands: zero-free activation lane stores written through its own encoder,
+per-lane weight stores -- computes the bit-parallel reference ``sum act x wgt``
 over the run's bricks for every operand value and signedness, ignores the rows past the
 run's ``bricks``, and takes *exactly* the golden model's cycles (``max(1, longest lane
 stream) + 2``: ``busy`` high until then, low on that cycle).
@@ -29,7 +30,7 @@ import pytest
 import termwise.rtl.cnvlutin as cnvlutin
 from termwise.gen.config import TileConfig
 from termwise.golden.cycles import run_cycles, run_overhead
-from termwise.tb import formal
+from termwise.tb import cnvlutin_formal, formal
 
 SMALL = dict(filters=2, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=1)
 #: Measured with z3: see the module docstring.
@@ -61,7 +62,8 @@ def test_cnvlutin_equals_reference_two_bricks():
 
 def test_broken_pe_fails():
     """PE (filter 0, window 0)'s lane-0 weight LSB stuck at 0."""
-    _fails(formal.prove_array(_cfg(**SMALL), fault=formal.StuckAt(port="wgt")))
+    cfg = _cfg(**SMALL)
+    _fails(formal.prove_array(cfg, fault=formal.fault_for(cfg)))
 
 
 
@@ -83,8 +85,9 @@ def test_wrong_cycle_model_fails(slack):
     long (busy has already fallen) fails."""
     cfg = _cfg(**SMALL)
     proof = formal.prove_array(cfg, cases=[formal.Case(True, 1, (0, 0))],
-                               harness=lambda case, library: formal.OwningArrayHarness(
-                                   cfg, case, library, cycle_slack=slack))
+                               harness=lambda case, library:
+                               cnvlutin_formal.CnvlutinHarness(cfg, case, library,
+                                                               cycle_slack=slack))
     _fails(proof)
 
 

@@ -1,11 +1,11 @@
-"""Formal proof (:mod:`termwise.tb.formal`, :class:`DiffyHarness`: the generic
+"""Formal proof (:mod:`termwise.tb.diffy_formal`, :class:`DiffyHarness`: the generic
 :class:`ArrayHarness` with the ``restart`` register free on the start cycle) that Diffy's
 whole array -- the delta front end, the Bit-Pragmatic datapath on ``act_bits + 1`` bit
 Booth-encoded deltas and the reconstruction unit -- computes the plain dot products
 ``sum act x wgt`` for every operand value, signedness and restart pattern, and finishes
 within the golden cycle model's worst case (the costliest step over every pair of a
 window's and its predecessor's bricks and every restart pattern,
-:func:`termwise.tb.formal.worst_step_cycles`).
+:func:`termwise.tb.diffy_formal.worst_step_cycles`, the hook of its spec's ``formal``).
 
 Assume-guarantee, in three parts (one query through the RTL did not finish in 10 minutes
 for PE w1f0 with z3):
@@ -50,7 +50,7 @@ import pytest
 
 import termwise.rtl.diffy as diffy
 from termwise.gen.config import TileConfig
-from termwise.tb import formal
+from termwise.tb import diffy_formal, formal
 
 #: 3-bit activations make 4-bit deltas; the accumulators must hold a brick of them.
 SMALL = dict(filters=2, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=1, acc_bits=8)
@@ -69,7 +69,7 @@ def _fails(proof: formal.Proof) -> None:
 def _prove(part: str, *, prior_run: bool = False, **kw) -> formal.Proof:
     cfg = _cfg()
     worst = formal.worst_step_cycles(cfg)
-    return formal.prove_array(cfg, harness=lambda case, library: formal.DiffyHarness(
+    return formal.prove_array(cfg, harness=lambda case, library: diffy_formal.DiffyHarness(
         cfg, worst, case, library, part=part, prior_run=prior_run), **kw)
 
 
@@ -98,17 +98,17 @@ def test_reconstruction_of_the_partials():
 
 
 def test_reconstruction_is_the_reference():
-    assert formal.diffy_reconstruction_is_the_reference(_cfg())
+    assert diffy_formal.diffy_reconstruction_is_the_reference(_cfg())
 
 
 def test_reconstruction_check_can_fail():
     """The enumeration is not vacuous: a reconstruction that adds the neighbour's output
     to a restarted window too differs from the reference."""
-    assert not formal.diffy_reconstruction_is_the_reference(_cfg(), ignore_restart=True)
+    assert not diffy_formal.diffy_reconstruction_is_the_reference(_cfg(), ignore_restart=True)
 
 
 def test_broken_pe_fails():
-    _fails(_prove("partials", fault=formal.StuckAt(port="neg")))
+    _fails(_prove("partials", fault=formal.fault_for(_cfg())))     # a PE's term sign
 
 
 def _losing_restart_bit_1(real):
@@ -152,11 +152,11 @@ def test_continued_run_reconstruction():
 
 
 def test_continued_reconstruction_is_the_reference():
-    assert formal.diffy_reconstruction_is_the_reference(_cfg(), continued=True)
+    assert diffy_formal.diffy_reconstruction_is_the_reference(_cfg(), continued=True)
 
 
 def test_continued_reconstruction_check_can_fail():
-    assert not formal.diffy_reconstruction_is_the_reference(_cfg(), continued=True,
+    assert not diffy_formal.diffy_reconstruction_is_the_reference(_cfg(), continued=True,
                                                             ignore_restart=True)
 
 

@@ -1,11 +1,12 @@
-"""Formal proof (SymbiYosys, :class:`termwise.tb.formal.TacticalHarness`) that Bit-Tactical's
-array -- which owns its operands: dense activation rows, and per kept step a packed weight
-row and a metadata row (a select per filter and lane, the step's original index) -- computes
-``sum over kept steps j and lanes l of W_j[f][l] x A_w[t_j + dt][(l + dl) mod lanes]`` (the
-promotion source ``(dt, dl)`` that the select names; the reference is written from the
-paper's semantics, not from the RTL) for every weight, metadata and activation value the
-offline schedule can produce (selects name a source, a non-zero weight's activation row
-exists), both signednesses, and finishes within ``2 + K x`` a dense step's cycles.
+"""Formal proof (SymbiYosys, :class:`termwise.tb.tactical_formal.TacticalHarness`) that
+Bit-Tactical's array -- which owns its operands: dense activation rows, and per kept step a
+packed weight row and a metadata row (a select per filter and lane, the step's original
+index) -- computes ``sum over kept steps j and lanes l of W_j[f][l] x A_w[t_j + dt][(l +
+dl) mod lanes]`` (the promotion source ``(dt, dl)`` that the select names; the reference
+is written from the paper's semantics, not from the RTL) for every weight, metadata and
+activation value the offline schedule can produce (selects name a source, a non-zero
+weight's activation row exists), both signednesses, and finishes within ``2 + K x`` a
+dense step's cycles.
 
 Configuration: 1 filter x 2 windows x 2 lanes, 3-bit operands, ``depth = 2`` (two
 activation rows, so a kept step at ``t = 0`` may take its activations from row 1), shape
@@ -32,15 +33,16 @@ import pytest
 
 import termwise.rtl.tactical as tactical
 from termwise.gen.config import TileConfig
-from termwise.tb import formal
+from termwise.tb import formal, tactical_formal
 
 SMALL = dict(filters=1, windows=2, lanes=2, act_bits=3, wgt_bits=3, depth=2, shape="L",
              lookahead=1, lookaside=1)
 
-#: backend: (the broken variant's PE fault, the proof slow).
+#: backend: the proof slow (the broken variant's PE fault is the spec's,
+#: ``formal.fault_for``: lane 0's activation bit for TCLp, its term sign for TCLe).
 BACKENDS = {
-    "tclp": (formal.StuckAt(port="act_bit"), True),
-    "tcle": (formal.StuckAt(port="neg"), True),
+    "tclp": True,
+    "tcle": True,
 }
 
 
@@ -59,8 +61,8 @@ def _fails(proof: formal.Proof) -> None:
     assert "Assert failed" in result.log
 
 
-@pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow) if v[1] else b
-                                     for b, v in BACKENDS.items()])
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow) if slow else b
+                                     for b, slow in BACKENDS.items()])
 def test_tactical_equals_reference(backend):
     cfg = _cfg(backend)
     proof = formal.prove_array(cfg, cases=_one_step(cfg))
@@ -70,7 +72,7 @@ def test_tactical_equals_reference(backend):
 @pytest.mark.parametrize("backend", list(BACKENDS))
 def test_broken_pe_fails(backend):
     cfg = _cfg(backend)
-    _fails(formal.prove_array(cfg, cases=_one_step(cfg), fault=BACKENDS[backend][0]))
+    _fails(formal.prove_array(cfg, cases=_one_step(cfg), fault=formal.fault_for(cfg)))
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS))
@@ -88,7 +90,9 @@ def test_worst_step_is_the_spec_dense_cost(backend, cycles):
     """The bound's dense step is the design spec's worst step too: for TCLp the precision
     (3 cycles at 3 bits), for TCLe the Booth digits of a 3-bit value (2)."""
     cfg = _cfg(backend)
-    assert formal._tactical_worst_step(cfg) == cycles == cfg.spec.worst_step_cycles(cfg, 3)
+    assert tactical_formal.worst_step_cycles(cfg) == cycles
+    assert cfg.spec.worst_step_cycles(cfg, 3) == cycles
+    assert formal.worst_step_cycles(cfg) == cycles      # the spec's hook
 
 
 def test_worst_step_without_weights_is_the_same_for_pragmatic():
