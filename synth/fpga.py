@@ -21,6 +21,8 @@ from .wrapper import FPGA_OUT_PINS, fpga_wrapper, wrapper_name
 
 __all__ = ["SCRIPT_VERSION", "DEVICES", "run_fpga"]
 
+#: The FPGA flow's version, in every ECP5 synthesis key: bump it by hand when ecp5.ys, this
+#: file, wrapper.py or parse.py would change a result (never their text in the key).
 SCRIPT_VERSION = "ecp5-1"
 
 #: (nextpnr option, device name, LUT4 count); package CABGA381 exists for all three.

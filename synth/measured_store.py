@@ -9,7 +9,7 @@ system perf-db ships tuned results, :mod:`termwise.gen.perfdb.locations`).
 
 An entry is used only under the same key as a cache entry, and the keys hash everything a
 result depends on (:mod:`termwise.synth.cache`: the Verilog's sha256, flow scripts, liberty,
-tool versions; :func:`termwise.gen.commands.power.report_key_inputs`: the synthesis keys,
+tool versions; :func:`termwise.synth.power.keys.report_key_inputs`: the synthesis keys,
 the run's options, the power flow's version, the workload trace's content hash, the
 Verilator version; never source text). So an entry whose Verilog, tools, flow version or
 trace have changed is never read: it is stale, and ``measured list`` lists it.
@@ -46,7 +46,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "measured")
 #: settings its key hashes and the run's result (from the cache), and the report that
 #: names its configuration, commit and date (from the report folder).
 ASIC_FILES = ("settings.json", "result.json", "stat.json", "sta.log")
-#: The files of a power entry (as :func:`termwise.gen.commands.power._cache_store` writes).
+#: The files of a power entry (as :func:`termwise.synth.power.cache.store_report` writes).
 POWER_FILES = ("inputs.json", "power_report.json")
 #: Written beside each entry by :func:`add`: when it was measured and added.
 PROVENANCE = "provenance.json"

@@ -4,7 +4,7 @@ values, shared by the cocotb driver (:mod:`.driver`) and the gate-level power st
 
 Kept apart from the driver so that what makes a power run's stimulus is this file alone:
 a change here that moves a stimulus word is a new power flow version
-(:data:`termwise.gen.commands.power.POWER_FLOW_VERSION`), the driver's is not.
+(:data:`termwise.synth.power.keys.POWER_FLOW_VERSION`), the driver's is not.
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@
     termwise measured add DIR [DIR...] # keep the cache entries behind the reports under DIR
 
 An entry is *current* when measuring its configuration now, with this checkout's Verilog,
-scripts, tools and code, would give the same key: only then does a lookup find it. ``list``
+scripts, tools and flow versions, would give the same key
+(:func:`termwise.synth.power.keys.is_current`): only then does a lookup find it. ``list``
 recomputes each key (rendering each configuration's Verilog: seconds to a minute for a
 16x16 tile) and exits 1 when an entry is stale, so that a change of the Verilog or of the
-power code is seen to retire the results measured before it.
+power flow's version is seen to retire the results measured before it.
 """
 
 from __future__ import annotations
@@ -18,54 +19,10 @@ import sys
 
 from ..spec import ConfigError
 
-__all__ = ["register", "current_keys", "is_current"]
+__all__ = ["register"]
 
 #: Position in ``termwise --help``: after report.
 ORDER = 76
-
-
-def _synth_key(cfg, clock_ns: float) -> str:
-    """The synthesis key of ``cfg`` now (as :func:`termwise.synth.api.synthesise` computes
-    it; the Verilog's sha256 memoised as ``termwise power`` memoises it)."""
-    from ...synth import api, cache
-    from . import power
-    lib = api.check_options(clock_ns, "asic", None)[2]
-    memo = os.path.join(os.path.dirname(os.path.abspath(cache.DEFAULT_ROOT)), "power-cache",
-                        "reports", "verilog-sha")
-    return power._synth_key(cfg, clock_ns, lib, memo, power._tree_sha(power._RENDER_PACKAGES))
-
-
-def current_keys(kind: str, folder: str) -> list[str]:
-    """The key the entry in ``folder`` would have if it were measured now (same
-    configuration and options; this checkout's Verilog, scripts, tools, flow versions and,
-    for a workload's activity, the workload's trace): the key a lookup tries. A power
-    entry of a workload loads that workload's trace (built once, then cached)."""
-    from ...synth.measured_store import load
-    from ...synth.power.part import part_config
-    from ...synth.power.workload import trace_sha256
-    from ..config import from_mapping
-    from . import power
-    if kind == "asic":
-        rep = load(folder, "synth_report.json")
-        cfg = from_mapping(rep["config"], name=rep.get("preset"))
-        return [_synth_key(cfg, load(folder, "settings.json")["clock_ns"])]
-    inp = load(folder, "inputs.json")
-    rep = load(folder, "power_report.json")
-    cfg = from_mapping(inp["config"], name=rep.get("preset"))
-    clock_ns = rep["synthesis"]["clock_ns"]
-    now = power.report_key_inputs(
-        cfg, synth_key=_synth_key(cfg, clock_ns), mode=inp["part"],
-        part_synth_key=_synth_key(part_config(cfg, inp["part"]), clock_ns)
-        if inp["part"] in ("row", "slice") else None,
-        cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
-        precision=inp["precision"], workload=inp["workload"], layers=inp["layers"],
-        trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None)
-    return [power.report_key(now)]
-
-
-def is_current(kind: str, folder: str, key: str) -> bool:
-    """Whether the entry ``key`` in ``folder`` is what this checkout would look up."""
-    return key in current_keys(kind, folder)
 
 
 def _summary(kind: str, folder: str) -> str:
@@ -85,6 +42,7 @@ def _summary(kind: str, folder: str) -> str:
 
 def _cmd_list(args) -> int:
     from ...synth.measured_store import entries, load, root
+    from ...synth.power.keys import is_current
     found = entries()
     if not found:
         print(f"no measured results in {root()}")
@@ -106,8 +64,9 @@ def _cmd_list(args) -> int:
 def _cmd_add(args) -> int:
     from ...synth import cache
     from ...synth.measured_store import add
+    from ...synth.power.cache import power_cache_dir
     synth_cache = args.cache_dir or cache.DEFAULT_ROOT
-    power_cache = os.path.join(os.path.dirname(os.path.abspath(synth_cache)), "power-cache")
+    power_cache = power_cache_dir(args.cache_dir)
     for d in args.dirs:
         if not os.path.isdir(d):
             raise ConfigError("dirs", f"must be directories, got {d!r}")

@@ -68,9 +68,8 @@ def power_part(cfg) -> str:
 def needed_cycles(err: ConfigError) -> int | None:
     """The cycles one run of each layer needs, from the power flow's refusal of too small a
     budget (:func:`termwise.synth.power.workload.plan_workload`: field ``cycles``, "about N
-    cycles by the cycle model"), else None. Read from the message because the power code's
-    text keys every stored power report (an edit there retires them all);
-    tests/synth/test_power_workload.py pins the wording."""
+    cycles by the cycle model"), else None. Read from the message, whose wording
+    tests/synth/test_power_workload.py pins."""
     import re
     found = re.search(r"\(about (\d+) cycles by the cycle model\)", str(err))
     return int(found.group(1)) if err.field == "cycles" and found else None
@@ -80,7 +79,7 @@ def budget_for(need: int) -> int:
     """The power budget given a design whose one run of each layer needs ``need`` cycles:
     ``need`` rounded up to a thousand (:class:`~termwise.synth.power.workload.
     CycleBudgetError`); :class:`ConfigError` past the power flow's ``MAX_CYCLES``."""
-    from .power import MAX_CYCLES
+    from ...synth.power.flow import MAX_CYCLES
     budget = -(-int(need) // 1000) * 1000
     if budget > MAX_CYCLES:
         raise ConfigError("power_cycles", f"one run of each layer needs about {need} "
@@ -130,7 +129,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     from ..designs import paper_claim
     from ..reports import ppa
     from ..emit import write_atomically
-    from .power import power_report, to_markdown as power_markdown
+    from ...synth.power.flow import power_report
+    from ...synth.power.report_files import write_report as write_power_report
     from .sim import parse_archs, run_sim
     from ..errors import ToolError
 
@@ -212,12 +212,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                 rep = None
         if rep is not None:
             power_records[a] = _power_record(rep, cfg.top_name)
-            os.makedirs(ddir, exist_ok=True)
-            write_atomically(os.path.join(ddir, "power_report.json"),
-                             json.dumps(rep, indent=2) + "\n")
-            if fresh:
-                write_atomically(os.path.join(ddir, "power_report.md"),
-                                 power_markdown(rep) + "\n")
+            # a reused report's own markdown stays beside the original
+            write_power_report(rep, ddir, markdown=fresh)
             power[a] = rep
         wall["power"] += time.monotonic() - t
     t = time.monotonic()

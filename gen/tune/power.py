@@ -54,7 +54,7 @@ def shipped_reports(tops, log=None) -> dict:
     this checkout (the key it would have if measured now: same Verilog, tools and code;
     about 10 s per report, for the Verilog); a stale one is left out with a note."""
     from ...synth import measured_store
-    from ..commands.measured import is_current
+    from ...synth.power.keys import is_current
     log = log or (lambda msg: None)
     found = {}
     for kind, key, folder in measured_store.entries():

@@ -1,7 +1,35 @@
 """Power from real switching activity: gate-level netlist, liberty, SAIF.
 
+The power flow (``termwise power``, and ``termwise report``'s power column) as a library;
+:func:`flow.power_report` is its one entry point.
+
 Modules
 -------
+flow
+    :func:`flow.power_report`: the report of a tile, measured (whole, or a part scaled) or
+    found stored.
+measure
+    One measurement: synthesis (cached), the gate-level model run on tile runs, power from
+    its SAIF toggle counts, OpenSTA beside it.
+part_report
+    The whole tile's report from a part's measurement.
+part
+    The representative part of a tile (one PE row: ``filters=1``, the shared logic, the
+    whole tile's ``pe_stages``; or a slice of it) and the rules that scale its power to the
+    whole tile, module by module by synthesised area, leakage exact from the cell counts.
+records
+    The report's energy and activity records and what is and is not modelled.
+report_files
+    ``power_report.json`` and ``power_report.md``, and the one-line summary.
+keys
+    The report's key (explicit inputs and versions: ``POWER_FLOW_VERSION``), the synthesis
+    keys and the Verilog sha256 memo they are computed from, and whether a shipped entry is
+    current.
+cache
+    The power cache beside the synthesis cache: models, runs, stored reports.
+model
+    The gate-level model: the netlist and the liberty's cell models compiled by Verilator
+    with SAIF tracing and the tile-run harness, cached.
 cells
     The liberty's cells (functions, flip-flops/latches, pin capacitances, internal-power
     tables, leakage, units) and behavioural Verilog models of them for Verilator.
@@ -10,19 +38,15 @@ saif
     the toggle count and the time at 1.
 compute
     Switching, internal and leakage power of a gate-level netlist from per-net toggle
-    rates, by instance and summed by module; :func:`compute.gate_level_power` runs the whole
-    chain (models + netlist under Verilator with SAIF tracing, random stimulus).
+    rates, by instance and summed by module.
 gatesim
-    The Verilator build helper and the generic C++ stimulus harness.
+    The Verilator build helper.
+opensta
+    OpenSTA's vectorless ``report_power``, the cross-check.
 stimulus
-    The tile-run harness of ``termwise power`` (random operands, or the runs of a stimulus
-    file) and the stimulus file's writer and reader.
+    The tile-run harness (random operands, or the runs of a stimulus file) and the
+    stimulus file's writer and reader.
 workload
     The runs of a workload's real layers for the stimulus file (``termwise power
     --workload``): lowering, runtime registers, sampling within the cycle budget, real MACs.
-part
-    The representative part of a tile (one PE row: ``filters=1``, the shared logic, the
-    whole tile's ``pe_stages``) and the scaling of its power to the whole tile, module by
-    module by synthesised area, leakage exact from the cell counts (``termwise power
-    --part``).
 """

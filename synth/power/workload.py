@@ -136,7 +136,8 @@ def trace_sha256(cfg, workload: str) -> str:
                           f"{workload!r}")
     key = (workload, workload_bits(cfg))
     if key not in _TRACE_SHA:     # a process asks once per trace (termwise measured list)
-        _TRACE_SHA[key] = load_workload(*key).trace_sha256()
+        # quietly, as load_layers loads it: a refusal after it must print nothing else
+        _TRACE_SHA[key] = load_workload(*key, log=None).trace_sha256()
     return _TRACE_SHA[key]
 
 

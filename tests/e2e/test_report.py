@@ -162,7 +162,7 @@ def test_report_measures_everything(termwise, tmp_path):
 def test_a_failed_power_tool_keeps_the_row(tmp_path, monkeypatch):
     """The gate-level power flow's tool dies (Verilator killed for memory: exit 137): the
     report keeps every row with the reason, no traceback; the other rows are unchanged."""
-    import termwise.gen.commands.power as power
+    import termwise.synth.power.flow as power_flow
     from termwise.gen.commands.report import run_report
     from termwise.gen.errors import ToolError
 
@@ -172,7 +172,7 @@ def test_a_failed_power_tool_keeps_the_row(tmp_path, monkeypatch):
 
     def dies(*args, **kwargs):
         raise ToolError("verilator", 137, "build/x/verilator.log")
-    monkeypatch.setattr(power, "power_report", dies)
+    monkeypatch.setattr(power_flow, "power_report", dies)
     doc = run_report("digits-cnn", 16, str(tmp_path / "out"), designs="stripes", images=2,
                      reports=str(tmp_path / "in"), plots=False, log=lambda m: None)
     rows = {row["design"]: row for row in doc["rows"]}

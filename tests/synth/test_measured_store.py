@@ -8,8 +8,9 @@ import os
 
 import pytest
 
-from termwise.gen.commands import power
 from termwise.synth import api, cache, measured_store
+from termwise.synth.power import keys
+from termwise.synth.power.cache import load_report
 
 SETTINGS = {"flow": "asic", "verilog_sha256": "ab" * 32, "clock_ns": 10.0}
 
@@ -80,11 +81,11 @@ def test_a_power_report_is_found_after_the_local_cache(store, tmp_path):
     (store / "power" / "k1").mkdir(parents=True)
     (store / "power" / "k1" / "power_report.json").write_text('{"power_w": {"tile": 2.5}}')
     reports = tmp_path / "reports"
-    assert power._cache_load(str(reports), "k1") == {"power_w": {"tile": 2.5}}
-    assert power._cache_load(str(reports), "k2") is None
+    assert load_report(str(reports), "k1") == {"power_w": {"tile": 2.5}}
+    assert load_report(str(reports), "k2") is None
     (reports / "k1").mkdir(parents=True)
     (reports / "k1" / "power_report.json").write_text('{"power_w": {"tile": 1.0}}')
-    assert power._cache_load(str(reports), "k1") == {"power_w": {"tile": 1.0}}
+    assert load_report(str(reports), "k1") == {"power_w": {"tile": 1.0}}
 
 
 def _report_dirs(tmp_path, synth_key, power_key):
@@ -151,5 +152,5 @@ def test_every_shipped_entry_is_whole_and_named_by_its_key(kind, key, folder):
         assert rep["cache"]["asic"]["key"] == key
         assert rep["asic"]["area_um2"] == measured_store.load(folder, "result.json")["area_um2"]
     else:
-        assert power.report_key(measured_store.load(folder, "inputs.json")) == key
+        assert keys.report_key(measured_store.load(folder, "inputs.json")) == key
         assert measured_store.power_report(key) is not None

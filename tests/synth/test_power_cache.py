@@ -7,7 +7,9 @@ import shutil
 
 import pytest
 
-from termwise.gen.commands import power
+from termwise.synth.power import keys
+from termwise.synth.power.cache import store_report
+from termwise.synth.power.flow import power_report
 from termwise.gen.config import preset
 from termwise.synth.tools import DEFAULT_LIBERTY
 
@@ -16,8 +18,8 @@ BASE = dict(synth_key="a" * 24, part_synth_key=None, mode="whole", cycles=2000, 
 
 
 def _key(cfg=None, **changes):
-    return power.report_key(power.report_key_inputs(cfg or preset("baseline-4x4"),
-                                                    **{**BASE, **changes}))
+    return keys.report_key(keys.report_key_inputs(cfg or preset("baseline-4x4"),
+                                                  **{**BASE, **changes}))
 
 
 def test_key_changes_with_each_input():
@@ -36,13 +38,13 @@ def test_key_follows_the_flow_version_not_the_code_text(monkeypatch):
     """Editing the power code (a docstring, a message) retires nothing; bumping the flow's
     version, the build flags or the Verilator version does."""
     base = _key()
-    inputs = power.report_key_inputs(preset("baseline-4x4"), **BASE)
+    inputs = keys.report_key_inputs(preset("baseline-4x4"), **BASE)
     assert not any("code" in k for k in inputs), inputs
-    monkeypatch.setattr(power, "POWER_FLOW_VERSION", power.POWER_FLOW_VERSION + 1)
+    monkeypatch.setattr(keys, "POWER_FLOW_VERSION", keys.POWER_FLOW_VERSION + 1)
     assert _key() != base
     monkeypatch.undo()
     assert _key() == base
-    monkeypatch.setattr(power, "MODEL_BUILD_FLAGS", ["--build-jobs", "1"])
+    monkeypatch.setattr(keys, "MODEL_BUILD_FLAGS", ["--build-jobs", "1"])
     assert _key() != base
 
 
@@ -51,7 +53,7 @@ def test_a_workload_key_needs_its_trace_and_only_then():
         _key(workload="digits-cnn")
     with pytest.raises(ValueError):
         _key(trace_sha256="1" * 64)
-    wl = power.report_key_inputs(preset("baseline-4x4"), **{
+    wl = keys.report_key_inputs(preset("baseline-4x4"), **{
         **BASE, "workload": "digits-cnn", "trace_sha256": "1" * 64})
     assert wl["workload_trace_sha256"] == "1" * 64 and wl["power_flow"] == 1
 
@@ -89,7 +91,7 @@ def no_run(tmp_path, monkeypatch):
             raise AssertionError(f"a cache hit must not {what}")
         return f
 
-    monkeypatch.setattr(power, "_measure", refuse("simulate"))
+    monkeypatch.setattr("termwise.synth.power.measure.measure", refuse("simulate"))
     monkeypatch.setattr("termwise.synth.api.synthesise", refuse("synthesise"))
     monkeypatch.setattr("termwise.synth.measured_store.enabled", lambda: False)
     cfg = preset("baseline-4x4")
@@ -97,12 +99,11 @@ def no_run(tmp_path, monkeypatch):
               cache_root=str(tmp_path / "synth-cache"), use_cache=True, precision=None,
               part="whole")
     reports = tmp_path / "power-cache" / "reports"
-    key_w = power._synth_key(cfg, 10.0, check_liberty(DEFAULT_LIBERTY),
-                             str(reports / "verilog-sha"),
-                             power._tree_sha(power._RENDER_PACKAGES))
-    inputs = power.report_key_inputs(cfg, synth_key=key_w, part_synth_key=None, mode="whole",
-                                     cycles=600, seed=1, clock_mhz=None, precision=8,
-                                     workload=None, layers=None)
+    key_w = keys.synthesis_key(cfg, 10.0, check_liberty(DEFAULT_LIBERTY),
+                               str(reports / "verilog-sha"), keys.tree_sha(keys.RENDER_PACKAGES))
+    inputs = keys.report_key_inputs(cfg, synth_key=key_w, part_synth_key=None, mode="whole",
+                                    cycles=600, seed=1, clock_mhz=None, precision=8,
+                                    workload=None, layers=None)
     return cfg, kw, reports, inputs
 
 
@@ -110,13 +111,13 @@ def no_run(tmp_path, monkeypatch):
 def test_hit_returns_the_stored_report_without_running(no_run):
     cfg, kw, reports, inputs = no_run
     stored = {"top": cfg.top_name, "power_w": {"total": 1.25}, "method": {"mode": "whole"}}
-    key = power.report_key(inputs)
+    key = keys.report_key(inputs)
     key_w = inputs["synthesis_key"]
-    power._cache_store(str(reports), key, inputs, stored)
-    rep = power.power_report(cfg, **kw)
+    store_report(str(reports), key, inputs, stored)
+    rep = power_report(cfg, **kw)
     assert rep["cached"] is True and rep["cache"]["key"] == key
     assert rep["power_w"] == {"total": 1.25}
     assert json.loads((reports / key / "inputs.json").read_text())["synthesis_key"] == key_w
     # another seed is another key: not a hit, so it goes on to synthesise and simulate
     with pytest.raises(AssertionError, match="must not synthesise"):
-        power.power_report(cfg, **{**kw, "seed": 2, "use_cache": True})
+        power_report(cfg, **{**kw, "seed": 2, "use_cache": True})

@@ -1,7 +1,8 @@
 """Power of a gate-level netlist: a hand-made netlist (an inverter chain in a submodule, a
 NAND, a flip-flop) with given toggle rates against a hand count from the OSU018 numbers
-(written out below), and the whole chain (cell models + netlist under Verilator with SAIF,
-random stimulus) on the same netlist."""
+(written out below), and the power flow's own chain (its gate-level model: cell models +
+netlist under Verilator with SAIF; its run, rates and power) on the same netlist, under a
+random stimulus."""
 
 import os
 import shutil
@@ -154,20 +155,61 @@ def test_names_missing_and_wire_load(lib):
         compute.netlist_power(TINY.replace("NAND2X1", "NAND9"), "tiny", lib, RATES)
 
 
-def test_gate_level_power_end_to_end(lib, tmp_path):
-    """Verilator + SAIF on the tiny netlist (about 8 s clean, 2-3 s with ccache): 400
-    cycles at 10 ns, inputs flipping with probability 0.5 per cycle."""
+# A C++ main for the tiny netlist that speaks the tile harness's protocol
+# (synth/power/stimulus.py): cycles, seed and the SAIF's path in argv, one JSON line of counts
+# out; the model's class is Vdut (synth/power/model.py builds with --prefix Vdut). At each
+# falling edge every input flips with probability 1/2 (a seeded xorshift); 10 ns period in
+# the SAIF's 1 ps.
+TINY_HARNESS = r"""#include "Vdut.h"
+#include "verilated.h"
+#include "verilated_saif_c.h"
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+int main(int argc, char** argv) {
+  int cycles = atoi(argv[1]);
+  uint64_t state = strtoull(argv[2], 0, 10) * 0x9E3779B97F4A7C15ull + 1;
+  Verilated::traceEverOn(true);
+  Vdut* t = new Vdut;
+  VerilatedSaifC* tfp = new VerilatedSaifC;
+  t->trace(tfp, 99);
+  tfp->open(argv[3]);
+  uint64_t time = 0;
+  for (int c = 0; c < cycles; c++) {
+    state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+    t->a ^= state & 1; t->b ^= (state >> 1) & 1;
+    t->clk = 0; t->eval(); tfp->dump(time); time += 5000;
+    t->clk = 1; t->eval(); tfp->dump(time); time += 5000;
+  }
+  tfp->dump(time);
+  tfp->close();
+  t->final();
+  printf("{\"cycles\": %d}\n", cycles);
+  delete t;
+  return 0;
+}
+"""
+
+
+def test_the_flows_model_and_power_on_the_tiny_netlist(lib, tmp_path):
+    """The power flow's own chain on the tiny netlist: the gate-level model (cell models +
+    netlist under Verilator with SAIF, synth/power/model.py), its run, the SAIF's rates and
+    their power (synth/power/measure.py). 400 cycles at 10 ns, inputs flipping with
+    probability 0.5 per cycle; about 10 s clean, a few seconds with ccache."""
     if shutil.which("g++") is None:
         pytest.skip("no C++ compiler")
-    net = tmp_path / "tiny.v"
-    net.write_text(TINY)
-    rep, run = compute.gate_level_power(str(net), DEFAULT_LIBERTY, "tiny", clock="clk",
-                                        cycles=400, period_ns=10.0, workdir=str(tmp_path / "w"),
-                                        slew=0.06)
-    assert run["duration_s"] == pytest.approx(400 * 10e-9)
-    assert rep.nets_without_activity == []
+    from termwise.synth.power.measure import (average_activity, read_rates, run_model,
+                                              simulated_power)
+    from termwise.synth.power.model import build_model, cells_used
     from termwise.synth.power.saif import read_saif
-    r = read_saif(run["saif"]).rates("TOP/tiny")
+    cache_dir = str(tmp_path / "power-cache")
+    exe, built = build_model(TINY, "tiny", lib, TINY_HARNESS, "tiny-synthesis", cache_dir)
+    assert not built["hit"] and cells_used(TINY, lib) == ["DFFPOSX1", "INVX1", "NAND2X1"]
+    run = tmp_path / "run"
+    run.mkdir()
+    assert run_model(exe, str(run), 400, 1) == {"cycles": 400}
+    assert read_saif(str(run / "dump.saif")).duration_s == pytest.approx(400 * 10e-9)
+    r = read_rates(str(run / "dump.saif"), "tiny")
     assert r["clk"] == pytest.approx(2 / 10e-9, rel=0.01)          # 799 or 800 edges
     # the simulated cells: the inverter chain passes a's toggles on; q is n3 a cycle later
     # (to within one toggle: Verilator counts a net's first value as a toggle from 0, so
@@ -180,8 +222,14 @@ def test_gate_level_power_end_to_end(lib, tmp_path):
     assert in_cells == [] and {"s/n1", "n2", "n3", "q"} <= set(r)
     assert 0.3 * 1e8 < r["a"] < 0.7 * 1e8
     assert abs(r["q"] - r["n3"]) <= 2 * one
-    # the report is netlist_power on those rates
-    again = compute.netlist_power(TINY, "tiny", lib, r, slew=0.06)
-    assert again.totals == pytest.approx(rep.totals)
+    # the flow's power is netlist_power on those rates, rescaled to the assumed clock
+    # (here twice the simulated one), every net found
+    rep, used = simulated_power(TINY, "tiny", lib, r, 2.0)
+    again = compute.netlist_power(TINY, "tiny", lib, {n: 2.0 * v for n, v in r.items()})
+    assert rep.totals == pytest.approx(again.totals) and rep.nets_without_activity == []
     assert rep.totals["internal_w"] > 0 and rep.totals["switching_w"] > 0
-    assert run["cells"] == ["DFFPOSX1", "INVX1", "NAND2X1"]
+    assert used["clk"] == 2.0 * r["clk"] and "a" in used
+    assert 0 < average_activity(used, 5.0) < 1                    # transitions per cycle
+    # the same netlist and harness again: the cached model
+    assert build_model(TINY, "tiny", lib, TINY_HARNESS, "tiny-synthesis", cache_dir) == \
+        (exe, {"key": built["key"], "hit": True, "build_s": 0.0})

@@ -187,7 +187,7 @@ def _part_against_whole(name, part, *, cycles, seed, kinds, kind_tolerance, macs
     """The ``part`` estimate of preset ``name`` against its whole tile's own simulation
     (random operands): total within :data:`TOLERANCE`, ``kinds`` each within
     ``kind_tolerance``, leakage and cell counts exact, ``macs_scale`` x the part's MACs."""
-    from termwise.gen.commands.power import power_report
+    from termwise.synth.power.flow import power_report
     kw = dict(cycles=cycles, seed=seed, clock_mhz=None, clock_ns=10.0, liberty=None,
               cache_root=None, use_cache=True, precision=None, log=lambda m: None)
     whole = power_report(preset(name), part="whole", **kw)

@@ -55,7 +55,8 @@ def test_harness_wide_ports_and_names():
 
 @pytest.mark.skipif(not os.path.isfile(DEFAULT_LIBERTY), reason="OSU018 liberty not installed")
 def test_power_report_smallest_tile(tmp_path):
-    from termwise.gen.commands.power import power_report, to_markdown
+    from termwise.synth.power.flow import power_report
+    from termwise.synth.power.report_files import to_markdown
     cfg = TileConfig(arch="baseline", filters=1, windows=1, lanes=2, act_bits=4, wgt_bits=4,
                      depth=4)
     rep = power_report(cfg, cycles=300, seed=3, clock_mhz=100.0, clock_ns=10.0,

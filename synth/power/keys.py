@@ -1,0 +1,263 @@
+"""The keys of the power flow's results: a power report's key, and the synthesis keys it is
+computed from.
+
+A report is stored under :func:`report_key` of :func:`report_key_inputs`: explicit inputs
+and versions only, never source text, so editing a docstring or an error message retires
+nothing, while a change that would move a number bumps :data:`POWER_FLOW_VERSION` by hand
+(synth/README.md, "Measured results"). The shipped reports (synth/measured/power) are
+found by the same keys; :func:`current_keys` says which key an entry would have if it were
+measured now, so a stale one is seen.
+
+A synthesis key is the Verilog's sha256 with the flow's settings
+(:func:`termwise.synth.api.asic_cache_key`); rendering a 16x16 tile's Verilog takes
+seconds, so its sha256 is remembered (:func:`verilog_sha`) under the configuration and the
+text of every package the Verilog is rendered from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+__all__ = ["REPORT_CACHE_VERSION", "POWER_FLOW_VERSION", "MODEL_BUILD_FLAGS",
+           "RENDER_PACKAGES", "sha256_hex", "tree_sha", "verilog_sha", "synthesis_key",
+           "current_synthesis_key", "report_key_inputs", "report_key", "current_keys",
+           "is_current"]
+
+#: Bumped when the stored report's layout or key changes (old entries are then never hit).
+REPORT_CACHE_VERSION = 2
+#: The power flow's version, in every report's key. Bump it by hand when a change of the
+#: flow would change any number of a report: synth/power's flow.py, measure.py (the run,
+#: the rates, the power by kind), model.py (the build), stimulus.py (the harness and the
+#: stimulus file), workload.py (the workload's runs), cells.py (cell models and tables),
+#: saif.py, compute.py (the power arithmetic), opensta.py (the cross-check), part.py and
+#: part_report.py (part scaling), records.py (energy and activity); and the stimulus code
+#: they call (golden/lowering.py, the cycle model, tb/packing.py). Reports are keyed on it,
+#: never on the code's text: a docstring or an error message retires nothing. Version 1 is
+#: the flow the shipped reports (synth/measured/power) were measured with; their
+#: equivalence with this checkout is checked, not assumed (synth/README.md).
+POWER_FLOW_VERSION = 1
+#: A gate-level model is big, flat, generated code: g++ -O0 on both cores compiles the 4x4
+#: tile's in ~4 min instead of ~9 (-O2, one job); it then simulates ~5x slower (2000 cycles
+#: ~5 s), which the activity counts do not depend on.
+MODEL_BUILD_FLAGS = ["-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0",
+                     "-MAKEFLAGS", "OPT_GLOBAL=-O0", "--build-jobs", "2"]
+#: The packages whose text the Verilog is rendered from: the memo of a configuration's
+#: Verilog sha256 (which saves rendering it on a hit, ~5 s for stripes-16x16) is keyed by
+#: all of them, so any edit there renders again (the report key itself is the Verilog's).
+RENDER_PACKAGES = ("rtl", "gen", "golden", "tb", "synth")
+
+
+def sha256_hex(text: str | bytes) -> str:
+    """sha256 of ``text`` (UTF-8 if a str), in hex."""
+    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
+
+
+def _repo_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def tree_sha(packages) -> str:
+    """sha256 over every source file of ``packages`` (names and text).
+
+    Parameters
+    ----------
+    packages : iterable of str
+        Top-level folders of the project (:data:`RENDER_PACKAGES`).
+
+    Returns
+    -------
+    str
+        The hex digest; compiled files and hidden folders are left out.
+    """
+    root = _repo_root()
+    h = hashlib.sha256()
+    for pkg in packages:
+        for d, dirs, files in os.walk(os.path.join(root, pkg)):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not x.startswith("."))
+            for name in sorted(files):
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                path = os.path.join(d, name)
+                h.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
+    """sha256 of ``cfg``'s Verilog, remembered.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        The configuration.
+    memo_dir : str
+        The memo's folder (:func:`.cache.verilog_memo_dir`): one file per configuration
+        and ``sources``.
+    sources : str
+        :func:`tree_sha` of :data:`RENDER_PACKAGES`: an edit of any of them renders again.
+
+    Returns
+    -------
+    str
+        The Verilog's sha256 (rendered, or read from the memo).
+    """
+    from ...gen.emit import render, write_atomically
+    memo = os.path.join(memo_dir, sha256_hex(json.dumps([cfg.to_dict(), cfg.top_name,
+                                                         sources], sort_keys=True))[:24])
+    try:
+        with open(memo, encoding="utf-8") as f:
+            sha = f.read().strip()
+        if len(sha) == 64:
+            return sha
+    except OSError:
+        pass
+    text_v, _ = render(cfg)
+    sha = sha256_hex(text_v)
+    os.makedirs(memo_dir, exist_ok=True)
+    write_atomically(memo, sha + "\n")
+    return sha
+
+
+def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -> str:
+    """The key the synthesis cache keeps ``cfg``'s ASIC run under, as
+    :func:`termwise.synth.api.synthesise` computes it, without synthesising.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        The configuration.
+    clock_ns : float
+        The synthesis clock target.
+    lib : str
+        The liberty's path (:func:`termwise.synth.api.check_options`).
+    memo_dir, sources : str
+        As for :func:`verilog_sha`.
+
+    Returns
+    -------
+    str
+        The synthesis key.
+    """
+    from ..api import asic_cache_key
+    return asic_cache_key(verilog_sha(cfg, memo_dir, sources), clock_ns, lib)
+
+
+def current_synthesis_key(cfg, clock_ns: float) -> str:
+    """:func:`synthesis_key` of ``cfg`` now, with the default liberty and the default
+    caches' Verilog memo (as ``termwise power`` memoises it)."""
+    from ..api import check_options
+    from .cache import power_cache_dir, verilog_memo_dir
+    lib = check_options(clock_ns, "asic", None)[2]
+    return synthesis_key(cfg, clock_ns, lib, verilog_memo_dir(power_cache_dir(None)),
+                         tree_sha(RENDER_PACKAGES))
+
+
+def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: str,
+                      cycles: int, seed: int, clock_mhz: float | None, precision: int,
+                      workload: str | None, layers: list[str] | None,
+                      trace_sha256: str | None = None) -> dict:
+    """Everything a power report depends on, for its cache key: explicit inputs and
+    versions only, never source text.
+
+    The synthesis keys stand for the Verilog (hence the configuration and the RTL), the
+    clock target, the liberty and the synthesis tools and scripts; the gate-level model
+    (:func:`.model.build_model`) is a function of the netlist, the liberty's cell models,
+    the harness and the build flags: the synthesis key, :data:`POWER_FLOW_VERSION`,
+    :data:`MODEL_BUILD_FLAGS` and the Verilator version. Then the run's options, and for a
+    workload its trace's content (``trace_sha256``,
+    :meth:`~termwise.golden.workloads.Workload.trace_sha256`): the stimulus is a function
+    of the trace, the options and the flow version.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        The tile reported on (the whole tile, also when a part is simulated).
+    synth_key : str
+        The whole tile's synthesis key.
+    part_synth_key : str or None
+        The part's synthesis key (modes ``row`` and ``slice``), else None.
+    mode : str
+        The part mode resolved (``whole``, ``row`` or ``slice``).
+    cycles, seed, clock_mhz, precision, workload, layers
+        The run's options (``clock_mhz`` None: the synthesised Fmax).
+    trace_sha256 : str or None
+        The workload trace's content hash: given with a workload, and only then.
+
+    Returns
+    -------
+    dict
+        The key's inputs (stored beside the report as ``inputs.json``).
+
+    Raises
+    ------
+    ValueError
+        A workload without its trace's hash, or a hash without a workload.
+    """
+    if (workload is None) != (trace_sha256 is None):
+        raise ValueError("a workload's report key needs its trace_sha256, and only then")
+    from importlib import metadata
+    try:
+        verilator = metadata.version("verilator")
+    except metadata.PackageNotFoundError:
+        verilator = None
+    return {"version": REPORT_CACHE_VERSION, "config": cfg.to_dict(),
+            "synthesis_key": synth_key, "part": mode, "part_synthesis_key": part_synth_key,
+            "cycles": cycles, "seed": seed, "clock_mhz": clock_mhz, "precision": precision,
+            "workload": workload, "layers": layers,
+            "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
+            "power_flow": POWER_FLOW_VERSION, "workload_trace_sha256": trace_sha256}
+
+
+def report_key(inputs: dict) -> str:
+    """The key of a report of ``inputs`` (:func:`report_key_inputs`)."""
+    return sha256_hex(json.dumps(inputs, sort_keys=True, separators=(",", ":")))[:24]
+
+
+def current_keys(kind: str, folder: str) -> list[str]:
+    """The key a shipped entry would have if it were measured now: the key a lookup tries.
+
+    Same configuration and options; this checkout's Verilog, scripts, tools, flow versions
+    and, for a workload's activity, the workload's trace (built once, then cached).
+
+    Parameters
+    ----------
+    kind : str
+        ``asic`` (a synthesis) or ``power`` (a power report), as
+        :func:`termwise.synth.measured_store.entries` lists them.
+    folder : str
+        The entry's folder.
+
+    Returns
+    -------
+    list of str
+        The key now (one).
+    """
+    from ...gen.config import from_mapping
+    from ..measured_store import load
+    from .part import part_config
+    from .workload import trace_sha256
+    if kind == "asic":
+        rep = load(folder, "synth_report.json")
+        cfg = from_mapping(rep["config"], name=rep.get("preset"))
+        return [current_synthesis_key(cfg, load(folder, "settings.json")["clock_ns"])]
+    inp = load(folder, "inputs.json")
+    rep = load(folder, "power_report.json")
+    cfg = from_mapping(inp["config"], name=rep.get("preset"))
+    clock_ns = rep["synthesis"]["clock_ns"]
+    now = report_key_inputs(
+        cfg, synth_key=current_synthesis_key(cfg, clock_ns), mode=inp["part"],
+        part_synth_key=current_synthesis_key(part_config(cfg, inp["part"]), clock_ns)
+        if inp["part"] in ("row", "slice") else None,
+        cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
+        precision=inp["precision"], workload=inp["workload"], layers=inp["layers"],
+        trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None)
+    return [report_key(now)]
+
+
+def is_current(kind: str, folder: str, key: str) -> bool:
+    """Whether the shipped entry ``key`` in ``folder`` is what this checkout would look up
+    (:func:`current_keys`)."""
+    return key in current_keys(kind, folder)

@@ -1,0 +1,410 @@
+"""One power measurement: a configuration's tile synthesised (cached), its gate-level model
+(:mod:`.model`) run on tile runs, the power of its SAIF toggle counts
+(:func:`.compute.netlist_power`), and OpenSTA's vectorless figure beside it
+(:mod:`.opensta`).
+
+The harness (:func:`.stimulus.tile_run_harness_cpp`) drives tile runs through the IO
+wrapper: random operands, or the runs of a workload's layers (:mod:`.workload`) read from
+a stimulus file by the same executable. The model is simulated at
+:data:`SIM_PERIOD_NS` with zero delay, so the toggles per cycle do not depend on the
+period; the rates are rescaled to the clock the report states (the synthesised Fmax, or
+one given).
+
+:func:`measure` gives the report of the configuration it is handed: the whole tile, or the
+part :mod:`.part_report` scales to the whole tile.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+
+from ...gen.errors import ToolError
+
+__all__ = ["SIM_PERIOD_NS", "tile_harness", "run_model", "read_rates", "simulated_power",
+           "average_activity", "power_by_kind", "measure"]
+
+#: The simulated clock period (ns). Zero-delay simulation: toggles per cycle do not depend
+#: on it; rates are rescaled to the clock the report assumes.
+SIM_PERIOD_NS = 10.0
+
+
+def tile_harness(cfg, man: dict) -> tuple[str, int]:
+    """The tile-run harness of ``cfg``'s model and the bricks of a random-operand run.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        The tile.
+    man : dict
+        Its manifest (:func:`termwise.gen.emit.manifest`): ports and command layout.
+
+    Returns
+    -------
+    harness : str
+        The C++ main (:func:`.stimulus.tile_run_harness_cpp`): runs of ``cfg.depth``
+        bricks, each given up after a timeout well past its worst case.
+    bricks : int
+        Bricks per random-operand run.
+    """
+    from .stimulus import command_word, tile_run_harness_cpp
+    bricks = cfg.depth
+    worst = cfg.worst_brick_cycles(max(cfg.act_bits + 1, cfg.wgt_bits))
+    timeout = max(1000, bricks * worst + cfg.windows + 64)
+    command = command_word(man["command_layout"], {"bricks": bricks, **cfg.runtime_values()})
+    half = int(round(SIM_PERIOD_NS * 1000 / 2))
+    harness = tile_run_harness_cpp(man["ports"], bricks, cfg.windows, command, timeout, half)
+    return harness, bricks
+
+
+def run_model(exe: str, run_dir: str, cycles: int, seed: int,
+              stimulus: str | None = None) -> dict:
+    """Run a gate-level model in ``run_dir``: it writes ``dump.saif`` there.
+
+    Parameters
+    ----------
+    exe : str
+        The model (:func:`.model.build_model`).
+    run_dir : str
+        The run's folder.
+    cycles, seed : int
+        Cycles to simulate (a bound with a stimulus file) and the random operands' seed.
+    stimulus : str or None
+        A stimulus file in ``run_dir`` (:func:`.stimulus.write_stimulus`), else None.
+
+    Returns
+    -------
+    dict
+        The counts of the harness's last output line (JSON): ``cycles``,
+        ``runs_completed``, ``timeouts``, ``busy_cycles``, ... .
+
+    Raises
+    ------
+    ToolError
+        The model failed (its output in ``run_dir/model.log``).
+    """
+    argv = [exe, str(cycles), str(seed), "dump.saif"]
+    if stimulus is not None:
+        argv.append(stimulus)
+    out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, timeout=7200)
+    if out.returncode != 0:
+        with open(os.path.join(run_dir, "model.log"), "w", encoding="utf-8") as f:
+            f.write(out.stdout + out.stderr)
+        raise ToolError("the gate-level model", out.returncode,
+                        os.path.join(run_dir, "model.log"))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def read_rates(saif_path: str, top: str) -> dict[str, float]:
+    """Toggle rates (per second of simulated time) of the nets under ``TOP/top`` in a
+    SAIF file the model wrote (:meth:`.saif.Saif.rates`); the harness's timescale (1 ps) is
+    checked, the rates depend on it."""
+    from .saif import read_saif
+    saif = read_saif(saif_path)
+    if abs(saif.timescale_s - 1e-12) > 1e-18:
+        raise RuntimeError(f"SAIF timescale {saif.timescale_s} s, the harness assumed 1 ps")
+    return saif.rates(f"TOP/{top}")
+
+
+def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
+                    scale: float):
+    """:func:`.compute.netlist_power` of the simulated ``rates`` times ``scale``.
+
+    Parameters
+    ----------
+    netlist : str
+        The gate-level netlist.
+    top : str
+        Its top module (the model's).
+    lib : Library
+        The liberty.
+    rates : dict
+        Toggle rates by net name (:func:`read_rates`).
+    scale : float
+        The assumed clock over the simulated one.
+
+    Returns
+    -------
+    report : PowerReport
+        The power.
+    used : dict
+        The scaled rate of every net the power asked for, in the order asked.
+    """
+    from .compute import netlist_power
+    used: dict[str, float] = {}
+
+    def rate(name):
+        r = rates.get(name)
+        if r is None:
+            return None
+        used[name] = r * scale
+        return r * scale
+
+    return netlist_power(netlist, top, lib, rate), used
+
+
+def average_activity(used: dict[str, float], period_ns: float) -> float:
+    """Average transitions per clock period of the nets in ``used`` (rates per second),
+    the clock excluded: the activity OpenSTA's vectorless figure is given."""
+    data_nets = {n: r for n, r in used.items() if n != "clk"}
+    return (sum(data_nets.values()) / len(data_nets) * period_ns * 1e-9
+            if data_nets else 0.0)
+
+
+def power_by_kind(by_module: dict, top: str) -> tuple[dict, list]:
+    """Power by kind of module (:data:`termwise.synth.kinds.KINDS`) of a report's
+    ``by_module``; a module of no known kind counts as ``control_glue`` and is listed.
+
+    Returns
+    -------
+    by_kind : dict
+        Kind -> internal, switching, leakage and total power and cells (kinds with
+        cells only).
+    unmapped : list of str
+        The modules of no known kind.
+    """
+    from ..kinds import KINDS, kind_of
+    by_kind = {k: {"internal_w": 0.0, "switching_w": 0.0, "leakage_w": 0.0, "total_w": 0.0,
+                   "cells": 0} for k in KINDS}
+    unmapped = []
+    for module, m in by_module.items():
+        kind = kind_of(module, top)
+        if kind is None:
+            unmapped.append(module.lstrip("\\"))
+            kind = "control_glue"
+        for f in ("internal_w", "switching_w", "leakage_w", "total_w", "cells"):
+            by_kind[kind][f] += m[f]
+    return {k: v for k, v in by_kind.items() if v["cells"]}, unmapped
+
+
+@dataclass
+class _Simulated:
+    """What one run of the model gave."""
+    stats: dict              # the harness's counts
+    power: object            # PowerReport
+    activity: float          # average transitions per net per clock period
+    sta: dict                # OpenSTA's vectorless figure
+    seconds: dict            # simulation, power, opensta
+
+
+def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, top: str,
+              lib, lib_path: str, *, cycles: int, seed: int, f_mhz: float) -> _Simulated:
+    """Run the model in a fresh folder of ``power_cache``, compute the power of its SAIF
+    at ``f_mhz`` and OpenSTA's at the same average activity. The folder is removed after,
+    or kept (``failed.run-*``) when a tool failed, for its logs."""
+    from .opensta import opensta_power
+    from .stimulus import write_stimulus
+    from .workload import stimulus_rows
+    t2 = time.monotonic()
+    run_dir = tempfile.mkdtemp(prefix=".run-", dir=power_cache)
+    try:
+        stimulus = None
+        if plan is not None:
+            write_stimulus(os.path.join(run_dir, "stimulus.bin"), man["ports"],
+                           stimulus_rows(cfg, plan))
+            stimulus = "stimulus.bin"
+        stats = run_model(exe, run_dir, cycles, seed, stimulus)
+        t3 = time.monotonic()
+        scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
+        rep, used = simulated_power(netlist, top, lib,
+                                    read_rates(os.path.join(run_dir, "dump.saif"), top), scale)
+        t4 = time.monotonic()
+        period_ns = 1000.0 / f_mhz
+        activity = average_activity(used, period_ns)
+        with open(os.path.join(run_dir, "netlist.v"), "w", encoding="utf-8") as f:
+            f.write(netlist)
+        sta = opensta_power("netlist.v", lib_path, top, period_ns, activity, run_dir)
+        t5 = time.monotonic()
+    except ToolError as err:       # keep the failed run's folder and logs for the reader
+        kept = os.path.join(power_cache, "failed" + os.path.basename(run_dir))
+        os.replace(run_dir, kept)
+        raise err.moved(run_dir, kept) from None
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return _Simulated(stats, rep, activity, sta,
+                      {"simulation": round(t3 - t2, 1), "power": round(t4 - t3, 1),
+                       "opensta": round(t5 - t4, 1)})
+
+
+def _activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str, str]:
+    """The report's words for the stimulus and the operands."""
+    from .stimulus import RESET_CYCLES
+    if plan is None:
+        return (
+            "tile runs through the IO wrapper: reset held "
+            f"{RESET_CYCLES} cycles, then in a loop {bricks} weight rows and "
+            f"{bricks} activation rows loaded through the streams, one command "
+            f"(bricks={bricks}, runtime registers {cfg.runtime_values()}), "
+            f"{cfg.windows} output row(s) read, 2 idle cycles",
+            f"uniformly random {cfg.act_bits}-bit activations and "
+            f"{cfg.wgt_bits}-bit weights (every payload bit random: dense, "
+            "zero only by chance), seeded xorshift")
+    return (
+        f"tile runs through the IO wrapper: reset held {RESET_CYCLES} cycles, then "
+        f"{len(plan.runs)} runs of {plan.workload}'s layers read from a stimulus file "
+        f"({plan.runs_per_layer} per layer, interleaved layer by layer): each run's "
+        "weight rows and activation rows loaded through the streams (weights reloaded "
+        "every run), its command (its bricks and the layer's runtime registers), "
+        f"{cfg.windows} output row(s) read, 2 idle cycles; the simulation ends after "
+        f"the last run or at {cycles} cycles",
+        f"{plan.workload} at {plan.bits} bits: runs drawn at random (numpy "
+        f"default_rng({seed})) from each layer's lowering onto the tile "
+        "(golden.lowering.lower_layer, as the real regression lowers it), the layer's "
+        "runtime registers (golden.netsim.layer_runtime); no bias row, zero residual "
+        "rows")
+
+
+def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: float,
+            liberty: str | None, cache_root: str | None, use_cache: bool,
+            precision: int | None, log, workload: str | None, layers: list[str] | None,
+            clock_source: str | None = None) -> tuple[dict, dict]:
+    """Synthesis of ``cfg`` (cached), its gate-level simulation and power.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+        The tile simulated: the whole tile, or a part (:mod:`.part`).
+    cycles, seed, clock_ns, liberty, cache_root, use_cache, precision, workload, layers
+        As for :func:`.flow.power_report`.
+    clock_mhz : float or None
+        The clock the power is stated at; None: ``cfg``'s synthesised Fmax.
+    log : callable
+        Takes a line of progress (a model build).
+    clock_source : str or None
+        The report's words for where the clock comes from, if not the default ones.
+
+    Returns
+    -------
+    report : dict
+        The power report of ``cfg`` itself.
+    facts : dict
+        What a part's scaling needs (:mod:`.part_report`): ``by_module`` (power per
+        module definition), ``lib``, ``syn`` (the synthesis report), ``sim_s``, ``plan``,
+        ``clk_cap``, ``port_switching_w``.
+    """
+    from ...gen.emit import manifest, render
+    from ..api import synthesise
+    from ..tools import DEFAULT_LIBERTY
+    from ..wrapper import wrapper_name
+    from .cache import power_cache_dir
+    from .cells import read_library
+    from .model import build_model
+    from .stimulus import RESET_CYCLES
+    from .workload import plan_workload
+
+    t0 = time.monotonic()
+    text_v, tile = render(cfg)
+    man = manifest(cfg, text_v, tile)
+    plan = None
+    if workload is not None:
+        plan = plan_workload(cfg, man["command_layout"], workload, layers, cycles=cycles,
+                             seed=seed, reset_cycles=RESET_CYCLES, log=None)
+    t_plan = time.monotonic() - t0
+    syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
+                     cache_root=cache_root, use_cache=use_cache, precision=precision)
+    t_syn = time.monotonic() - t0 - t_plan
+    lib_path = syn["flow"]["liberty"] or os.path.abspath(DEFAULT_LIBERTY)
+    wrap = wrapper_name(cfg.top_name)
+    with gzip.open(os.path.join(syn["cache"]["asic"]["dir"], "netlist.v.gz"), "rt",
+                   encoding="utf-8") as f:
+        netlist = f.read()
+    lib = read_library(lib_path)
+    harness, bricks = tile_harness(cfg, man)
+    power_cache = power_cache_dir(cache_root)
+    t1 = time.monotonic()
+    exe, build = build_model(netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
+                             power_cache)
+    if not build["hit"]:
+        log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
+    t_build = time.monotonic() - t1
+    f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
+    sim = _simulate(exe, power_cache, cfg, man, plan, netlist, wrap, lib, lib_path,
+                    cycles=cycles, seed=seed, f_mhz=f_mhz)
+    rep = sim.power
+    clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
+                  if "CLK" in lib.cells[i.cell].pins)
+    u = lib.units
+    v2 = (lib.voltage * u.voltage_v) ** 2
+    clock_net_w = 0.5 * clk_cap * u.capacitance_f * v2 * 2 * f_mhz * 1e6
+    clock = {"mhz": f_mhz,
+             "source": clock_source or ("--clock-mhz" if clock_mhz is not None else
+                                        "the synthesis report's ASIC Fmax")}
+    report = _report(cfg, syn, sim, plan, lib_path=lib_path, clock_ns=clock_ns,
+                     clock=clock, clock_net_w=clock_net_w, cycles=cycles, seed=seed,
+                     bricks=bricks)
+    report["model_cache"] = build
+    report["wall_s"] = {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
+                        "model_build": round(t_build, 1), **sim.seconds,
+                        "total": round(time.monotonic() - t0, 1)}
+    return report, {"by_module": rep.by_module, "lib": lib, "syn": syn,
+                    "sim_s": sim.stats["cycles"] / (f_mhz * 1e6), "plan": plan,
+                    "clk_cap": clk_cap,
+                    "port_switching_w": max(rep.port_switching_w - clock_net_w, 0.0)}
+
+
+def _report(cfg, syn: dict, sim: _Simulated, plan, *, lib_path: str, clock_ns: float,
+            clock: dict, clock_net_w: float, cycles: int, seed: int, bricks: int) -> dict:
+    """The power report of the tile simulated (without ``model_cache`` and ``wall_s``)."""
+    from .opensta import STA_WHY
+    from .records import MODELLED, NOT_MODELLED, activity_record, energy_record
+    rep, stats, sta = sim.power, sim.stats, sim.sta
+    asic = syn["asic"]
+    by_kind, unmapped = power_by_kind(rep.by_module, cfg.top_name)
+    tot = rep.totals
+    total = tot["total_w"]
+    tile_w = total - by_kind.get("io_wrapper", {}).get("total_w", 0.0)
+    f_hz = clock["mhz"] * 1e6
+    sim_cycles = stats["cycles"]
+    activity_rec = activity_record(cfg, plan, stats, cycles, bricks)
+    macs = activity_rec["macs_issued"]
+    stimulus_text, operands_text = _activity_texts(cfg, plan, bricks, cycles, seed)
+    return {
+        "generator": "termwise power",
+        "top": cfg.top_name,
+        "preset": cfg.name,
+        "config": cfg.to_dict(),
+        "synthesis": {"cache_key": syn["cache"]["asic"]["key"],
+                      "cached": syn["cache"]["asic"]["hit"],
+                      "area_um2": asic["area_um2"], "fmax_mhz": asic["fmax_mhz"],
+                      "clock_ns": clock_ns, "cell_count": asic["cell_count"],
+                      "liberty": lib_path},
+        "clock": clock,
+        "activity": activity_rec,
+        "activity_source": {
+            "stimulus": stimulus_text,
+            "operands": operands_text,
+            "simulator": "Verilator, zero delay, liberty cell models, SAIF toggle counts",
+            "cycles": sim_cycles, "cycles_requested": cycles, "seed": seed,
+            "runs_completed": stats["runs_completed"], "timeouts": stats["timeouts"],
+            "busy_cycles": stats["busy_cycles"],
+            "busy_fraction": round(stats["busy_cycles"] / sim_cycles, 4),
+            "macs_issued": macs,
+            "simulated_period_ns": SIM_PERIOD_NS,
+            "rates_scaled_to_mhz": clock["mhz"],
+            "average_activity_per_cycle": round(sim.activity, 6),
+            "nets_without_activity": len(rep.nets_without_activity),
+        },
+        "power_w": {"total": total, "dynamic": tot["internal_w"] + tot["switching_w"],
+                    "internal": tot["internal_w"], "switching": tot["switching_w"],
+                    "leakage": tot["leakage_w"], "tile": tile_w,
+                    "clock_net_switching_apart": clock_net_w,
+                    "input_port_nets_apart": max(rep.port_switching_w - clock_net_w, 0.0)},
+        "by_kind_w": by_kind,
+        "unmapped_modules": unmapped,
+        "energy": energy_record(total, tile_w, f_hz, syn["throughput"], sim_cycles / f_hz,
+                                macs, activity_rec["real_macs"], plan),
+        "opensta": dict(sta, ratio_termwise_to_opensta=(total / sta["total_w"]
+                                                         if sta["total_w"] else None),
+                        why=STA_WHY),
+        "modelled": MODELLED,
+        "not_modelled": NOT_MODELLED,
+        "assumptions": rep.assumptions,
+        "units": rep.units,
+        "extrapolated_table_lookups": rep.extrapolated,
+    }
