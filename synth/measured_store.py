@@ -5,7 +5,7 @@ A 16x16 tile's synthesis takes 6-25 minutes on a 2-core machine and its gate-lev
 20-45 more; the table of twelve designs is hours. The build caches
 (``build/synth-cache``, ``build/power-cache``) hold such results on one machine; this store
 holds the ones the project measured, so that a fresh checkout reuses them (the way the
-system perf-db ships tuned results, :mod:`termwise.gen.perfdb.locations`).
+system perf-db ships tuned results, :mod:`termwise.gen.flows.perfdb.locations`).
 
 An entry is used only under the same key as a cache entry, and the keys hash everything a
 result depends on (:mod:`termwise.synth.cache`: the Verilog's sha256, flow scripts, liberty,

@@ -238,7 +238,7 @@ def _own_files() -> dict:
     names them too (``rtl/<spec.rtl>.py``, ``golden/arch/<spec.golden>.py``, its
     testbench's module, its ``formal.module``), and every file named for it (stem
     ``<name>``, ``<name>_*`` or ``test_<name>*`` for the arch and those modules' names,
-    e.g. ``tb/diffy_tests.py``, ``tb/tactical_formal.py``, ``gen/reports/tactical.py``)."""
+    e.g. ``tb/diffy_tests.py``, ``tb/tactical_formal.py``, ``gen/flows/reports/tactical.py``)."""
     import importlib
     import pkgutil
 

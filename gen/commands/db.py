@@ -1,4 +1,4 @@
-"""``termwise db``: the perf-db (:mod:`termwise.gen.perfdb`).
+"""``termwise db``: the perf-db (:mod:`termwise.gen.flows.perfdb`).
 
     termwise db list   [--db PATH | --system] [--what results|problems|configs]
     termwise db show   KEY [--db PATH | --system]
@@ -19,7 +19,7 @@ exit 2, nothing written.
 ``build-system`` builds the system db (default: ``system.sqlite`` in the package, the file
 that ships) from the bundled workloads: ``termwise tune``'s find mode (cycles, the default
 candidates) per workload and width into a fresh working db, frozen for read-only use
-(:mod:`termwise.gen.perfdb.system_build`, :mod:`termwise.gen.perfdb.freeze`).
+(:mod:`termwise.gen.flows.perfdb.system_build`, :mod:`termwise.gen.flows.perfdb.freeze`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ WHAT = ("results", "problems", "configs")
 
 
 def _path(args) -> str:
-    from ..perfdb import system_db_path, user_db_path
+    from ..flows.perfdb import system_db_path, user_db_path
     if getattr(args, "system", False):
         if args.db:
             raise UsageError("give --db or --system, not both")
@@ -60,7 +60,7 @@ def _summary(r: dict) -> str:
 
 
 def _cmd_list(args) -> int:
-    from ..perfdb import PerfDB
+    from ..flows.perfdb import PerfDB
     path = _path(args)
     with PerfDB(path, readonly=True) as db:
         counts = db.counts()
@@ -80,7 +80,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    from ..perfdb import PerfDB
+    from ..flows.perfdb import PerfDB
     path = _path(args)
     with PerfDB(path, readonly=True) as db:
         rows = db.results(problem=args.key) or db.results(top=args.key)
@@ -95,7 +95,7 @@ def _cmd_show(args) -> int:
 
 def _cmd_export(args) -> int:
     from ..emit import write_atomically
-    from ..perfdb import PerfDB
+    from ..flows.perfdb import PerfDB
     path = _path(args)
     out = args.output
     if os.path.isdir(out):
@@ -112,8 +112,8 @@ def _cmd_export(args) -> int:
 
 
 def _cmd_import(args) -> int:
-    from ..perfdb import PerfDB
-    from ..perfdb.store import parse_export
+    from ..flows.perfdb import PerfDB
+    from ..flows.perfdb.store import parse_export
     try:
         with open(args.file, encoding="utf-8") as f:
             doc = json.load(f)
@@ -132,8 +132,8 @@ def _cmd_import(args) -> int:
 
 
 def _cmd_build_system(args) -> int:
-    from ..perfdb import system_db_path
-    from ..perfdb.system_build import build_system
+    from ..flows.perfdb import system_db_path
+    from ..flows.perfdb.system_build import build_system
     out = args.output or system_db_path()
     done = build_system(out, args.workloads, args.precisions, designs=args.designs,
                         workers=args.workers)
@@ -175,7 +175,7 @@ def register(subparsers) -> None:
     q.add_argument("file", metavar="FILE.json")
     common(q, system=False)
     q.set_defaults(func=_cmd_import)
-    from ..perfdb.system_build import BUNDLED
+    from ..flows.perfdb.system_build import BUNDLED
     q = sub.add_parser("build-system", help="build the system db shipped in the package "
                                             "from the bundled workloads (tune's find mode)")
     q.add_argument("-o", "--output", default=None, metavar="PATH",

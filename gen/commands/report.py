@@ -28,7 +28,7 @@ instead of running the tools, e.g. a previous report's ``designs/`` folder. A de
 power cannot be measured (the power flow refuses it) keeps its row, with its memory energy
 only and the reason stated; nothing is invented.
 
-Writes DIR/report.json, report.md, report.csv and the plots (:mod:`termwise.gen.reports.ppa`),
+Writes DIR/report.json, report.md, report.csv and the plots (:mod:`termwise.gen.flows.reports.ppa`),
 DIR/sim/ (the simulation's own reports) and DIR/designs/<design>/ (each design's synth and
 power reports).
 """
@@ -90,7 +90,7 @@ def budget_for(need: int) -> int:
 def _find_reports(root: str | None, name: str) -> dict:
     """``top -> report`` of every ``name`` file under ``root`` (the first of a top by path
     order wins; a malformed file is a :class:`ConfigError` naming ``reports``)."""
-    from ..reports.files import json_reports
+    from ..flows.reports.files import json_reports
     found = {}
     if root is None:
         return found
@@ -103,12 +103,12 @@ def _find_reports(root: str | None, name: str) -> dict:
 
 
 def _power_record(rep: dict, top: str) -> dict:
-    """The energy model's power record of ``rep`` (:func:`termwise.gen.reports.files.
+    """The energy model's power record of ``rep`` (:func:`termwise.gen.flows.reports.files.
     power_record`), its source text saying how the power was obtained."""
-    from ..reports.files import power_record
+    from ..flows.reports.files import power_record
     rec = power_record(rep, f"the power report of {top}", top, "reports")
     act = rep.get("activity", {})
-    from ..reports.ppa import method_text
+    from ..flows.reports.ppa import method_text
     method = method_text(rep)
     rec["source"] = (f"termwise power ({method}), activity of {rec['activity']}: "
                      f"{act.get('runs_completed')} runs, {act.get('cycles_simulated')} cycles")
@@ -127,7 +127,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     from ...synth.api import DEFAULT_CLOCK_NS, check_options, synthesise, write_report
     from ...synth.report import area_by_kind
     from ..designs import paper_claim
-    from ..reports import ppa
+    from ..flows.reports import ppa
     from ..emit import write_atomically
     from ...synth.power.flow import power_report
     from ...synth.power.report_files import write_report as write_power_report
@@ -234,7 +234,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                                            "one run of each layer)")
     ppa.ratios(rows, n_images)
     wall["total"] = time.monotonic() - t0
-    from ..reports.plots import hardware_summary
+    from ..flows.reports.plots import hardware_summary
     doc = {
         "generator": "termwise report",
         "workload": workload,

@@ -5,7 +5,7 @@ ShapeShifter's per-group widths, and the cycles of a Stripes-style tile using th
         [--group G[,G...]] [--deltas] -o DIR
 
 Group sizes 16..256 (default 16). Writes
-DIR/shapeshifter.json, .csv, .md (model: :mod:`termwise.gen.reports.shapeshifter`);
+DIR/shapeshifter.json, .csv, .md (model: :mod:`termwise.gen.flows.reports.shapeshifter`);
 with ``--deltas`` also DIR/deltas.json and deltas.md (Diffy's delta statistics,
 :func:`termwise.golden.workloads.dncnn.delta_table`).
 """
@@ -49,7 +49,7 @@ def parse_groups(text) -> list[int]:
 def run_shapeshifter(workload, precision, out_dir, *, groups="16", deltas=False,
                      images: int = 1, log=None, workload_obj=None) -> dict:
     """Build the report (``workload_obj`` overrides loading, e.g. a synthetic workload)."""
-    from ..reports.shapeshifter import workload_report, write_reports
+    from ..flows.reports.shapeshifter import workload_report, write_reports
     from ...golden.workloads import WORKLOADS, load_workload
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     bits = check_precision(precision)

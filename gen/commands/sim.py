@@ -100,12 +100,12 @@ def parse_archs(text: str) -> list[str]:
 
 def read_power_reports(root: str) -> dict:
     """The ``power_report.json`` files under ``root`` (recursively) as ``{preset: {path
-    relative to root: power record}}`` (:func:`termwise.gen.reports.files.power_record`,
+    relative to root: power record}}`` (:func:`termwise.gen.flows.reports.files.power_record`,
     checked as :func:`termwise.golden.netsim.check_power_record` takes them). A missing
     directory, one without reports or a malformed report is a :class:`ConfigError` naming
     ``power_reports``."""
     from ...golden.netsim import check_power_record
-    from ..reports.files import POWER_REPORT, json_reports, power_record
+    from ..flows.reports.files import POWER_REPORT, json_reports, power_record
     found = {}
     for path, rel, doc in json_reports(root, POWER_REPORT, "power_reports"):
         rec = power_record(doc, path, rel, "power_reports")
@@ -158,7 +158,7 @@ def run_sim(workload: str, archs, precision, out_dir, *, images: int | None = No
     report`` does, before any synthesis): not loaded, and its notes not printed, again."""
     from ...golden import netsim
     from ...golden.netsim import simulate as netsim_simulate
-    from ..reports.sim import summarise, write_reports
+    from ..flows.reports.sim import summarise, write_reports
     from ...golden.netsim import network_output_traffic
     from ...golden.workloads import WORKLOADS, load_workload
     from ...golden.arch import model_of

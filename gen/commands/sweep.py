@@ -5,7 +5,7 @@ and/or synthesis, answered from the perf-db where it can be.
                    [--scheduler tcp://HOST:PORT] [--db PATH] [--no-system-db]
                    [--cache-dir DIR]
 
-The grid format is in :mod:`termwise.gen.sweep.grid`. Jobs run on a local process pool
+The grid format is in :mod:`termwise.gen.flows.sweep.grid`. Jobs run on a local process pool
 (``--workers``, default one per core) or on the Dask distributed scheduler at
 ``--scheduler`` (the ``scale`` extra). Every finished job is recorded in the perf-db at once
 (``--db``, default the user db), so a rerun after an interrupt evaluates only what was not
@@ -28,10 +28,10 @@ ORDER = 84
 
 
 def _cmd(args) -> int:
-    from ..perfdb import open_chain
-    from ..sweep import connect, load_grid, run_sweep
-    from ..sweep.jobs import tool_failure_line
-    from ..sweep.report import write_reports
+    from ..flows.perfdb import open_chain
+    from ..flows.sweep import connect, load_grid, run_sweep
+    from ..flows.sweep.jobs import tool_failure_line
+    from ..flows.sweep.report import write_reports
     grid = load_grid(args.grid, jobs=args.jobs)
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise ConfigError("output", f"{args.output} exists and is not a folder")
@@ -60,7 +60,7 @@ def _cmd(args) -> int:
 def register(subparsers) -> None:
     p = subparsers.add_parser("sweep", help="a grid of configurations through sim and/or "
                                             "synthesis, cached in the perf-db")
-    p.add_argument("grid", metavar="GRID.toml", help="the grid (see termwise.gen.sweep.grid)")
+    p.add_argument("grid", metavar="GRID.toml", help="the grid (see termwise.gen.flows.sweep.grid)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.add_argument("--jobs", default=None, metavar="sim,synth",
                    help="what every point goes through (default: the grid's jobs, else sim)")

@@ -9,7 +9,7 @@ For every sparsity the network is magnitude-pruned per layer
 back ends alone (dstripes, pragmatic-booth) and TCLp / TCLe, all at equal peak throughput
 (the 16x16 presets of hardware as wide as ``--precision``: ``-16x16-8b`` at 8); the
 schedule efficiency of each connectivity is measured on the same weights
-(:mod:`termwise.gen.reports.tactical`). Writes DIR/tactical.json, tactical.csv
+(:mod:`termwise.gen.flows.reports.tactical`). Writes DIR/tactical.json, tactical.csv
 and tactical.md. Bad input exits with status 2 and one line naming the field.
 """
 
@@ -33,7 +33,7 @@ def run_tactical(workload: str, out_dir: str, *, sparsity=DEFAULT_SPARSITY,
                  connectivity=DEFAULT_CONNECTIVITY, precision="16", images=None,
                  max_window_groups=None, sample_pairs=None, log=None) -> dict:
     """Validate, build and write the report; returns the tactical.json document."""
-    from ..reports.tactical import (build_report, parse_connectivity,
+    from ..flows.reports.tactical import (build_report, parse_connectivity,
                                           parse_sparsities, write_report)
     from ...golden.workloads.pruning import BASES
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))

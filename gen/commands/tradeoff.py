@@ -1,6 +1,6 @@
 """``termwise tradeoff``: accuracy / precision / speedup trade-off of the ``digits-cnn``.
 
-    python -m termwise.gen.reports.tradeoff -o DIR [--images N] [--seed S] [--no-plot]
+    python -m termwise.gen.flows.reports.tradeoff -o DIR [--images N] [--seed S] [--no-plot]
 
 For every precision setting (uniform activation precision, uniform
 weight precision, one layer lowered at a time, the lossless per-layer profiles, the 8-bit
@@ -23,7 +23,7 @@ import sys
 import time
 
 from ..config import ConfigError
-from ..reports.tradeoff import DESIGNS, write_reports
+from ..flows.reports.tradeoff import DESIGNS, write_reports
 from ...golden.lowering import DEFAULT_ORDER
 
 __all__ = ["register", "run_tradeoff", "settings"]
@@ -80,7 +80,7 @@ def run_tradeoff(out_dir, *, images: int = 360, seed: int | None = None, plot: b
                  log=None) -> dict:
     """Measure every setting and write the reports; returns the tradeoff.json document."""
     from ...golden import netsim
-    from ..reports.sim import summarise
+    from ..flows.reports.sim import summarise
     from ...golden.workloads import digits as dg
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))

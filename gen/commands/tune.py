@@ -5,7 +5,7 @@
                   [--mode find|immediate] [--power-reports DIR] [--db PATH]
                   [--no-system-db] [--workers N] [--cache-dir DIR] [--no-plot]
 
-The candidates are the default space (:mod:`termwise.gen.tune.space`: every ``termwise
+The candidates are the default space (:mod:`termwise.gen.flows.tune.space`: every ``termwise
 sim`` design's equal-peak preset for the workload's width and a small grid of its options
 around it at the same peak), narrowed by ``--designs`` or replaced by a sweep grid
 (``--grid``); ``--presets-only`` keeps the equal-peak presets alone (the tiles
@@ -35,9 +35,9 @@ ORDER = 85
 
 
 def _cmd(args) -> int:
-    from ..tune import run_tune
-    from ..tune.objectives import OBJECTIVES
-    from ..tune.report import write_reports
+    from ..flows.tune import run_tune
+    from ..flows.tune.objectives import OBJECTIVES
+    from ..flows.tune.report import write_reports
     t0 = time.perf_counter()
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise ConfigError("output", f"{args.output} exists and is not a folder")

@@ -1,7 +1,7 @@
 """The network performance simulator: cycles and ideal work of whole networks on every
 design (:mod:`.simulate`), the output-side traffic model (:mod:`.traffic`) and the energy
 model (:mod:`.energy`). It runs the golden models of :mod:`termwise.golden.arch` on lowered
-layers; the report writers live in :mod:`termwise.gen.reports`."""
+layers; the report writers live in :mod:`termwise.gen.flows.reports`."""
 
 from .simulate import (LAYER_REGISTERS, PRESETS, PRESETS_BY_BITS, REFERENCE, LayerResult,
                        available_designs, default_workers, design_arch, design_config,

@@ -8,7 +8,7 @@ import sqlite3
 from termwise_e2e import assert_usage_error, e2e_env, ok, run_termwise
 
 from termwise.gen.config import preset
-from termwise.gen.perfdb import PerfDB, Record
+from termwise.gen.flows.perfdb import PerfDB, Record
 
 CFG = preset("stripes-4x4")
 

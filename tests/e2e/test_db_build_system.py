@@ -18,8 +18,8 @@ TINY = ("--workloads", "digits-cnn", "--precisions", "8", "--designs", "baseline
 def _golden(top):
     """Per layer (problem key, cycles, rtl_cycles) of the candidate ``top`` of the 8-bit
     default space, from the golden model called directly."""
-    from termwise.gen.perfdb import layer_key
-    from termwise.gen.tune.space import default_space
+    from termwise.gen.flows.perfdb import layer_key
+    from termwise.gen.flows.tune.space import default_space
     from termwise.golden.netsim.simulate import simulate_layer
     from termwise.golden.workloads import load_workload
     (cfg,) = [c.cfg for c in default_space(8) if c.top == top]
@@ -31,9 +31,9 @@ def _golden(top):
 
 
 def test_build_system_tiny(termwise, tmp_path):
-    from termwise.gen.sweep.engine import sim_method
-    from termwise.gen.sweep.jobs import versions
-    from termwise.gen.tune.space import default_space, select_designs
+    from termwise.gen.flows.sweep.engine import sim_method
+    from termwise.gen.flows.sweep.jobs import versions
+    from termwise.gen.flows.tune.space import default_space, select_designs
     r = ok(termwise("db", "build-system", "-o", "sys.sqlite", *TINY))
     lines = r.stdout.splitlines()
     assert lines[0].startswith("digits-cnn 8-bit: 2 candidates, 2 evaluated, ")

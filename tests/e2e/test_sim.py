@@ -266,7 +266,7 @@ def test_sim_8bit_on_8bit_hardware(termwise, tmp_path):
     md = (tmp_path / "out" / "sim.md").read_text()
     assert md.startswith("# termwise sim: digits-cnn") and "8-bit values on 8-bit hardware" in md
     assert "`baseline-16x16-8b`" in md and "- Brick order: `channel` (" in md
-    from termwise.gen.reports.sim import plot_title
+    from termwise.gen.flows.reports.sim import plot_title
     assert plot_title(doc).endswith("8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, "
                                     "channel bricks, speedups over baseline-16x16-8b")
 

@@ -104,7 +104,7 @@ def test_local_pool_and_local_cluster_agree(termwise, tmp_path, monkeypatch):
 #: test's read: on a loaded machine the sweep once finished before the signal (exit 0).
 HOLD_AFTER_FIRST_JOB = """\
 import time
-from termwise.gen.sweep import executors
+from termwise.gen.flows.sweep import executors
 _run_job, _started = executors.run_job, []
 def run_job(spec):
     if _started:
@@ -145,7 +145,7 @@ def test_resume_after_interrupt_reruns_nothing_finished(termwise, tmp_path):
             return 0
 
     # Interrupt on the sweep's first progress line, read blocking (the engine records a
-    # point before it reports it, gen/sweep/engine.py). Polling the db instead slept
+    # point before it reports it, gen/flows/sweep/engine.py). Polling the db instead slept
     # through the whole 6-second sweep twice on a loaded machine: a read-only connection
     # to the WAL db being written can fail, and the poll then saw no point until the end.
     head = ""

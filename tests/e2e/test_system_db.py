@@ -1,4 +1,4 @@
-"""The system perf-db shipped in the package (gen/perfdb/system.sqlite, built by `termwise
+"""The system perf-db shipped in the package (gen/flows/perfdb/system.sqlite, built by `termwise
 db build-system`): that it is current for this checkout (its cycles rows were computed by
 the cycle model's sources as they are now), frozen for read-only use and small, and that
 `termwise tune --mode immediate --workload digits-cnn` with an empty user db answers every
@@ -13,17 +13,17 @@ import pytest
 from termwise_e2e import load_json, ok
 
 REBUILD = ("rebuild it with `.venv/bin/termwise db build-system` (~3 min on 2 cores) and "
-           "commit gen/perfdb/system.sqlite")
+           "commit gen/flows/perfdb/system.sqlite")
 
 
 def _system():
-    from termwise.gen.perfdb import system_db_path
+    from termwise.gen.flows.perfdb import system_db_path
     return system_db_path()
 
 
 def test_shipped_system_db_is_current():
-    from termwise.gen.perfdb.system_build import BUNDLED
-    from termwise.gen.sweep.jobs import versions
+    from termwise.gen.flows.perfdb.system_build import BUNDLED
+    from termwise.gen.flows.sweep.jobs import versions
     path = _system()
     with open(path, "rb") as f:
         head = f.read(20)
@@ -54,7 +54,7 @@ def test_shipped_system_db_is_small():
 
 @pytest.mark.parametrize("bits", [16, 8])
 def test_immediate_answers_from_the_system_db(termwise, tmp_path, bits):
-    from termwise.gen.tune.space import default_space
+    from termwise.gen.flows.tune.space import default_space
     t0 = time.perf_counter()
     r = ok(termwise("tune", "--mode", "immediate", "--workload", "digits-cnn", "--precision",
                     str(bits), "--db", "empty.sqlite", "-o", "out", "--no-plot"))

@@ -116,7 +116,7 @@ def test_immediate_on_empty_db_falls_back_to_the_analytic_model(termwise, tmp_pa
 
 
 def _synth_versions():
-    from termwise.gen.sweep.jobs import versions
+    from termwise.gen.flows.sweep.jobs import versions
     return versions("synth")
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from termwise.gen.config import preset
-from termwise.gen.perfdb import PerfDB, PerfDBChain, Record, layer_key, synth_key
-from termwise.gen.perfdb.schema import APPLICATION_ID
-from termwise.gen.perfdb.store import parse_export
+from termwise.gen.flows.perfdb import PerfDB, PerfDBChain, Record, layer_key, synth_key
+from termwise.gen.flows.perfdb.schema import APPLICATION_ID
+from termwise.gen.flows.perfdb.store import parse_export
 from termwise.gen.spec import ConfigError
 from termwise.golden.workloads import Layer
 

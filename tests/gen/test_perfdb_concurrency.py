@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from termwise.gen.config import preset
-from termwise.gen.perfdb import PerfDB, Record, schema
+from termwise.gen.flows.perfdb import PerfDB, Record, schema
 from termwise.gen.spec import ConfigError
 
 N_PROCESSES = 4

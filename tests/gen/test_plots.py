@@ -1,4 +1,4 @@
-"""Plot helpers (gen/reports/plots.py) and the PNG writers that use them: the log-axis rule,
+"""Plot helpers (gen/flows/reports/plots.py) and the PNG writers that use them: the log-axis rule,
 tick labels that do not collide, titles with the hardware, and every PNG written."""
 
 from types import SimpleNamespace
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from termwise.gen.reports import plots as P
+from termwise.gen.flows.reports import plots as P
 
 # The designs of `termwise sim --designs all` (from the design registry): the label tests
 # must hold for every registered design name.
@@ -137,7 +137,7 @@ def test_hardware_summary():
 
 def _sim_doc(names, layers=("conv1", "conv2", "fc")):
     """A small sim.json document through report_sim.summarise (no workload, no netsim)."""
-    from termwise.gen.reports.sim import summarise
+    from termwise.gen.flows.reports.sim import summarise
     rng = np.random.default_rng(1)
     results = []
     for i, n in enumerate(layers):
@@ -162,7 +162,7 @@ def _sim_doc(names, layers=("conv1", "conv2", "fc")):
 
 
 def test_sim_writer_writes_every_png(tmp_path):
-    from termwise.gen.reports.sim import plot_title, write_reports
+    from termwise.gen.flows.reports.sim import plot_title, write_reports
     doc = _sim_doc(DESIGNS)
     paths = write_reports(str(tmp_path), doc)
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
@@ -176,7 +176,7 @@ def test_sim_writer_writes_every_png(tmp_path):
 
 def test_sim_writer_without_hardware_config(tmp_path):
     """Documents without the designs' configs (older sim.json, two designs) still plot."""
-    from termwise.gen.reports.sim import write_reports
+    from termwise.gen.flows.reports.sim import write_reports
     doc = _sim_doc(["baseline", "stripes"])
     doc["designs"] = {a: {"preset": f"{a}-16x16"} for a in doc["designs"]}
     write_reports(str(tmp_path), doc)
@@ -209,7 +209,7 @@ def _tradeoff_doc():
 
 
 def test_tradeoff_writer_writes_png(tmp_path):
-    from termwise.gen.reports.tradeoff import plot_title, write_reports
+    from termwise.gen.flows.reports.tradeoff import plot_title, write_reports
     doc = _tradeoff_doc()
     paths = write_reports(str(tmp_path), doc)
     assert str(tmp_path / "tradeoff.png") in paths
@@ -227,8 +227,8 @@ def test_report_modules_import_without_matplotlib():
     """Importing the report writers does not import matplotlib (plots stay optional)."""
     import subprocess
     import sys
-    code = ("import sys, termwise.gen.reports.sim, termwise.gen.reports.tradeoff, "
-            "termwise.gen.reports.plots; print('matplotlib' in sys.modules)")
+    code = ("import sys, termwise.gen.flows.reports.sim, termwise.gen.flows.reports.tradeoff, "
+            "termwise.gen.flows.reports.plots; print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -1,8 +1,8 @@
-"""gen/reports/ppa.py: how each design's power was obtained, as report.md states it."""
+"""gen/flows/reports/ppa.py: how each design's power was obtained, as report.md states it."""
 
 import pytest
 
-from termwise.gen.reports.ppa import method_text
+from termwise.gen.flows.reports.ppa import method_text
 
 
 def test_method_text_names_the_part():

@@ -1,4 +1,4 @@
-"""The sweep's executors and jobs (gen/sweep/executors.py, jobs.py): a worker's own failure
+"""The sweep's executors and jobs (gen/flows/sweep/executors.py, jobs.py): a worker's own failure
 becomes a failed point, the option checks, and a job's failure as data."""
 
 from concurrent.futures import Future
@@ -7,9 +7,9 @@ import pytest
 
 from termwise.gen.config import preset
 from termwise.gen.spec import ConfigError
-from termwise.gen.sweep.executors import LocalPool, connect
-from termwise.gen.sweep.executors import result_or_failure as future_result
-from termwise.gen.sweep.jobs import run_job
+from termwise.gen.flows.sweep.executors import LocalPool, connect
+from termwise.gen.flows.sweep.executors import result_or_failure as future_result
+from termwise.gen.flows.sweep.jobs import run_job
 
 
 def test_a_crashed_worker_is_a_failed_point():

@@ -1,11 +1,11 @@
-"""The sweep grid (gen/sweep/grid.py): points counted and ordered by hand, every field
+"""The sweep grid (gen/flows/sweep/grid.py): points counted and ordered by hand, every field
 checked as a configuration file is, refusals naming grid[i].field."""
 
 import pytest
 
 from termwise.gen.config import preset
 from termwise.gen.spec import ConfigError
-from termwise.gen.sweep.grid import check_jobs, parse_grid
+from termwise.gen.flows.sweep.grid import check_jobs, parse_grid
 
 
 def test_points_are_the_product_in_written_order():

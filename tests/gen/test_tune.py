@@ -5,11 +5,11 @@ workload key cache and the default space (all expected values counted by hand)."
 import pytest
 
 from termwise.gen.config import from_mapping
-from termwise.gen.perfdb import PerfDB, PerfDBChain, Record
-from termwise.gen.tune.collect import analytic_cycles, collect, layer_macs
-from termwise.gen.tune.objectives import figure, network_cost
-from termwise.gen.tune.rank import pareto_front, per_layer_choice, rank
-from termwise.gen.tune.space import Candidate, default_space, select_designs
+from termwise.gen.flows.perfdb import PerfDB, PerfDBChain, Record
+from termwise.gen.flows.tune.collect import analytic_cycles, collect, layer_macs
+from termwise.gen.flows.tune.objectives import figure, network_cost
+from termwise.gen.flows.tune.rank import pareto_front, per_layer_choice, rank
+from termwise.gen.flows.tune.space import Candidate, default_space, select_designs
 
 
 def _entry(top, cycles, area=None, energy=None, design="d", fmax=100.0):
@@ -111,7 +111,7 @@ def test_collect_from_a_hand_made_db(tmp_path):
 
 
 def test_workload_keys_cache_changes_with_the_trace_files(tmp_path, monkeypatch):
-    from termwise.gen.perfdb.workload_keys import (cached_layers, fingerprint,
+    from termwise.gen.flows.perfdb.workload_keys import (cached_layers, fingerprint,
                                                    workload_problem_key)
     monkeypatch.setenv("TERMWISE_WORKLOADS", str(tmp_path / "wl"))
     (tmp_path / "wl").mkdir()
@@ -150,8 +150,8 @@ def test_grid_points_that_are_presets_count_as_presets():
     """A grid point with the tile termwise sim runs for a design (the 8-bit Stripes preset
     with its per-column fc weights) is that design's preset candidate; the bare preset
     (no fc_columns) and another width are plain grid points of their architecture."""
-    from termwise.gen.sweep.grid import parse_grid
-    from termwise.gen.tune.space import grid_space
+    from termwise.gen.flows.sweep.grid import parse_grid
+    from termwise.gen.flows.tune.space import grid_space
     grid = parse_grid({"workload": "digits-cnn", "precision": 8, "grid": [
         {"preset": "stripes-16x16-8b", "fc_columns": 1},
         {"preset": "stripes-16x16-8b"},

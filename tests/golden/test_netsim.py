@@ -191,7 +191,7 @@ def test_available_designs_reports_missing():
 def test_reports_end_to_end(tmp_path):
     import json
     from termwise.golden.netsim import simulate_layers
-    from termwise.gen.reports.sim import summarise, write_reports
+    from termwise.gen.flows.reports.sim import summarise, write_reports
     rng = np.random.default_rng(4)
     archs = [a for a in ARCHS if _have(a)]
     layers = _layers(rng)[2:]
@@ -243,7 +243,7 @@ def test_8bit_values_run_on_8bit_hardware():
     """Issue 14: an 8-bit layer runs on the -16x16-8b presets. Stripes at the layer's full
     8-bit precision then has ideal speedup 1.00 over the 8-bit baseline (not the width
     ratio 16/8 = 2.00 of a 16-bit baseline) and the baseline's cycles at equal peak."""
-    from termwise.gen.reports.sim import summarise
+    from termwise.gen.flows.reports.sim import summarise
     from termwise.golden.netsim import design_preset, hardware_bits, simulate_layers
     layer = _full_width_8bit_layer()
     assert hardware_bits([layer]) == 8
@@ -379,7 +379,7 @@ def test_utilisation_per_layer():
     """sim.md's utilisation: the layer's MACs over the baseline's MAC slots under the
     mapping: 1/16 of the 16x16 baseline on a 32-channel depthwise layer packed
     channel-diagonally (one lane of 16 per filter row), 1/256 with one group per channel."""
-    from termwise.gen.reports.sim import summarise
+    from termwise.gen.flows.reports.sim import summarise
     from termwise.golden.netsim import simulate_layers
     layer = _dw_layer(channels=32)
     for depthwise, util in (("diagonal", 1 / 16), ("group", 1 / 256)):

@@ -163,7 +163,7 @@ def test_cli_rejects_bad_input(capsys):
 
 
 def test_parse_connectivity():
-    from termwise.gen.reports.tactical import parse_connectivity
+    from termwise.gen.flows.reports.tactical import parse_connectivity
     assert parse_connectivity("T<2,5>,L<4,3>") == [("T", 2, 5), ("L", 4, 3)]
     with pytest.raises(ConfigError):
         parse_connectivity("T<2,4>")
@@ -173,7 +173,7 @@ def test_tiny_report_end_to_end(tmp_path):
     """A two-layer synthetic network through the whole report: the figures are recomputed
     here from the layer-level models."""
     from termwise.golden.netsim import simulate_layers
-    from termwise.gen.reports.tactical import build_report, write_report
+    from termwise.gen.flows.reports.tactical import build_report, write_report
     from termwise.golden.workloads import Workload
     from termwise.golden.workloads.pruning import prune_magnitude
     rng = np.random.default_rng(3)

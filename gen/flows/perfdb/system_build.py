@@ -2,7 +2,7 @@
 tune``'s default candidates on the workloads that ship with termwise, frozen for reading
 from the installed package.
 
-For every workload and width, ``termwise tune``'s find mode (:func:`termwise.gen.tune.
+For every workload and width, ``termwise tune``'s find mode (:func:`termwise.gen.flows.tune.
 run_tune`: cycles objective, the default candidate space of that width, optionally
 narrowed by ``designs``) runs into a fresh working perf-db in a temporary folder (the user
 and system dbs are neither read nor written, so every row is evaluated by this build); the
@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 
 __all__ = ["BUNDLED", "check_workloads", "check_precisions", "build_system"]
 
@@ -41,7 +41,7 @@ def _names(value) -> list[str]:
 
 def check_workloads(value) -> list[str]:
     """The workload names of ``value`` (a list or text ``a,b``), each a known workload."""
-    from ...golden.workloads import WORKLOADS
+    from ....golden.workloads import WORKLOADS
     names = _names(value)
     if not names:
         raise ConfigError("workloads", f"must name one or more of {', '.join(WORKLOADS)}")
@@ -54,7 +54,7 @@ def check_workloads(value) -> list[str]:
 
 def check_precisions(value) -> list[int]:
     """The widths of ``value`` (a list or text ``8,16``), each 8 or 16."""
-    from ...golden.workloads.base import PRECISIONS
+    from ....golden.workloads.base import PRECISIONS
     out = []
     for text in _names(value) if isinstance(value, str) else list(value):
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..emit import write_atomically
+from ...emit import write_atomically
 
 __all__ = ["write_reports", "to_markdown"]
 

@@ -27,7 +27,7 @@ import json
 import math
 import os
 
-from ...golden.netsim.simulate import REFERENCE
+from ....golden.netsim.simulate import REFERENCE
 
 __all__ = ["COMMON_DIFFERENCES", "method_text", "design_row", "ratios", "to_markdown",
            "write_reports"]
@@ -330,7 +330,7 @@ def _plots(doc: dict, out_dir: str) -> list[str]:
 
 def write_reports(out_dir: str, doc: dict, plot: bool = True) -> list[str]:
     """Write report.json, report.csv, report.md (and the PNGs); returns the paths."""
-    from ..emit import write_atomically
+    from ...emit import write_atomically
     os.makedirs(out_dir, exist_ok=True)
     names = ["report.json", "report.csv", "report.md"]
     if plot:

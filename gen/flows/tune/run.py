@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import sys
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 from .collect import ANALYTIC, add_energy, collect
 from .objectives import OBJECTIVES, figure, network_cost
 from .rank import per_layer_choice, rank
@@ -69,8 +69,8 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
              log=None) -> dict:
     """Choose the best tile for ``workload`` at ``bits`` bits under ``objective``; returns
     the tune document (:mod:`.report` writes it). See :mod:`termwise.gen.commands.tune`."""
-    from ...golden.lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER
-    from ...golden.workloads import WORKLOADS
+    from ....golden.lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER
+    from ....golden.workloads import WORKLOADS
     from ..perfdb import open_chain, synth_key
     from ..perfdb.workload_keys import cached_layers, record_layers
     from ..sweep.engine import SYNTH_TARGET, sim_method, synth_method

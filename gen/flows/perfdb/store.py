@@ -13,8 +13,8 @@ import json
 import math
 from dataclasses import dataclass
 
-from ..config import TileConfig, from_mapping
-from ..spec import ConfigError
+from ...config import TileConfig, from_mapping
+from ...spec import ConfigError
 from .schema import SCHEMA_VERSION, connect
 
 __all__ = ["canonical", "Record", "PerfDB", "PerfDBChain", "EXPORT_FORMAT", "KINDS",

@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from ...golden.lowering import DEFAULT_ORDER
+from ....golden.lowering import DEFAULT_ORDER
 
 __all__ = ["DESIGNS", "BACK_ENDS", "CONNECTIVITIES", "PAPER", "parse_connectivity",
            "parse_sparsities", "schedule_efficiency", "build_report", "write_report"]
@@ -71,8 +71,8 @@ def _label(c) -> str:
 def parse_connectivity(text) -> list[tuple[str, int, int]]:
     """``"T<2,5>,L<4,3>"`` -> ``[("T", 2, 5), ("L", 4, 3)]`` (the ranges of the
     ``tactical`` arch's options: T is only <2,5>; L has h 1..4 and d 0..7)."""
-    from ..config import ConfigError
-    from ..designs.tactical import SPEC
+    from ...config import ConfigError
+    from ...designs.tactical import SPEC
     hs, ds = SPEC.option("lookahead").valid, SPEC.option("lookaside").valid
     items = re.findall(r"[^,<>]*<[^>]*>|[^,]+", str(text or ""))
     out = []
@@ -97,7 +97,7 @@ def parse_connectivity(text) -> list[tuple[str, int, int]]:
 
 def parse_sparsities(text) -> list[float]:
     """``"0,50,70,90"`` (percent of each layer's weights pruned, 0 <= p < 100) -> fractions."""
-    from ..config import ConfigError
+    from ...config import ConfigError
     out = []
     for item in str(text or "").split(","):
         item = item.strip()
@@ -115,10 +115,10 @@ def parse_sparsities(text) -> list[float]:
 def schedule_efficiency(layers, conn, cfg=None) -> dict:
     """Step reduction of connectivity ``conn`` over a network's lowered weights (see the
     module docstring); ``cfg`` the tile (default: ``tactical-tclp-16x16``)."""
-    from ..config import preset
-    from ...golden.arch.tactical import layer_schedule
-    from ...golden.netsim import lowered_operands
-    from ...golden.tactical_schedule import metadata_bits, sources
+    from ...config import preset
+    from ....golden.arch.tactical import layer_schedule
+    from ....golden.netsim import lowered_operands
+    from ....golden.tactical_schedule import metadata_bits, sources
     base = cfg or preset("tactical-tclp-16x16")
     cfg = base.replace(shape=conn[0], lookahead=conn[1], lookaside=conn[2])
     steps = kept = zeros = weights = 0
@@ -147,9 +147,9 @@ def build_report(workload: str, sparsities, connectivities=CONNECTIVITIES, *,
 
     ``loader(sparsity) -> Workload`` overrides :func:`.workloads.pruning.load_pruned`
     (tests use tiny networks)."""
-    from ...golden import netsim
+    from ....golden import netsim
     from .sim import summarise
-    from ...golden.workloads.pruning import load_pruned
+    from ....golden.workloads.pruning import load_pruned
     log = log or (lambda msg: None)
     t0 = time.perf_counter()
     rows = []

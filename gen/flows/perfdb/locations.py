@@ -7,7 +7,7 @@
   is absent).
 
 On lookup the user db takes precedence over the system db
-(:class:`~termwise.gen.perfdb.store.PerfDBChain`).
+(:class:`~termwise.gen.flows.perfdb.store.PerfDBChain`).
 """
 
 from __future__ import annotations

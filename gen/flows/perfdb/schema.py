@@ -4,9 +4,9 @@ A perf-db (MIOpen's "perf-db", here for termwise's design space) holds three tab
 
 ``problem``
     What is being evaluated, keyed by a MIOpen-style problem string
-    (:func:`termwise.gen.perfdb.problem.layer_key`: a layer's shape, stride, padding,
+    (:func:`termwise.gen.flows.perfdb.problem.layer_key`: a layer's shape, stride, padding,
     groups, precisions and a hash of its values; or a synthesis flow,
-    :func:`~termwise.gen.perfdb.problem.synth_key`).
+    :func:`~termwise.gen.flows.perfdb.problem.synth_key`).
 ``config``
     Tile configurations, keyed by the tile's Verilog top name and its
     :meth:`~termwise.gen.config.TileConfig.to_dict` as canonical JSON.
@@ -30,7 +30,7 @@ import os
 import sqlite3
 import time
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "BUSY_TIMEOUT_S", "SCHEMA", "connect"]
 

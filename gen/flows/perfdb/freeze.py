@@ -30,7 +30,7 @@ __all__ = ["frozen_rows", "freeze"]
 
 def frozen_rows(db: PerfDB) -> list[Record]:
     """The records of ``db`` a system db keeps (see the module's docstring), in order."""
-    from ..config import from_mapping
+    from ...config import from_mapping
     return [Record(r["problem"], "layer", r["detail"], from_mapping(r["config"]), "cycles",
                    r["method"], r["versions"], "ok", r["value"], 0.0)
             for r in db.results()

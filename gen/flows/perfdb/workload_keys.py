@@ -27,7 +27,7 @@ from .problem import layer_detail, layer_key
 __all__ = ["fingerprint", "workload_problem_key", "cached_layers", "layer_entries",
            "record_layers"]
 
-_GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+_GOLDEN = Path(__file__).resolve().parents[3] / "golden"
 #: Workload names whose files in the trace cache carry another family name.
 _FAMILY = {"effnet": "efficientnet"}
 
@@ -39,7 +39,7 @@ def _family(name: str) -> str:
 
 def fingerprint(name: str) -> str:
     """The fingerprint of workload ``name`` (see the module's docstring), 16 hex digits."""
-    from ...golden.workloads.base import cache_dir
+    from ....golden.workloads.base import cache_dir
     h = hashlib.sha256(name.encode())
     for pattern in ("*.py", "workloads/*.py"):
         for path in sorted(_GOLDEN.glob(pattern)):

@@ -105,7 +105,7 @@ def plot_title(doc) -> str:
 
 def _plot(out_dir, doc) -> str:
     """tradeoff.png: accuracy vs uniform precision (left), accuracy vs speedup of every
-    setting (right); axis, label and title rules of :mod:`termwise.gen.reports.plots`."""
+    setting (right); axis, label and title rules of :mod:`termwise.gen.flows.reports.plots`."""
     from matplotlib.lines import Line2D
 
     from . import plots as P

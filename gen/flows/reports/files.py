@@ -10,7 +10,7 @@ import json
 import math
 import os
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 
 __all__ = ["POWER_REPORT", "SYNTH_REPORT", "json_reports", "report_value", "power_record"]
 

@@ -16,7 +16,7 @@ import multiprocessing as mp
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 from .jobs import run_job
 
 __all__ = ["LocalPool", "DaskCluster", "default_workers", "connect", "result_or_failure"]

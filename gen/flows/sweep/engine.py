@@ -72,7 +72,7 @@ def _sim_setup(grid: Grid):
 def run_sweep(grid: Grid, executor, chain, *, cache_root: str | None = None,
               log=None) -> dict:
     """Evaluate ``grid`` on ``executor`` (:mod:`.executors`) against the perf-db ``chain``
-    (:func:`termwise.gen.perfdb.open_chain`: the user db, which results are recorded in,
+    (:func:`termwise.gen.flows.perfdb.open_chain`: the user db, which results are recorded in,
     over the system db). ``cache_root``: the synthesis cache (default build/synth-cache).
     Returns the sweep document (``points`` in grid order; ``evaluated`` / ``reused`` /
     ``failed`` counts per job). Nothing is written but the perf-db."""

@@ -16,7 +16,7 @@ of the design's options around it, each point brought back to the preset's peak 
 * the other designs (baseline, stripes, zstripes, dstripes, laconic, cnvlutin): the preset.
 
 ``--designs`` keeps the candidates of the named designs; a sweep grid file (``--grid``,
-:mod:`termwise.gen.sweep.grid`) replaces the space.
+:mod:`termwise.gen.flows.sweep.grid`) replaces the space.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 
 __all__ = ["Candidate", "VARIANTS", "default_space", "design_names", "space_text",
            "grid_space", "select_designs"]
@@ -68,7 +68,7 @@ class Candidate:
 
 def design_names(bits: int) -> list[str]:
     """The ``termwise sim`` designs with an equal-peak preset of ``bits``-bit hardware."""
-    from ..designs import sim_designs
+    from ...designs import sim_designs
     return list(sim_designs(bits))
 
 
@@ -83,7 +83,7 @@ def _changes(name: str, value) -> dict:
 def _at_equal_peak(base, changes: dict, bits: int):
     """``base`` with ``changes``, its windows scaled so that the peak (dense MAC/cycle at
     ``bits``) stays the preset's; None when no whole window count in range does."""
-    from ..config import RANGES
+    from ...config import RANGES
     trial = base.replace(**changes)
     ratio = trial.worst_brick_cycles(bits) / base.worst_brick_cycles(bits)
     windows = base.windows * ratio
@@ -103,7 +103,7 @@ def _at_equal_peak(base, changes: dict, bits: int):
 def default_space(bits: int) -> list[Candidate]:
     """The default candidates for ``bits``-bit values (see the module's docstring), in
     design order, the preset first."""
-    from ...golden.netsim.simulate import design_preset, sim_config
+    from ....golden.netsim.simulate import design_preset, sim_config
     out, seen = [], set()
     for design in design_names(bits):
         base = sim_config(design, bits)
@@ -142,11 +142,11 @@ def select_designs(candidates, designs) -> list[Candidate]:
 
 
 def grid_space(grid) -> list[Candidate]:
-    """The points of a sweep grid (:class:`termwise.gen.sweep.grid.Grid`) as candidates of
+    """The points of a sweep grid (:class:`termwise.gen.flows.sweep.grid.Grid`) as candidates of
     design ``arch`` (their architecture); a point that is a design's equal-peak preset as
     ``termwise sim`` runs it (same tile) is that design's preset candidate, as in the
     default space, so the fixed presets are compared with the winner."""
-    from ...golden.netsim.simulate import design_preset, sim_config
+    from ....golden.netsim.simulate import design_preset, sim_config
     presets = {sim_config(d, grid.precision).top_name: (d, design_preset(d, grid.precision))
                for d in design_names(grid.precision)}
     out = []

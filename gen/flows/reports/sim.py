@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from ...golden.netsim.simulate import REFERENCE
+from ....golden.netsim.simulate import REFERENCE
 
 __all__ = ["summarise", "write_reports", "plot_title", "hardware_basis", "utilisation"]
 
@@ -357,7 +357,7 @@ def plot_title(doc) -> str:
 
 def _plots(out_dir, doc, archs) -> list[str]:
     """sim_cycles.png, sim_speedup.png, sim_total.png and sim_stats.png (the axis, label
-    and title rules of :mod:`termwise.gen.reports.plots`)."""
+    and title rules of :mod:`termwise.gen.flows.reports.plots`)."""
     from . import plots as P
 
     names = [r["name"] for r in doc["layers"]]

@@ -19,7 +19,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from ..config import from_mapping
+from ...config import from_mapping
 
 __all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers",
            "tool_failure_line"]
@@ -31,7 +31,7 @@ _WORKLOADS: dict = {}
 def workload_layers(name: str, bits: int) -> list:
     """The layers of workload ``name`` at ``bits`` bits, loaded once per process."""
     if (name, bits) not in _WORKLOADS:
-        from ...golden.workloads import load_workload
+        from ....golden.workloads import load_workload
         _WORKLOADS[name, bits] = load_workload(name, bits, log=lambda msg: None).layers
     return _WORKLOADS[name, bits]
 
@@ -45,7 +45,7 @@ def _sources_sha(folder: Path, patterns) -> str:
     return h.hexdigest()[:16]
 
 
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]
 
 
 def versions(kind: str, *, liberty: str | None = None) -> dict:
@@ -61,7 +61,7 @@ def versions(kind: str, *, liberty: str | None = None) -> dict:
                 "golden": _sources_sha(_ROOT / "golden", ("*.py", "arch/*.py",
                                                           "primitives/*.py",
                                                           "netsim/simulate.py"))}
-    from ...synth import asic, cache, tools
+    from ....synth import asic, cache, tools
     v = tools.versions()
     lib = liberty or tools.DEFAULT_LIBERTY
     return {"termwise": metadata.version("termwise"),
@@ -74,7 +74,7 @@ def versions(kind: str, *, liberty: str | None = None) -> dict:
 def sim_point(spec: dict) -> dict:
     """Cycles of ``spec["config"]`` on every layer of ``spec["workload"]``: ``{"layers":
     [{"problem", "cycles", "rtl_cycles", "work", "runs", "steps", "sampled"}, ...]}``."""
-    from ...golden.netsim.simulate import simulate_layer
+    from ....golden.netsim.simulate import simulate_layer
     from ..perfdb.problem import layer_key
     cfg = from_mapping(spec["config"])
     bits = spec["precision"]
@@ -97,7 +97,7 @@ def sim_point(spec: dict) -> dict:
 def synth_point(spec: dict) -> dict:
     """Area and Fmax of ``spec["config"]`` (ASIC flow at ``spec["clock_ns"]``, cached in
     ``spec["cache_root"]``)."""
-    from ...synth.api import synthesise
+    from ....synth.api import synthesise
     cfg = from_mapping(spec["config"])
     rep = synthesise(cfg, None, clock_ns=spec["clock_ns"], target="asic",
                      cache_root=spec["cache_root"])

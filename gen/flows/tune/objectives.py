@@ -2,7 +2,7 @@
 
 Every objective is a cost to minimise, over the whole workload (one tile for every layer)
 and per layer (the "if the tile could switch" answer). A candidate entry (as
-:func:`termwise.gen.tune.collect.collect` builds it) carries per layer the cycle model's
+:func:`termwise.gen.flows.tune.collect.collect` builds it) carries per layer the cycle model's
 ``cycles`` (steady state, as ``termwise sim`` and ``termwise sweep`` report them) and
 ``rtl_cycles`` (per-run overheads included), and where known its synthesised area and its
 energy (:func:`termwise.golden.netsim.energy.design_energy` with a power record).

@@ -1,8 +1,8 @@
 """Shared plotting helpers of every PNG the project writes.
 
-Users: :mod:`termwise.gen.reports.sim` (``termwise sim``: ``sim_cycles.png``,
+Users: :mod:`termwise.gen.flows.reports.sim` (``termwise sim``: ``sim_cycles.png``,
 ``sim_speedup.png``, ``sim_total.png``, ``sim_stats.png``) and
-:mod:`termwise.gen.reports.tradeoff` (``termwise tradeoff``: ``tradeoff.png``).
+:mod:`termwise.gen.flows.reports.tradeoff` (``termwise tradeoff``: ``tradeoff.png``).
 
 The rules, the same in every figure:
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from ...golden.netsim.simulate import REFERENCE
+from ....golden.netsim.simulate import REFERENCE
 
 __all__ = ["DPI", "FONT", "LOG_SPAN", "value_span", "wants_log", "set_value_scale",
            "design_styles", "new_figure", "category_axis", "category_figure_width",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..emit import write_atomically
+from ...emit import write_atomically
 from .objectives import OBJECTIVES
 
 __all__ = ["write_reports", "to_markdown", "best_toml", "pareto_plot"]
@@ -22,7 +22,7 @@ def _num(v, digits: int = 4) -> str:
 
 def best_toml(doc: dict) -> str | None:
     """best.toml's text, or None without a chosen tile."""
-    from ..config import from_mapping, to_toml
+    from ...config import from_mapping, to_toml
     best = doc["best"]
     if best is None:
         return None

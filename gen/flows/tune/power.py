@@ -15,7 +15,7 @@ random-operand one, else the first by name. No record, no energy: nothing is est
 from __future__ import annotations
 
 
-from ..spec import ConfigError
+from ...spec import ConfigError
 
 __all__ = ["read_reports", "shipped_reports", "db_records", "record_all", "choose"]
 
@@ -34,8 +34,8 @@ def read_reports(root: str) -> dict:
 
 def _entry(path: str, rel: str, doc: dict, field: str) -> tuple:
     """``(config, activity, record)`` of one power report (errors name ``field``)."""
-    from ...golden.netsim.energy import check_power_record
-    from ..config import from_mapping
+    from ....golden.netsim.energy import check_power_record
+    from ...config import from_mapping
     from ..reports.files import power_record, report_value
     config = report_value(doc, path, ("config",), field)
     try:
@@ -53,8 +53,8 @@ def shipped_reports(tops, log=None) -> dict:
     ``termwise measured list``) of the tiles ``tops``, each kept only if it is current for
     this checkout (the key it would have if measured now: same Verilog, tools and code;
     about 10 s per report, for the Verilog); a stale one is left out with a note."""
-    from ...synth import measured_store
-    from ...synth.power.keys import is_current
+    from ....synth import measured_store
+    from ....synth.power.keys import is_current
     log = log or (lambda msg: None)
     found = {}
     for kind, key, folder in measured_store.entries():

@@ -1,7 +1,7 @@
 """The candidates' figures, from the perf-db (and the analytic model where it has none).
 
 Per candidate and layer of the workload the perf-db's cycles result under the run's method
-and versions (:meth:`termwise.gen.perfdb.PerfDBChain.lookup`: the user db, then the system
+and versions (:meth:`termwise.gen.flows.perfdb.PerfDBChain.lookup`: the user db, then the system
 db); a layer it lacks is estimated by :data:`ANALYTIC` and listed in the entry's
 ``fallback``. Its synthesised area (when the objective or the area budget needs it, or the
 db has it), and its energy per inference when it has a power record (:mod:`.power`).
@@ -19,7 +19,7 @@ ANALYTIC = ("peak: the layer's MACs over the tile's dense peak MACs per cycle at
 
 
 def layer_macs(detail: dict) -> int:
-    """MACs of a layer from its problem detail (:func:`termwise.gen.perfdb.problem.
+    """MACs of a layer from its problem detail (:func:`termwise.gen.flows.perfdb.problem.
     layer_detail`): ``N x OH x OW x K x C/groups x R x S``."""
     d = detail
     return d["N"] * d["OH"] * d["OW"] * d["K"] * (d["C"] // d["groups"]) * d["R"] * d["S"]
@@ -44,15 +44,15 @@ def collect(chain, candidates, workload: dict, *, bits: int, method: dict, versi
 
     Parameters
     ----------
-    chain : termwise.gen.perfdb.PerfDBChain
-    candidates : list of termwise.gen.tune.space.Candidate
+    chain : termwise.gen.flows.perfdb.PerfDBChain
+    candidates : list of termwise.gen.flows.tune.space.Candidate
     workload : dict
-        The workload's layers (:func:`termwise.gen.perfdb.workload_keys.cached_layers`).
+        The workload's layers (:func:`termwise.gen.flows.perfdb.workload_keys.cached_layers`).
     bits : int
         The workload's width.
     method, versions : dict
-        Of the cycles results (:func:`termwise.gen.sweep.engine.sim_method`,
-        :func:`termwise.gen.sweep.jobs.versions`).
+        Of the cycles results (:func:`termwise.gen.flows.sweep.engine.sim_method`,
+        :func:`termwise.gen.flows.sweep.jobs.versions`).
     synth : (problem key, method, versions) or None
         Look the synthesised area up too.
     failures : dict or None
@@ -94,7 +94,7 @@ def add_energy(entries, candidates, layers, power: dict, *, bits: int, order: st
     record}``): per inference the total (``per_inference_j``), the time (``time_s``: RTL
     cycles over the record's clock), and per layer ``layers_j`` / ``layers_s``
     (:func:`termwise.golden.netsim.energy.design_energy`)."""
-    from ...golden.netsim.energy import design_energy
+    from ....golden.netsim.energy import design_energy
     for e, c in zip(entries, candidates):
         rec = power.get(c.top)
         if rec is None or e["excluded"]:

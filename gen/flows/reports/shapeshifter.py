@@ -36,8 +36,8 @@ import os
 
 import numpy as np
 
-from ...golden.shapeshifter import GROUP_RANGE, header_bits, tensor_footprint
-from ...golden.terms import precision_needed
+from ....golden.shapeshifter import GROUP_RANGE, header_bits, tensor_footprint
+from ....golden.terms import precision_needed
 
 __all__ = ["tile_cycles", "layer_report", "workload_report", "write_reports", "DESIGNS",
            "geometry"]
@@ -50,7 +50,7 @@ def geometry(bits: int = 16) -> tuple[int, int, int]:
     """``(filters, windows, lanes)`` of the equal-peak Stripes tile the study runs on: its
     ``termwise sim`` preset on ``bits``-bit hardware (16 x 16 x 16 at 16 bits, 16 x 8 x 16
     at 8 bits, where a brick takes 8 cycles)."""
-    from ...golden.netsim import design_config
+    from ....golden.netsim import design_config
     cfg = design_config(DESIGNS[1], bits)
     return cfg.filters, cfg.windows, cfg.lanes
 
@@ -66,8 +66,8 @@ def _act_signed(layer) -> bool:
 
 def tile_cycles(layer, group: int, a=None) -> dict:
     """Baseline, Stripes and ShapeShifter-Stripes cycles of one layer (see module doc)."""
-    from ...golden.netsim import lowered_operands
-    from ...golden.potential import layer_precision
+    from ....golden.netsim import lowered_operands
+    from ....golden.potential import layer_precision
     if a is None:
         # ShapeShifter's groups run along the channel-major im2col rows (no brick padding).
         a, wm = lowered_operands(layer, order="channel")
@@ -125,7 +125,7 @@ def layer_report(layer, next_layer, group: int) -> dict:
 
 
 def _check_groups(groups) -> list[int]:
-    from ..config import ConfigError
+    from ...config import ConfigError
     out = []
     for g in groups:
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or \

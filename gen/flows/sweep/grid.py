@@ -31,9 +31,9 @@ import math
 import tomllib
 from dataclasses import dataclass
 
-from .. import designs
-from ..config import CORE_FIELDS, TileConfig, from_mapping, load_presets
-from ..spec import ConfigError
+from ... import designs
+from ...config import CORE_FIELDS, TileConfig, from_mapping, load_presets
+from ...spec import ConfigError
 
 __all__ = ["Grid", "JOBS", "load_grid", "read_grid_table", "parse_grid", "check_jobs"]
 
@@ -156,11 +156,11 @@ def parse_grid(data: dict, *, jobs=None) -> Grid:
                                       f"{clock!r}")
     workload = s["workload"]
     if "sim" in job_list:
-        from ...golden.workloads import WORKLOADS
+        from ....golden.workloads import WORKLOADS
         if workload not in WORKLOADS:
             raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)} (sim jobs "
                                           f"run on it), got {workload!r}")
-    from ...golden.lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, DEPTHWISE_MAPPINGS,
+    from ....golden.lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, DEPTHWISE_MAPPINGS,
                                     ORDERS)
     order = DEFAULT_ORDER if s["brick_order"] is None else s["brick_order"]
     if order not in ORDERS:
