@@ -1,6 +1,7 @@
 """Argument handling every subcommand shares: the configuration options (one of
 ``--preset``, ``--config`` or ``--arch`` with fields; the design options come from the
-design registry), the one-line usage error, and the common value checks.
+design registry), the one-line usage error; the common value checks (:mod:`termwise.gen.checks`) re-exported
+for the commands.
 
 Every user error prints one line ``error: <field>: <what is valid>`` and exits with status 2
 (:mod:`termwise.gen.cli` catches :class:`UsageError` and
@@ -13,6 +14,7 @@ import argparse
 
 from .. import designs
 from ..config import TileConfig, from_toml, preset, with_dtype_fields
+from ..checks import check_precision, positive_int
 from ..spec import ConfigError
 
 __all__ = ["UsageError", "Parser", "add_config_arguments", "config_from_args",
@@ -86,27 +88,3 @@ def config_from_args(args) -> TileConfig:
         if overrides.get(f) is None:
             raise ConfigError(f, f"--{f.replace('_', '-')} is required with --arch")
     return TileConfig(arch=args.arch, **overrides)
-
-
-def check_precision(value) -> int:
-    """A workload precision: 8 or 16 bits."""
-    try:
-        bits = int(value)
-    except (TypeError, ValueError):
-        bits = None
-    if bits not in (8, 16):
-        raise ConfigError("precision", f"must be 8 or 16, got {value!r}")
-    return bits
-
-
-def positive_int(field: str, value):
-    """``None``, or a positive integer given as text or int (``ConfigError`` otherwise)."""
-    if value is None:
-        return None
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        n = 0
-    if isinstance(value, bool) or n < 1 or str(n) != str(value).strip():
-        raise ConfigError(field, f"must be a positive integer, got {value!r}")
-    return n

@@ -50,14 +50,12 @@ def run_shapeshifter(workload, precision, out_dir, *, groups="16", deltas=False,
                      images: int = 1, log=None, workload_obj=None) -> dict:
     """Build the report (``workload_obj`` overrides loading, e.g. a synthetic workload)."""
     from ..flows.reports.shapeshifter import workload_report, write_reports
-    from ...golden.workloads import WORKLOADS, load_workload
+    from ...golden.workloads import check_workload, load_workload
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     bits = check_precision(precision)
     gl = parse_groups(groups)
     if workload_obj is None:
-        if workload not in WORKLOADS:
-            raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
-                                          f"{workload!r}")
+        check_workload(workload)
         if isinstance(images, bool) or not isinstance(images, int) or images < 1:
             raise ConfigError("images", f"must be a positive integer, got {images!r}")
         if not out_dir:

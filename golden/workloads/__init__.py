@@ -26,6 +26,6 @@ Workloads (all offline; nothing is downloaded at run time):
 from __future__ import annotations
 
 from .base import Layer, Workload, synthetic_values
-from .registry import WORKLOADS, load_workload
+from .registry import WORKLOADS, check_workload, load_workload
 
-__all__ = ["Layer", "Workload", "WORKLOADS", "load_workload", "synthetic_values"]
+__all__ = ["Layer", "Workload", "WORKLOADS", "check_workload", "load_workload", "synthetic_values"]

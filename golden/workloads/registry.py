@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...gen.spec import ConfigError
 from .base import PRECISIONS, Workload
 
-__all__ = ["WORKLOADS", "load_workload"]
+__all__ = ["WORKLOADS", "check_workload", "load_workload"]
 
 
 def _efficientnet(bits, **kw):
@@ -57,10 +57,18 @@ WORKLOADS = {
 }
 
 
+def check_workload(name, field: str = "workload", why: str = "") -> str:
+    """``name`` if it names a workload, else a :class:`ConfigError` naming ``field``
+    (``why``, e.g. " (sim jobs run on it)", is said after the list of names): every command
+    and flow that takes a workload checks it here."""
+    if name not in WORKLOADS:
+        raise ConfigError(field, f"must be one of {', '.join(WORKLOADS)}{why}, got {name!r}")
+    return name
+
+
 def load_workload(name: str, bits: int = 16, **kw) -> Workload:
     """Load (or build and cache) a workload quantised to ``bits`` (8 or 16)."""
-    if name not in WORKLOADS:
-        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got {name!r}")
+    check_workload(name)
     if isinstance(bits, bool) or bits not in PRECISIONS:
         raise ConfigError("precision", f"must be one of {', '.join(map(str, PRECISIONS))}, "
                           f"got {bits!r}")

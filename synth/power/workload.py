@@ -130,10 +130,8 @@ def trace_sha256(cfg, workload: str) -> str:
     """The content hash of ``workload``'s trace at ``cfg``'s width
     (:meth:`~termwise.golden.workloads.Workload.trace_sha256`): what a power report of its
     activity is keyed on."""
-    from ...golden.workloads import WORKLOADS, load_workload
-    if workload not in WORKLOADS:
-        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
-                          f"{workload!r}")
+    from ...golden.workloads import check_workload, load_workload
+    check_workload(workload)
     key = (workload, workload_bits(cfg))
     if key not in _TRACE_SHA:     # a process asks once per trace (termwise measured list)
         # quietly, as load_layers loads it: a refusal after it must print nothing else
@@ -148,10 +146,8 @@ def load_layers(cfg, workload: str, names: list[str] | None, log=None):
     """``(workload, layers)``: the workload at the tile's width and its chosen layers
     (``names``, default every conv/fc layer), each checked to fit the tile's operand
     widths."""
-    from ...golden.workloads import WORKLOADS, load_workload
-    if workload not in WORKLOADS:
-        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
-                          f"{workload!r}")
+    from ...golden.workloads import check_workload, load_workload
+    check_workload(workload)
     bits = workload_bits(cfg)
     wl = load_workload(workload, bits, log=log)
     every = [layer for layer in wl.layers if layer.kind in ("conv", "fc")]

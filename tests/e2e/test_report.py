@@ -14,7 +14,7 @@ from termwise.golden.netsim import sim_config
 # Hand-made reports: tile area, operand-buffer area, Fmax, tile power (W).
 FIXTURE = {"baseline": (40e6, 10e6, 100.0, 3.0), "stripes": (60e6, 12e6, 150.0, 2.0)}
 # Power budgets other than the report's default (20,000): a design slower per run gets the
-# smallest that holds one run of each layer (gen/commands/report.py:budget_for).
+# smallest that holds one run of each layer (gen/flows/ppa/budget.py:budget_for).
 BUDGET = {"stripes": 26000}
 
 
@@ -110,7 +110,7 @@ def test_report_refuses_bad_input(termwise, tmp_path, args, field):
 
 
 def test_power_budget_for_a_slow_design():
-    from termwise.gen.commands.report import budget_for, needed_cycles
+    from termwise.gen.flows.ppa import budget_for, needed_cycles
     from termwise.gen.spec import ConfigError
     assert needed_cycles(ConfigError("layers", "(about 5 cycles by the cycle model)")) is None
     assert needed_cycles(ConfigError("cycles", "must be a positive integer")) is None
@@ -128,8 +128,8 @@ def test_power_part_per_design(bits, fc):
     or more, 2x the largest row that built): those are measured by a slice. At 8 bits with
     per-column fc weights (the 8-bit table's tiles) Loom's row is 32 rows deep, 131,072
     bits: the row that built, whose report is shipped (a slice would miss it)."""
-    from termwise.gen.commands.report import power_part
-    from termwise.gen.commands.sim import parse_archs
+    from termwise.gen.flows.ppa import power_part
+    from termwise.gen.flows.simulation import parse_archs
     sliced = {"laconic", "loom"} if bits == 16 else set()
     designs = parse_archs("all")
     assert len(designs) == 12

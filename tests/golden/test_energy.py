@@ -255,7 +255,7 @@ def _report(path, preset, tile_w=0.5, mhz=100.0, source="random"):
 
 
 def test_read_power_reports(tmp_path):
-    from termwise.gen.commands.sim import _power_for, read_power_reports
+    from termwise.gen.flows.simulation.power_records import read_power_reports, reports_for
     _report(tmp_path / "a", "baseline-16x16")
     _report(tmp_path / "b" / "deep", "stripes-16x16", 0.25, 50.0, "digits-cnn")
     _report(tmp_path / "c", "loom-4x4")
@@ -264,13 +264,13 @@ def test_read_power_reports(tmp_path):
     rec = reps["stripes-16x16"]["b/deep/power_report.json"]
     assert rec["tile_w"] == 0.25 and rec["clock_mhz"] == 50.0
     assert "b/deep/power_report.json" in rec["source"] and "digits-cnn" in rec["source"]
-    power, ignored = _power_for(["baseline", "stripes"], 16, reps)
+    power, ignored = reports_for(["baseline", "stripes"], 16, reps)
     assert set(power) == {"baseline", "stripes"} and ignored == ["loom-4x4"]
-    power, _ = _power_for(["baseline", "stripes"], 8, reps)     # the -8b presets
+    power, _ = reports_for(["baseline", "stripes"], 8, reps)     # the -8b presets
     assert power == {}
     _report(tmp_path / "d", "stripes-16x16")
     with pytest.raises(ConfigError, match="2 reports of preset stripes-16x16"):
-        _power_for(["stripes"], 16, read_power_reports(str(tmp_path)))
+        reports_for(["stripes"], 16, read_power_reports(str(tmp_path)))
     for bad, fragment in (({"preset": "x", "power_w": {}}, "no power_w.tile"),
                           ({"preset": "x", "power_w": {"tile": -1}, "clock": {"mhz": 1},
                             "activity": {"source": "random"}}, "power_w.tile must be")):

@@ -41,14 +41,12 @@ def _names(value) -> list[str]:
 
 def check_workloads(value) -> list[str]:
     """The workload names of ``value`` (a list or text ``a,b``), each a known workload."""
-    from ....golden.workloads import WORKLOADS
+    from ....golden.workloads import WORKLOADS, check_workload
     names = _names(value)
     if not names:
         raise ConfigError("workloads", f"must name one or more of {', '.join(WORKLOADS)}")
     for n in names:
-        if n not in WORKLOADS:
-            raise ConfigError("workloads", f"must be one or more of {', '.join(WORKLOADS)}, "
-                                           f"got {n!r}")
+        check_workload(n, "workloads")
     return names
 
 

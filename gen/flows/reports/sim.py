@@ -76,7 +76,7 @@ def _fmt(x, nd=2):
 
 
 def write_reports(out_dir, doc, plots=True) -> list[str]:
-    """Write ``doc`` (see :func:`termwise.gen.commands.sim.run_sim`) as JSON, CSV, Markdown and
+    """Write ``doc`` (see :func:`termwise.gen.flows.simulation.run_sim`) as JSON, CSV, Markdown and
     PNG plots into ``out_dir``; returns the paths."""
     os.makedirs(out_dir, exist_ok=True)
     archs = list(doc["total"])

@@ -156,10 +156,8 @@ def parse_grid(data: dict, *, jobs=None) -> Grid:
                                       f"{clock!r}")
     workload = s["workload"]
     if "sim" in job_list:
-        from ....golden.workloads import WORKLOADS
-        if workload not in WORKLOADS:
-            raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)} (sim jobs "
-                                          f"run on it), got {workload!r}")
+        from ....golden.workloads import check_workload
+        check_workload(workload, why=" (sim jobs run on it)")
     from ....golden.lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, DEPTHWISE_MAPPINGS,
                                     ORDERS)
     order = DEFAULT_ORDER if s["brick_order"] is None else s["brick_order"]

@@ -70,7 +70,7 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     """Choose the best tile for ``workload`` at ``bits`` bits under ``objective``; returns
     the tune document (:mod:`.report` writes it). See :mod:`termwise.gen.commands.tune`."""
     from ....golden.lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER
-    from ....golden.workloads import WORKLOADS
+    from ....golden.workloads import check_workload
     from ..perfdb import open_chain, synth_key
     from ..perfdb.workload_keys import cached_layers, record_layers
     from ..sweep.engine import SYNTH_TARGET, sim_method, synth_method
@@ -84,9 +84,7 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
                                        f"{objective!r}")
     if mode not in MODES:
         raise ConfigError("mode", f"must be find or immediate, got {mode!r}")
-    if workload not in WORKLOADS:
-        raise ConfigError("workload", f"must be one of {', '.join(WORKLOADS)}, got "
-                                      f"{workload!r}")
+    check_workload(workload)
     if isinstance(bits, bool) or bits not in (8, 16):
         raise ConfigError("precision", f"must be 8 or 16, got {bits!r}")
     budget = check_area_budget(area_budget)

@@ -1,0 +1,75 @@
+"""``termwise report``'s flow: synthesis, gate-level power and the network simulation of
+every design on one workload, at equal peak throughput (:mod:`termwise.gen.commands.report`
+states the method)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ...checks import check_precision, one_of, positive_int
+from .budget import DEFAULT_POWER_CYCLES
+from .document import design_rows, report_document
+from .measure import PowerRun, power_of, synthesis_of
+from .reused import find_reports
+
+__all__ = ["run_report"]
+
+
+def run_report(workload: str, precision, out_dir: str, *, designs="all",
+               power_cycles: int = DEFAULT_POWER_CYCLES, seed: int = 1,
+               images: int | None = None, fc: str | None = None,
+               reports: str | None = None, cache_root: str | None = None,
+               use_cache: bool = True, plots: bool = True, log=None) -> dict:
+    """Synthesis, power and simulation of every design; writes the report (report.json,
+    .md, .csv, plots, ``sim/`` and ``designs/<design>/``) and returns its document. Bad
+    options raise :class:`~termwise.gen.errors.ConfigError` before anything runs."""
+    from ....golden import netsim
+    from ....golden.workloads import check_workload, load_workload
+    from ....synth.api import DEFAULT_CLOCK_NS, check_options
+    from ..reports import ppa
+    from ..simulation import parse_archs, run_sim
+    log = log or (lambda m: print(m, file=sys.stderr, flush=True))
+    check_workload(workload)
+    bits = check_precision(precision)
+    images = positive_int("images", images)
+    archs = parse_archs(designs) if isinstance(designs, str) else list(designs)
+    archs = [netsim.REFERENCE] + [a for a in archs if a != netsim.REFERENCE]
+    fc = one_of("fc", fc, netsim.FC_MAPPINGS, netsim.DEFAULT_FC)
+    synth_found = find_reports(reports, "synth_report.json")
+    power_found = find_reports(reports, "power_report.json")
+    # The workload before any synthesis (its trace is built once, then read from the
+    # cache): a workload that cannot load (its optional packages not installed, say) stops
+    # the report before hours of runs and before anything is written.
+    loaded = load_workload(workload, bits, log=log,
+                           **({} if images is None else {"images": images}))
+    cfgs = {a: netsim.sim_config(a, bits, fc) for a in archs}
+    if any(cfgs[a].top_name not in synth_found for a in archs):
+        check_options(DEFAULT_CLOCK_NS, "asic", None)
+    t0 = time.monotonic()
+    wall = {"synthesis": 0.0, "power": 0.0}
+    run = PowerRun(workload, power_cycles, seed, cache_root, use_cache)
+    synth, power, power_errors, power_records = {}, {}, {}, {}
+    for a in archs:
+        ddir = os.path.join(out_dir, "designs", a)
+        t = time.monotonic()
+        synth[a] = synthesis_of(a, cfgs[a], ddir, synth_found, cache_root=cache_root,
+                                use_cache=use_cache, log=log)
+        wall["synthesis"] += time.monotonic() - t
+        t = time.monotonic()
+        rep, record, why = power_of(a, cfgs[a], ddir, power_found, run, log)
+        if rep is not None:
+            power[a], power_records[a] = rep, record
+        else:
+            power_errors[a] = why
+        wall["power"] += time.monotonic() - t
+    t = time.monotonic()
+    sim = run_sim(workload, archs, bits, os.path.join(out_dir, "sim"), images=images, fc=fc,
+                  power=power_records, plots=plots, log=log, loaded=loaded)
+    wall["simulation"] = time.monotonic() - t
+    rows = design_rows(archs, synth, power, power_errors, sim, power_cycles)
+    wall["total"] = time.monotonic() - t0
+    doc = report_document(workload, bits, fc, sim, rows, wall)
+    ppa.write_reports(out_dir, doc, plot=plots)
+    return doc
