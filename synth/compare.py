@@ -17,7 +17,7 @@ import os
 from ..gen.config import ConfigError, from_mapping, preset
 from . import report
 
-__all__ = ["load_row_report", "compare_rows", "to_markdown", "to_csv", "drv_count",
+__all__ = ["run_compare", "load_row_report", "compare_rows", "to_markdown", "to_csv", "drv_count",
            "DRV_MARK", "UNCHECKED_MARK", "DRV_NOTE", "UNCHECKED_NOTE"]
 
 DRV_MARK = "*"
@@ -197,3 +197,17 @@ def to_csv(rows, basis) -> str:
                    + [_ratio(r[c[0]], rows[0][c[0]]) for c in cols if c[3]]
                    + [basis["precision_bits"], basis["equal_peak"], r["clock_ns"]])
     return buf.getvalue()
+
+
+def run_compare(items, precision: int | None, synth_kwargs: dict, out_dir: str) -> str:
+    """Compare ``items`` (presets or folders with a ``synth_report.json``; presets are
+    synthesised with ``synth_kwargs`` through the cache) and write compare.md and
+    compare.csv into ``out_dir``; returns the Markdown table."""
+    from ..gen.emit import write_atomically
+    reports = [load_row_report(item, synth_kwargs) for item in items]
+    rows, basis = compare_rows(reports, precision)
+    md = to_markdown(rows, basis)
+    os.makedirs(out_dir, exist_ok=True)
+    write_atomically(os.path.join(out_dir, "compare.md"), md)
+    write_atomically(os.path.join(out_dir, "compare.csv"), to_csv(rows, basis))
+    return md

@@ -18,7 +18,7 @@ from ..checks import check_precision, positive_int
 from ..spec import ConfigError
 
 __all__ = ["UsageError", "Parser", "add_config_arguments", "config_from_args",
-           "check_precision", "positive_int"]
+           "add_flow_arguments", "synth_kwargs", "check_precision", "positive_int"]
 
 
 class UsageError(Exception):
@@ -88,3 +88,26 @@ def config_from_args(args) -> TileConfig:
         if overrides.get(f) is None:
             raise ConfigError(f, f"--{f.replace('_', '-')} is required with --arch")
     return TileConfig(arch=args.arch, **overrides)
+
+
+def add_flow_arguments(p) -> None:
+    """The synthesis flow's options (``termwise synth`` and ``compare``)."""
+    from ...synth.api import DEFAULT_CLOCK_NS, TARGETS
+    p.add_argument("--clock-ns", type=float, default=DEFAULT_CLOCK_NS, metavar="T",
+                   help=f"target clock period in ns (default {DEFAULT_CLOCK_NS:g})")
+    p.add_argument("--target", default="asic", help=f"one of {', '.join(TARGETS)} "
+                   "(default asic)")
+    p.add_argument("--liberty", default=None, metavar="LIB",
+                   help="liberty file (default: OSU018 from qflow-tech-osu018)")
+    p.add_argument("--precision", type=int, default=None,
+                   help="activation bits at which peak throughput is stated")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="synthesis cache (default build/synth-cache)")
+    p.add_argument("--no-cache", action="store_true", help="always rerun the tools")
+
+
+def synth_kwargs(args) -> dict:
+    """The keyword arguments of :func:`termwise.synth.api.synthesise` the options of
+    :func:`add_flow_arguments` give."""
+    return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
+            "cache_root": args.cache_dir, "use_cache": not args.no_cache}

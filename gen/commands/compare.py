@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .synth import add_flow_arguments, synth_kwargs
+from .args import add_flow_arguments, synth_kwargs
 
 __all__ = ["register"]
 
@@ -15,23 +15,14 @@ ORDER = 60
 
 def register(subparsers) -> None:
     def cmd_compare(args) -> int:
-        from ...synth import compare
         from ...synth.api import check_options
+        from ...synth.compare import run_compare
         # Liberty and `sta` matter only when a preset has to be synthesised.
         fresh = any(not os.path.exists(item) for item in args.items)
         check_options(args.clock_ns, args.target if fresh else "fpga", args.liberty)
         if args.target not in ("asic", "fpga", "both"):
             check_options(args.clock_ns, args.target, args.liberty)
-        reports = [compare.load_row_report(item, synth_kwargs(args)) for item in args.items]
-        rows, basis = compare.compare_rows(reports, args.precision)
-        md = compare.to_markdown(rows, basis)
-        print(md, end="")
-        os.makedirs(args.output, exist_ok=True)
-        with open(os.path.join(args.output, "compare.md"), "w", encoding="utf-8") as fh:
-            fh.write(md)
-        with open(os.path.join(args.output, "compare.csv"), "w", encoding="utf-8",
-                  newline="") as fh:
-            fh.write(compare.to_csv(rows, basis))
+        print(run_compare(args.items, args.precision, synth_kwargs(args), args.output), end="")
         print(f"wrote {args.output}/compare.md and compare.csv")
         return 0
 

@@ -25,7 +25,6 @@ candidates) per workload and width into a fresh working db, frozen for read-only
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 from ..spec import ConfigError
@@ -48,19 +47,9 @@ def _path(args) -> str:
     return args.db or user_db_path()
 
 
-def _summary(r: dict) -> str:
-    v = r["value"]
-    if r["status"] != "ok":
-        return f"failed: {v.get('error', '?')}"
-    if r["kind"] == "cycles":
-        return f"cycles {v['cycles']}"
-    if r["kind"] == "power":
-        return f"tile power {v['tile_w']:.4g} W at {v['clock_mhz']:g} MHz"
-    return f"area {v['area_um2']:.0f} um2, fmax {v['fmax_mhz']:.1f} MHz"
-
-
 def _cmd_list(args) -> int:
     from ..flows.perfdb import PerfDB
+    from ..flows.perfdb.transfer import result_summary
     path = _path(args)
     with PerfDB(path, readonly=True) as db:
         counts = db.counts()
@@ -71,7 +60,7 @@ def _cmd_list(args) -> int:
           f"{counts['results_failed']} failed)")
     for r in rows:
         if args.what == "results":
-            print(f"{r['problem']}  {r['top']}  {r['kind']}  {_summary(r)}")
+            print(f"{r['problem']}  {r['top']}  {r['kind']}  {result_summary(r)}")
         elif args.what == "problems":
             print(f"{r['key']}  {r['kind']}")
         else:
@@ -94,38 +83,18 @@ def _cmd_show(args) -> int:
 
 
 def _cmd_export(args) -> int:
-    from ..emit import write_atomically
-    from ..flows.perfdb import PerfDB
-    path = _path(args)
-    out = args.output
-    if os.path.isdir(out):
-        raise ConfigError("output", f"{out} is a directory; give a file name")
-    with PerfDB(path, readonly=True) as db:
-        doc = db.export()
-    parent = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(parent):
-        raise ConfigError("output", f"folder {parent} does not exist")
-    write_atomically(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {out}: {len(doc['results'])} results of {len(doc['problems'])} problems",
-          file=sys.stderr)
+    from ..flows.perfdb.transfer import export_db
+    doc = export_db(_path(args), args.output)
+    print(f"wrote {args.output}: {len(doc['results'])} results of {len(doc['problems'])} "
+          "problems", file=sys.stderr)
     return 0
 
 
 def _cmd_import(args) -> int:
-    from ..flows.perfdb import PerfDB
-    from ..flows.perfdb.store import parse_export
-    try:
-        with open(args.file, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as err:
-        raise ConfigError("import", f"cannot read {args.file}: {err.strerror}") from None
-    except (UnicodeDecodeError, ValueError) as err:
-        raise ConfigError("import", f"{args.file} is not JSON ({str(err).splitlines()[0]})") \
-            from None
-    parse_export(doc, args.file)            # validated before the db is opened or created
+    from ..flows.perfdb.transfer import import_export, read_export
+    doc = read_export(args.file)            # checked before the db is opened or created
     path = _path(args)
-    with PerfDB(path, create=True) as db:
-        done = db.import_document(doc, args.file)
+    done = import_export(path, doc, args.file)
     print(f"imported {done['results']} results into {path} ({done['added_ok']} new ok)",
           file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ import time
 
 from ..config import TileConfig
 from .args import add_config_arguments, config_from_args
-from .regression_summary import line, print_regression
+from ...tb.summary import line, print_regression
 
 __all__ = ["run_demo", "register"]
 

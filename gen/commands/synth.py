@@ -5,32 +5,12 @@ from __future__ import annotations
 
 import os
 
-from .args import add_config_arguments, config_from_args
+from .args import add_config_arguments, add_flow_arguments, config_from_args, synth_kwargs
 
 __all__ = ["register", "add_flow_arguments", "synth_kwargs"]
 
 #: Position in ``termwise --help``.
 ORDER = 50
-
-
-def add_flow_arguments(p):
-    from ...synth.api import DEFAULT_CLOCK_NS, TARGETS
-    p.add_argument("--clock-ns", type=float, default=DEFAULT_CLOCK_NS, metavar="T",
-                   help=f"target clock period in ns (default {DEFAULT_CLOCK_NS:g})")
-    p.add_argument("--target", default="asic", help=f"one of {', '.join(TARGETS)} "
-                   "(default asic)")
-    p.add_argument("--liberty", default=None, metavar="LIB",
-                   help="liberty file (default: OSU018 from qflow-tech-osu018)")
-    p.add_argument("--precision", type=int, default=None,
-                   help="activation bits at which peak throughput is stated")
-    p.add_argument("--cache-dir", default=None, metavar="DIR",
-                   help="synthesis cache (default build/synth-cache)")
-    p.add_argument("--no-cache", action="store_true", help="always rerun the tools")
-
-
-def synth_kwargs(args) -> dict:
-    return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
-            "cache_root": args.cache_dir, "use_cache": not args.no_cache}
 
 
 def register(subparsers) -> None:

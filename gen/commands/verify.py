@@ -31,7 +31,7 @@ def run_verify(cfg, outdir: str | None, *, suites=None, seed: int = 1,
     from ...tb.runner import run_regression
     from ...tb.testbenches import testbench_for
     from ..config import ConfigError, to_toml
-    from .regression_summary import print_regression
+    from ...tb.summary import print_regression
 
     bench = testbench_for(cfg)
     try:

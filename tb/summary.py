@@ -1,5 +1,5 @@
-"""The summary lines of one cocotb regression, shared by ``termwise demo`` and ``termwise
-verify`` so both commands report a regression the same way."""
+"""The summary lines of one cocotb regression (:func:`~.runner.run_regression`), shared by
+``termwise demo`` and ``termwise verify`` so both report a regression the same way."""
 
 from __future__ import annotations
 
