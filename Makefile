@@ -16,9 +16,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e ".[scale]"   # scale: Dask, for the LocalCluster sweep test
-	# Compile each YoWASP tool to machine code once, serially (tb/yowasp_cache.py): parallel
+	# Compile each YoWASP tool to machine code once, serially (synth/yowasp_cache.py): parallel
 	# first starts on a cold cache are what crash (docs/toolchain.md#yowasp-cache-race).
-	$(BIN)/python -m termwise.tb.yowasp_cache
+	$(BIN)/python -m termwise.synth.yowasp_cache
 	@touch $@
 
 # Debian tools for synthesis (OpenSTA, the OSU 0.18um liberty) and ccache for Verilator builds.

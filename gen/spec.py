@@ -18,7 +18,7 @@ from typing import Any, Callable
 from .errors import ConfigError   # defined below every layer (gen/errors.py); re-exported
 
 __all__ = ["ConfigError", "Option", "Testbench", "Regression", "PaperClaim", "StuckAt",
-           "FormalSpec", "DesignSpec"]
+           "FormalSpec", "TuneAxis", "DesignSpec"]
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,29 @@ class FormalSpec:
 
 
 @dataclass(frozen=True)
+class TuneAxis:
+    """One axis of the option grid ``termwise tune`` tries around a design's preset.
+
+    Parameters
+    ----------
+    name : str
+        What the axis varies, as tune.md names it (``first_stage_bits``, ``connectivity``).
+    points : dict
+        Label (as tune.md shows it) -> the option changes of that point, e.g.
+        ``{"column (2 registers)": {"sync": "column", "column_registers": 2}}``.
+    """
+
+    name: str
+    points: dict
+
+    def __post_init__(self):
+        if not (self.points and all(isinstance(k, str) and isinstance(v, dict) and v
+                                    for k, v in self.points.items())):
+            raise ValueError(f"tune axis {self.name}: points must map labels to option "
+                             f"changes, got {self.points!r}")
+
+
+@dataclass(frozen=True)
 class DesignSpec:
     """Everything the shared code needs to know about one design.
 
@@ -268,6 +291,12 @@ class DesignSpec:
         What the formal proofs know of the design (its fault, precision semantics and own
         harness module); None: not formally proven by the array proofs (e.g. bf16, whose
         arithmetic :mod:`termwise.tb.fp_proof` proves).
+    tune_variants : dict
+        ``termwise sim`` design name -> the option grid ``termwise tune`` tries around its
+        equal-peak preset (:mod:`termwise.gen.flows.tune.space`): a tuple of
+        :class:`TuneAxis`; the candidates are the axes' cartesian product, each brought
+        back to the preset's peak by its ``windows``. A design without one is tuned on its
+        preset alone.
     """
 
     arch: str
@@ -288,6 +317,7 @@ class DesignSpec:
     derived: Callable[[Any], dict] | None = None
     papers: dict = field(default_factory=dict)
     formal: FormalSpec | None = None
+    tune_variants: dict = field(default_factory=dict)
 
     def __post_init__(self):
         operator.index(self.order)
@@ -304,6 +334,15 @@ class DesignSpec:
             if design not in self.sim_designs or not isinstance(claim, PaperClaim):
                 raise ValueError(f"design {self.arch}: papers[{design!r}] must be a "
                                  "PaperClaim of one of its sim_designs")
+        for design, axes in self.tune_variants.items():
+            if design not in self.sim_designs or not (
+                    isinstance(axes, tuple) and all(
+                        isinstance(axis, TuneAxis)
+                        and all(set(c) <= set(names) for c in axis.points.values())
+                        for axis in axes)):
+                raise ValueError(f"design {self.arch}: tune_variants[{design!r}] must be a "
+                                 "tuple of TuneAxis changing its own options, of one of "
+                                 "its sim_designs")
         if self.formal is not None and not isinstance(self.formal, FormalSpec):
             raise ValueError(f"design {self.arch}: formal must be a FormalSpec, got "
                              f"{self.formal!r}")

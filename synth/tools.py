@@ -15,7 +15,7 @@ from importlib import metadata
 
 from ..gen.config import ConfigError
 from ..gen.errors import ToolError   # re-exported: the flow's callers catch it from here
-from ..tb.yowasp_cache import ensure_warm
+from .yowasp_cache import ensure_warm
 
 __all__ = ["DEFAULT_LIBERTY", "ToolError", "check_liberty", "check_sta", "run", "versions",
            "yosys_cmd", "nextpnr_cmd"]
@@ -59,7 +59,7 @@ def check_liberty(path: str) -> str:
 def run(argv: list[str], cwd: str, log: str, timeout: float | None = None) -> float:
     """Run ``argv`` in ``cwd`` with stdout+stderr to ``cwd/log``; returns wall seconds.
     Raises :class:`ToolError` on a non-zero exit. A YoWASP tool's machine-code cache is
-    filled first, by one process at a time (tb/yowasp_cache.py)."""
+    filled first, by one process at a time (synth/yowasp_cache.py)."""
     ensure_warm(argv[0])
     t0 = time.monotonic()
     with open(os.path.join(cwd, log), "w", encoding="utf-8") as f:

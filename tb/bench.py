@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..gen.config import preset
 from . import runner as tb_runner
-from .toolchain import verilator_env
+from ..synth.verilator import verilator_env
 
 __all__ = ["harness_source", "bench_cpp", "bench_cocotb", "main"]
 

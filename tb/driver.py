@@ -41,7 +41,7 @@ import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
-from .packing import act_rows, pack_row, pack_rows, unpack_row, wgt_rows
+from ..golden.packing import act_rows, pack_row, pack_rows, unpack_row, wgt_rows
 
 __all__ = ["TileDriver", "pack_row", "pack_rows", "unpack_row", "act_rows", "wgt_rows",
            "BACKDOOR_FAULT_ENV", "BACKDOOR_FAULTS", "WATCHDOG_CYCLES", "WATCHDOG_ENV"]

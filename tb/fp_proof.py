@@ -41,7 +41,7 @@ from amaranth.back import rtlil
 
 from ..rtl.fp import BF16Multiplier, FP32Adder, FP32ToBF16
 from .formal import tool_env
-from .yowasp_cache import ensure_warm
+from ..synth.yowasp_cache import ensure_warm
 
 __all__ = ["PROPERTIES", "smt2_of", "FPProofResult", "prove_fp", "ExhaustiveResult",
            "exhaustive_multiplier"]
@@ -209,7 +209,7 @@ def exhaustive_multiplier(*, component=None,
 
     from amaranth.back import verilog
 
-    from .toolchain import verilator_env
+    from ..synth.verilator import verilator_env
 
     ranges = [tuple(int(v) for v in r) for r in a_ranges]
     for lo, hi in ranges:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..gen.config import load_presets, preset
 from .runner import LINT_WAIVERS, control_file, generated
-from .toolchain import verilator_env
+from ..synth.verilator import verilator_env
 
 __all__ = ["lint"]
 

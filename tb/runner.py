@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..gen.config import TileConfig
 from ..gen.errors import ToolError
-from .toolchain import apply_verilator_env, verilator_root
+from ..synth.verilator import apply_verilator_env, verilator_root
 
 __all__ = ["BUILD_ROOT", "generated", "build", "run_regression", "RegressionResult",
            "LINT_WAIVERS", "control_file", "operand_memories", "OPERAND_BUFFERS"]

@@ -14,6 +14,7 @@ import pkgutil
 from ..spec import ConfigError, DesignSpec
 
 __all__ = ["SPECS", "spec", "archs", "options", "sim_designs", "sim_presets", "lookup",
+           "tune_variants",
            "paper_claim"]
 
 
@@ -74,6 +75,15 @@ def sim_designs(bits: int = 16) -> dict:
     width of the workload's values), in the family's order; designs without a preset of
     that width are left out. ``sim_designs()`` is the 16-bit map."""
     return {d: by_bits[bits] for d, by_bits in sim_presets().items() if bits in by_bits}
+
+
+def tune_variants(design: str) -> tuple:
+    """The option grid ``termwise tune`` tries around ``termwise sim`` design ``design``'s
+    preset (its spec's ``tune_variants``: a tuple of axes of option changes), or ``()``."""
+    for s in SPECS.values():
+        if design in s.tune_variants:
+            return s.tune_variants[design]
+    return ()
 
 
 def paper_claim(design: str):

@@ -2,7 +2,7 @@
 deltas on the Bit-Pragmatic datapath, with a reconstruction unit."""
 
 from ..spec import (ConfigError, DesignSpec, FormalSpec, Option,
-                    PaperClaim, Regression, StuckAt)
+                    PaperClaim, Regression, StuckAt, TuneAxis)
 from .common import own_testbench
 
 
@@ -56,6 +56,8 @@ SPEC = DesignSpec(
          "Diffy's Bit-Pragmatic datapath, array level (as Pragmatic's array level)"),
     ),
     sim_designs={"diffy": {16: "diffy-16x16", 8: "diffy-16x16-8b"}},
+    tune_variants={"diffy": (TuneAxis("first_stage_bits", {str(b): {"first_stage_bits": b}
+                                                            for b in (1, 2, 3)}),)},
     papers={
         "diffy": PaperClaim(
             source="Diffy (Mahmoud et al., MICRO 2018), abstract",

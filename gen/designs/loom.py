@@ -1,7 +1,7 @@
 """Loom (Sharify et al., DAC 2018): weights bit-serial at a runtime precision Pw, activations
 ``serial_bits`` at a time at the detected precision."""
 
-from ..spec import DesignSpec, FormalSpec, Option, PaperClaim, Regression, StuckAt
+from ..spec import DesignSpec, FormalSpec, Option, PaperClaim, Regression, StuckAt, TuneAxis
 from .common import FC_COLUMNS, tile_testbench
 
 SPEC = DesignSpec(
@@ -25,6 +25,10 @@ SPEC = DesignSpec(
     ),
     area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),
     sim_designs={"loom": {16: "loom-16x16", 8: "loom-16x16-8b"}},
+    # termwise tune: 1, 2 or 4 activation bits a cycle (the windows scale with the cycles a
+    # dense brick takes; a point past 64 windows is left out)
+    tune_variants={"loom": (TuneAxis("serial_bits", {str(s): {"serial_bits": s}
+                                                     for s in (1, 2, 4)}),)},
     papers={
         "loom": PaperClaim(
             source="Loom (Sharify et al., DAC 2018), abstract",

@@ -2,7 +2,7 @@
 two-stage shifting; pallet or column synchronisation."""
 
 from ..spec import (ConfigError, DesignSpec, FormalSpec, Option,
-                    PaperClaim, Regression, StuckAt)
+                    PaperClaim, Regression, StuckAt, TuneAxis)
 from .common import FC_COLUMNS, booth_digits, tile_testbench
 
 
@@ -12,6 +12,12 @@ def _check(cfg):
     if cfg.sync == "column" and not cfg.column_registers:
         raise ConfigError("column_registers", "must be in 1..8 with sync = column")
 
+
+#: The option grid ``termwise tune`` tries around Pragmatic's presets.
+_TUNE_AXES = (TuneAxis("first_stage_bits", {str(b): {"first_stage_bits": b} for b in (1, 2, 3)}),
+              TuneAxis("sync", {"pallet": {"sync": "pallet", "column_registers": 0},
+                                "column (2 registers)": {"sync": "column",
+                                                         "column_registers": 2}}))
 
 SPEC = DesignSpec(
     arch="pragmatic",
@@ -50,6 +56,9 @@ SPEC = DesignSpec(
         "pragmatic": {16: "pragmatic-16x16", 8: "pragmatic-16x16-8b"},
         "pragmatic-booth": {16: "pragmatic-booth-16x16", 8: "pragmatic-booth-16x16-8b"},
     },
+    # termwise tune: first-stage shifters of 1..3 bits, each with pallet and with column
+    # synchronisation (2 column registers)
+    tune_variants={d: _TUNE_AXES for d in ("pragmatic", "pragmatic-booth")},
     papers={
         "pragmatic": PaperClaim(
             source="Bit-Pragmatic (Albericio et al., MICRO 2017), abstract",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ..spec import (ConfigError, DesignSpec, FormalSpec, Option,
-                    PaperClaim, Regression, StuckAt)
+                    PaperClaim, Regression, StuckAt, TuneAxis)
 from .common import booth_digits, own_testbench
 
 __all__ = ["SPEC", "T_SOURCES", "sources", "cfg_sources", "metadata_bits",
@@ -95,6 +95,12 @@ def _worst(cfg, p):
 
 
 
+#: The connectivities ``termwise tune`` tries around Bit-Tactical's presets.
+_TUNE_AXES = (TuneAxis("connectivity", {f"{s} <{h},{d}>": {"shape": s, "lookahead": h,
+                                                             "lookaside": d}
+                                         for s, h, d in (("T", 2, 5), ("L", 1, 4),
+                                                         ("L", 4, 3))}),)
+
 SPEC = DesignSpec(
     arch="tactical",
     description="Bit-Tactical (ASPLOS 2019): zero weights skipped by an offline schedule "
@@ -128,6 +134,8 @@ SPEC = DesignSpec(
         "tactical-tclp": {16: "tactical-tclp-16x16", 8: "tactical-tclp-16x16-8b"},
         "tactical-tcle": {16: "tactical-tcle-16x16", 8: "tactical-tcle-16x16-8b"},
     },
+    # termwise tune: the T <2,5> connectivity and L <1,4>, <4,3>
+    tune_variants={d: _TUNE_AXES for d in ("tactical-tclp", "tactical-tcle")},
     papers={
         "tactical-tclp": PaperClaim(
             source="Bit-Tactical (Delmas Lascorz et al., ASPLOS 2019), abstract",

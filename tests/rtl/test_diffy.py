@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from termwise.gen.config import ConfigError, TileConfig, preset
-from termwise.golden.fixedpoint import wrap
+from termwise.golden.twos_complement import wrap
 from termwise.rtl.diffy import DeltaFrontEnd, ReconstructionUnit, delta_config
-from termwise.tb.packing import pack_row, unpack_row
+from termwise.golden.packing import pack_row, unpack_row
 from termwise.tb.amaranth_sim import run_simulation as _sim
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from termwise.gen.config import TileConfig
 from termwise.golden import cycles as cycle_model
-from termwise.golden.fixedpoint import wrap
+from termwise.golden.twos_complement import wrap
 from termwise.rtl.laconic import LaconicPE, PairCountDetector
 from termwise.rtl.tile import Tile
-from termwise.tb.packing import pack_row as _pack
+from termwise.golden.packing import pack_row as _pack
 from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
 from termwise.tb.amaranth_sim import run_command
 from termwise.tb.amaranth_sim import run_simulation as _sim

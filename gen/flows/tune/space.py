@@ -5,7 +5,7 @@ The default space of a workload of ``bits``-bit values is, per ``termwise sim`` 
 simulates it (:func:`termwise.golden.netsim.simulate.sim_config`: 256 ``bits``-bit
 MAC/cycle, batch-1 fc layers on every window column where the design can) plus a small grid
 of the design's options around it, each point brought back to the preset's peak by its
-``windows`` (:data:`VARIANTS`):
+``windows`` (each design's ``tune_variants``, :class:`termwise.gen.spec.DesignSpec`):
 
 * ``loom``: ``serial_bits`` 1, 2, 4 (the windows scale with the cycles a dense brick takes;
   a point that would need more than 64 windows is left out);
@@ -26,22 +26,8 @@ from dataclasses import dataclass
 
 from ...spec import ConfigError
 
-__all__ = ["Candidate", "VARIANTS", "default_space", "design_names", "space_text",
+__all__ = ["Candidate", "default_space", "design_names", "space_text",
            "grid_space", "select_designs"]
-
-#: Design -> the option grid tried around its equal-peak preset (each a list of option
-#: tables, the cartesian product of the list's tables' axes).
-VARIANTS = {
-    "loom": {"serial_bits": [1, 2, 4]},
-    "pragmatic": {"first_stage_bits": [1, 2, 3],
-                  "sync": [("pallet", 0), ("column", 2)]},
-    "pragmatic-booth": {"first_stage_bits": [1, 2, 3],
-                        "sync": [("pallet", 0), ("column", 2)]},
-    "diffy": {"first_stage_bits": [1, 2, 3]},
-    "tactical-tclp": {"connectivity": [("T", 2, 5), ("L", 1, 4), ("L", 4, 3)]},
-    "tactical-tcle": {"connectivity": [("T", 2, 5), ("L", 1, 4), ("L", 4, 3)]},
-}
-
 
 @dataclass(frozen=True)
 class Candidate:
@@ -72,14 +58,6 @@ def design_names(bits: int) -> list[str]:
     return list(sim_designs(bits))
 
 
-def _changes(name: str, value) -> dict:
-    if name == "sync":
-        return {"sync": value[0], "column_registers": value[1]}
-    if name == "connectivity":
-        return {"shape": value[0], "lookahead": value[1], "lookaside": value[2]}
-    return {name: value}
-
-
 def _at_equal_peak(base, changes: dict, bits: int):
     """``base`` with ``changes``, its windows scaled so that the peak (dense MAC/cycle at
     ``bits``) stays the preset's; None when no whole window count in range does."""
@@ -104,16 +82,17 @@ def default_space(bits: int) -> list[Candidate]:
     """The default candidates for ``bits``-bit values (see the module's docstring), in
     design order, the preset first."""
     from ....golden.netsim.simulate import design_preset, sim_config
+    from ...designs import tune_variants
     out, seen = [], set()
     for design in design_names(bits):
         base = sim_config(design, bits)
         name = design_preset(design, bits)
         points = [(base, name)]
-        grid = VARIANTS.get(design, {})
-        for combo in itertools.product(*grid.values()):
+        for combo in itertools.product(*(axis.points.values()
+                                         for axis in tune_variants(design))):
             changes = {}
-            for axis, value in zip(grid, combo):
-                changes.update(_changes(axis, value))
+            for change in combo:
+                changes.update(change)
             cfg = _at_equal_peak(base, changes, bits)
             if cfg is not None:
                 points.append((cfg, None))
@@ -158,21 +137,14 @@ def grid_space(grid) -> list[Candidate]:
 
 def space_text(bits: int) -> str:
     """The default space in a few lines of Markdown (tune.md states it)."""
+    from ...designs import sim_designs, tune_variants
     lines = [f"Default space ({bits}-bit values): every `termwise sim` design's equal-peak "
              f"preset ({256} {bits}-bit MAC/cycle, batch-1 fc layers on every window column "
              "where the design can), plus, at the same peak (windows scaled with the cycles "
              "of a dense brick):"]
-    for design, grid in VARIANTS.items():
-        axes = []
-        for axis, values in grid.items():
-            if axis == "sync":
-                axes.append("sync " + " / ".join(
-                    s if r == 0 else f"{s} ({r} registers)" for s, r in values))
-            elif axis == "connectivity":
-                axes.append("connectivity " + ", ".join(
-                    f"{s} <{h},{d}>" for s, h, d in values))
-            else:
-                axes.append(f"{axis} " + ", ".join(map(str, values)))
-        lines.append(f"- {design}: " + " x ".join(axes))
+    for design in sim_designs(bits):
+        axes = [f"{axis.name} " + ", ".join(axis.points) for axis in tune_variants(design)]
+        if axes:
+            lines.append(f"- {design}: " + " x ".join(axes))
     lines.append("- the others: the preset only.")
     return "\n".join(lines)

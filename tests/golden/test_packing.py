@@ -1,4 +1,4 @@
-"""Row packing (:func:`termwise.tb.packing.pack_rows`, vectorised; used by the driver's
+"""Row packing (:func:`termwise.golden.packing.pack_rows`, vectorised; used by the driver's
 two load paths and by the power stimulus): every field's two's complement bits at
 ``i * bits``, against a plain shift-and-or written here, at the byte widths (which take the
 fast path) and odd ones."""
@@ -6,7 +6,7 @@ fast path) and odd ones."""
 import numpy as np
 import pytest
 
-from termwise.tb.packing import pack_row, pack_rows, unpack_row
+from termwise.golden.packing import pack_row, pack_rows, unpack_row
 
 
 def _reference(row, bits):

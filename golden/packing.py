@@ -1,5 +1,5 @@
 """The stream words of a run's operands: pure functions of the configuration and the
-values, shared by the cocotb driver (:mod:`.driver`) and the gate-level power stimulus
+values, shared by the cocotb driver (:mod:`termwise.tb.driver`) and the gate-level power stimulus
 (:mod:`termwise.synth.power.workload`).
 
 Kept apart from the driver so that what makes a power run's stimulus is this file alone:
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..golden.fixedpoint import to_unsigned
+from .twos_complement import to_unsigned
 
 __all__ = ["pack_rows", "pack_row", "unpack_row", "act_rows", "wgt_rows"]
 

