@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from termwise.gen.config import ConfigError
-from termwise.gen.commands.shapeshifter import parse_groups, run_shapeshifter
+from termwise.gen.flows.shapeshifter import parse_groups, run_shapeshifter
 from termwise.gen.cli import main as _cli_main
 from termwise.golden.shapeshifter import tensor_footprint
 from termwise.gen.flows.reports.shapeshifter import tile_cycles, workload_report
