@@ -10,9 +10,9 @@ import os
 import shlex
 import time
 
-from ...config import TileConfig, to_toml
-from ...emit import write_atomically
-from ...errors import ConfigError
+from ..config import TileConfig, to_toml
+from ..emit import write_atomically
+from ..errors import ConfigError
 
 __all__ = ["run_verify", "run_demo"]
 
@@ -22,9 +22,9 @@ def run_verify(cfg, outdir: str | None, *, suites=None, seed: int = 1,
     """Run ``cfg``'s cocotb regression (``suites``, default the design's), print its summary
     lines and write ``outdir``/config.toml and verify.json (the record); 0 when every output
     and every run's cycles matched the golden models, else 1."""
-    from ....tb.runner import run_regression
-    from ....tb.summary import print_regression
-    from ....tb.testbenches import testbench_for
+    from ...tb.runner import run_regression
+    from ...tb.summary import print_regression
+    from ...tb.testbenches import testbench_for
 
     bench = testbench_for(cfg)
     try:
@@ -56,10 +56,10 @@ def run_demo(cfg: TileConfig, outdir: str, *, synth: bool = True) -> int:
     """The main job on ``cfg``: its regression (the design's default suites) and, with
     ``synth``, its ASIC synthesis; prints the summary lines and writes ``outdir``/
     summary.json; 0 when the regression passed, else 1."""
-    from ....synth.api import synthesise
-    from ....tb.runner import run_regression
-    from ....tb.summary import line, print_regression
-    from ....tb.testbenches import testbench_for
+    from ...synth.api import synthesise
+    from ...tb.runner import run_regression
+    from ...tb.summary import line, print_regression
+    from ...tb.testbenches import testbench_for
     t_start = time.perf_counter()
     os.makedirs(outdir, exist_ok=True)
     summary: dict = {"config": cfg.to_dict(), "preset": cfg.name}
