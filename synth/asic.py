@@ -29,8 +29,8 @@ __all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "FANOUT_BUFFERING", "run_asic", "r
 
 #: The ASIC flow's version, in every synthesis key (synth/api.py): bump it by hand when a
 #: change of asic.ys, sta.tcl, drv.tcl, osu018.constr, this file, wrapper.py, parse.py,
-#: liberty.py or buffer.py would change a result. The key holds this version, never those
-#: files' text, so a comment or a message retires nothing.
+#: liberty.py, buffer.py or netlist.py would change a result. The key holds this version,
+#: never those files' text, so a comment or a message retires nothing.
 SCRIPT_VERSION = "asic-7"
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"

@@ -1,5 +1,5 @@
 """Fanout buffering across the hierarchy, on the netlist yosys writes (``write_verilog
--noattr -noexpr -simple-lhs``).
+-noattr -noexpr -simple-lhs``, read by :mod:`.netlist`).
 
 ABC buffers inside one module at a time and never sees a net that leaves its module: a flop
 in the array driving a port of every PE, or a sequencer output broadcast to every PE, reaches
@@ -24,12 +24,12 @@ import re
 from dataclasses import dataclass, field
 
 from .liberty import parse_groups
+from .netlist import (Module, UnionFind, bit_range, bit_text, bottom_up, module_nets,
+                      module_order, output_aliases, parse_netlist, port_nets)
 
 __all__ = ["buffer_netlist", "input_pin_caps", "check_rewiring", "BUFFER_CELL"]
 
 BUFFER_CELL = ("BUFX4", "A", "Y")
-
-_TOK = re.compile(r"\\\S+|[A-Za-z_$][\w$]*|\d+'[bBhHdDoO][0-9a-fA-FxXzZ_]+|\d+|[^\s]")
 
 
 def input_pin_caps(liberty_text: str) -> tuple[dict[tuple[str, str], float], set[tuple[str, str]],
@@ -53,245 +53,85 @@ def input_pin_caps(liberty_text: str) -> tuple[dict[tuple[str, str], float], set
     return caps, clocks, areas
 
 
-@dataclass
-class _Inst:
-    type: str
-    name: str
-    conns: dict[str, list]           # pin -> bits (MSB first); a bit is (wire, idx) or "const"
-    text_span: tuple[int, int]       # line span in the module body
+@dataclass(frozen=True)
+class _Limits:
+    """The pass's settings: the liberty's pin loads and limits, and the buffer cell's."""
+    caps: dict                      # (cell, input pin) -> capacitance
+    clocks: set                     # (cell, pin) of clock pins
+    table_max_load: dict            # (cell, output pin) -> last load index of its tables
+    margin: float
+    port_load_pf: float
+    max_fanout: int
+    cell: str                       # the buffer: cell, input pin, output pin
+    pin_in: str
+    pin_out: str
+    b_cap: float                    # its input capacitance
+    b_limit: float                  # the load one buffer may drive
 
 
 @dataclass
-class _Module:
-    name: str
-    header: str
-    ports: list[str]
-    dirs: dict[str, str] = field(default_factory=dict)
-    widths: dict[str, tuple[int, int]] = field(default_factory=dict)   # name -> (msb, lsb)
-    insts: list[_Inst] = field(default_factory=list)
-    assigns: list[tuple[list, list]] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)
-    vectors: set = field(default_factory=set)
+class _Hierarchy:
+    """What each buffered module shows its parents: per input-port bit the load left on it
+    and whether it is a clock, and its output-port bits that are one net inside it (yosys
+    merges equal flops, so a register replicated per PE group can come out as one flop
+    driving several ports; the parent joins them into one net to buffer)."""
+    port_loads: dict[str, dict[tuple[str, int], float]] = field(default_factory=dict)
+    port_clock: dict[str, set] = field(default_factory=dict)
+    port_alias: dict[str, dict[tuple[str, int], tuple]] = field(default_factory=dict)
 
 
-def _bits_of(tokens: list[str], mod: _Module) -> list:
-    """Bits (MSB first) of a connection expression's tokens."""
-    out = []
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t in ("{", "}", ","):
-            i += 1
-            continue
-        if "'" in t:                                         # sized constant
-            width, val = t.split("'")
-            base, digits = val[0].lower(), val[1:].replace("_", "")
-            if base == "b":
-                vb = digits
-            else:
-                vb = format(int(digits, {"h": 16, "d": 10, "o": 8}[base]), "b")
-            vb = vb.rjust(int(width), "0")[-int(width):]
-            out += [("'", c) for c in vb]
-            i += 1
-            continue
-        if t[0].isdigit():
-            out += [("'", c) for c in format(int(t), "b")]
-            i += 1
-            continue
-        name = t
-        msb, lsb = mod.widths.get(name, (0, 0))
-        if i + 1 < len(tokens) and tokens[i + 1] == "[":
-            j = tokens.index("]", i)
-            inner = "".join(tokens[i + 2:j])
-            if ":" in inner:
-                a, b = (int(x) for x in inner.split(":"))
-            else:
-                a = b = int(inner)
-            step = -1 if a >= b else 1
-            out += [(name, k) for k in range(a, b + step, step)]
-            i = j + 1
-        else:
-            step = -1 if msb >= lsb else 1
-            out += [(name, k) for k in range(msb, lsb + step, step)]
-            i += 1
-    return out
+@dataclass
+class _Loads:
+    """The nets of one module: summed load, the loads one by one ``(instance index, pin,
+    bit position, capacitance)``, driver, clock nets, and the load budgeted outside."""
+    load: dict = field(default_factory=dict)
+    loads_of: dict = field(default_factory=dict)
+    driver: dict = field(default_factory=dict)
+    clock_nets: set = field(default_factory=set)
+    extra: dict = field(default_factory=dict)
+
+    def add(self, net, ii: int, pin: str, pos: int, c: float) -> None:
+        self.load[net] = self.load.get(net, 0.0) + c
+        self.loads_of.setdefault(net, []).append((ii, pin, pos, c))
 
 
-_DECL = re.compile(r"^\s*(input|output|inout|wire)\s+(?:\[(-?\d+):(-?\d+)\]\s+)?(\\\S+|\S+?)\s*;")
+class _Edits:
+    """The buffers inserted into one module: their declaration lines, the instance pins
+    moved onto their outputs ``(instance index, pin, bit position) -> bit``, and how many
+    buffers each net now drives directly."""
 
+    def __init__(self, mod: Module, lim: _Limits):
+        self.mod, self.lim = mod, lim
+        self.new_lines: list[str] = []
+        self.rewires: dict[tuple[int, str, int], tuple] = {}
+        self.count = 0
+        self.root_bufs: dict = {}
 
-def _parse(text: str) -> list[_Module]:
-    mods = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.startswith("module "):
-            i += 1
-            continue
-        head = line
-        while not head.rstrip().endswith(";"):
-            i += 1
-            head += "\n" + lines[i]
-        m = re.match(r"module\s+(\\\S+|\S+?)\s*\((.*)\)\s*;", head, re.S)
-        name = m.group(1)
-        ports = [p.strip() for p in m.group(2).split(",") if p.strip()]
-        mod = _Module(name=name.lstrip("\\"), header=head, ports=ports)
-        i += 1
-        body_start = i
-        while not lines[i].startswith("endmodule"):
-            i += 1
-        mod.lines = lines[body_start:i]
-        _parse_body(mod)
-        mods.append(mod)
-        i += 1
-    return mods
+    def new_buf(self, in_bit) -> tuple[str, int]:
+        """A new buffer driven by ``in_bit``; returns its output bit."""
+        self.count += 1
+        lim = self.lim
+        out = (f"\\termwise_fo_{self.count}", 0)
+        self.mod.widths[out[0]] = (0, 0)
+        self.new_lines.append(f"  wire {out[0]} ;")
+        self.new_lines.extend([f"  {lim.cell} \\termwise_fob_{self.count}  (",
+                               f"    .{lim.pin_in}({bit_text(in_bit, self.mod)}),",
+                               f"    .{lim.pin_out}({out[0]} )", "  );"])
+        return out
 
-
-def _parse_body(mod: _Module) -> None:
-    lines = mod.lines
-    k = 0
-    n = len(lines)
-    while k < n:
-        line = lines[k]
-        d = _DECL.match(line)
-        if d:
-            kind, msb, lsb, name = d.groups()
-            if kind != "wire":
-                mod.dirs[name] = kind
-            if msb is not None:
-                mod.widths[name] = (int(msb), int(lsb))
-                mod.vectors.add(name)
-            else:
-                mod.widths.setdefault(name, (0, 0))
-            k += 1
-            continue
-        s = line.strip()
-        if s.startswith("assign "):
-            stmt = s
-            while not stmt.endswith(";"):
-                k += 1
-                stmt += " " + lines[k].strip()
-            lhs, rhs = stmt[len("assign "):-1].split("=", 1)
-            mod.assigns.append((_bits_of(_TOK.findall(lhs), mod), _bits_of(_TOK.findall(rhs), mod)))
-            k += 1
-            continue
-        m = re.match(r"^\s*(\\\S+|[A-Za-z_]\S*)\s+(\\\S+|\S+)\s*\($", line)
-        if m:
-            start = k
-            conns = {}
-            k += 1
-            while lines[k].strip() != ");":
-                c = re.match(r"^\s*\.(\w+)\((.*)\),?\s*$", lines[k])
-                if c:
-                    conns[c.group(1)] = _TOK.findall(c.group(2))
-                k += 1
-            mod.insts.append(_Inst(m.group(1).lstrip("\\"), m.group(2), conns, (start, k)))
-            k += 1
-            continue
-        k += 1
-    for inst in mod.insts:
-        inst.conns = {p: _bits_of(toks, mod) for p, toks in inst.conns.items()}
-
-
-class _UF:
-    def __init__(self):
-        self.p = {}
-
-    def find(self, x):
-        p = self.p
-        root = x
-        while p.get(root, root) != root:
-            root = p[root]
-        while p.get(x, x) != root:
-            p[x], x = root, p[x]
-        return root
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.p[ra] = rb
-
-
-def _bit_text(bit, mod: _Module) -> str:
-    name, idx = bit
-    if name == "'":
-        return f"1'b{idx}"
-    sep = " " if name.startswith("\\") else ""
-    if name not in mod.vectors:
-        return name + sep
-    return f"{name}{sep}[{idx}]"
-
-
-
-def _module_nets(mod, mods: dict, port_alias: dict) -> "_UF":
-    """The nets of ``mod``: its assigns, and the bits of a submodule's output ports that are
-    one net inside it (``port_alias`` of the submodules, :func:`_output_aliases`)."""
-    uf = _UF()
-    for lhs, rhs in mod.assigns:
-        for a, b in zip(lhs, rhs):
-            if a[0] != "'" and b[0] != "'":
-                uf.union(a, b)
-    for inst in mod.insts:
-        if inst.type not in mods:
-            continue
-        first: dict = {}
-        for pin, bits in inst.conns.items():
-            for bit, sub_bit in zip(bits, _sub_bits(mods[inst.type], pin, len(bits))):
-                inner = port_alias[inst.type].get(sub_bit)
-                if inner is not None and bit[0] != "'":
-                    uf.union(bit, first.setdefault(inner, bit))
-    return uf
-
-
-def _output_aliases(mod, uf) -> dict:
-    """``{output port bit: its net}`` of ``mod`` (bits on one net share it)."""
-    return {(port, k): uf.find((port, k)) for port, d in mod.dirs.items() if d == "output"
-            for k in _bit_range(mod, port)}
-
-
-def _bottom_up(mods: dict) -> list[str]:
-    """Every module name, each after the modules it instantiates."""
-    order, seen = [], set()
-
-    def visit(name):
-        if name in seen or name not in mods:
+    def emit(self, item, src_bit, net) -> None:
+        """Hang ``item`` (a load, or a group under one buffer) on ``src_bit``, depth first."""
+        kind, payload = item
+        if kind == "load":
+            ii, pin, pos, _ = payload
+            self.rewires[(ii, pin, pos)] = src_bit
             return
-        seen.add(name)
-        for inst in mods[name].insts:
-            visit(inst.type)
-        order.append(name)
+        if src_bit == net:
+            self.root_bufs[net] = self.root_bufs.get(net, 0) + 1
+        out = self.new_buf(src_bit)
+        for child in payload:
+            self.emit(child, out, net)
 
-    for name in mods:
-        visit(name)
-    return order
-
-
-def _bit_range(mod, port: str) -> list[int]:
-    """The bit indexes of ``port``, in declaration order (msb first)."""
-    msb, lsb = mod.widths.get(port, (0, 0))
-    step = -1 if msb >= lsb else 1
-    return list(range(msb, lsb + step, step))
-
-
-def _sub_bits(sub_mod, pin: str, width: int) -> list[tuple[str, int]]:
-    """The port bits ``(pin, index)`` of submodule ``sub_mod`` that an instance's ``width``
-    connected bits of ``pin`` meet, in connection order."""
-    msb, lsb = sub_mod.widths.get(pin, (0, 0))
-    if width == 1 and msb == lsb:
-        return [(pin, msb)]
-    return [(pin, k) for k in _bit_range(sub_mod, pin)][:width]
-
-
-def _port_nets(mod, uf, direction: str):
-    """The nets (``uf`` roots) of every bit of ``mod``'s ports of ``direction``."""
-    for port, d in mod.dirs.items():
-        if d != direction:
-            continue
-        msb, lsb = mod.widths.get(port, (0, 0))
-        step = -1 if msb >= lsb else 1
-        for k in range(msb, lsb + step, step):
-            yield uf.find((port, k))
 
 def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str, str], float],
                    top: str, margin: float = 0.9, port_load_pf: float = 0.05,
@@ -301,166 +141,157 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
     summary ``{"buffers": {module: count}, "nets": {module: count}}`` (per definition)."""
     caps, clocks, _ = input_pin_caps(liberty_text)
     bcell, bin_, bout = buffer_cell
-    b_cap = caps[(bcell, bin_)]
-    b_limit = margin * table_max_load[(bcell, bout)]
-    mods = {m.name: m for m in _parse(text)}
-    # Output pins of liberty cells: every pin a cell has that is not an input.
-    order: list[str] = []
-    seen = set()
-
-    def visit(name):
-        if name in seen or name not in mods:
-            return
-        seen.add(name)
-        for inst in mods[name].insts:
-            visit(inst.type)
-        order.append(name)
-
-    visit(top.lstrip("\\"))
-    port_loads: dict[str, dict[tuple[str, int], float]] = {}
-    port_clock: dict[str, set] = {}
-    # Output port bits that are one net inside their module (yosys merges equal flops, so
-    # a register replicated per PE group can come out as one flop driving several ports):
-    # module -> {port bit: that net}. The parent joins them into one net to buffer.
-    port_alias: dict[str, dict[tuple[str, int], tuple]] = {}
+    lim = _Limits(caps, clocks, table_max_load, margin, port_load_pf, max_fanout,
+                  bcell, bin_, bout, b_cap=caps[(bcell, bin_)],
+                  b_limit=margin * table_max_load[(bcell, bout)])
+    mods = {m.name: m for m in parse_netlist(text)}
+    hier = _Hierarchy()
     summary = {"buffers": {}, "nets": {}}
-    edits: dict[str, list] = {}
-    for name in order:                                   # bottom up
+    edits: dict[str, tuple] = {}
+    for name in bottom_up(mods, top.lstrip("\\")):
         mod = mods[name]
-        uf = _module_nets(mod, mods, port_alias)
-        load: dict = {}
-        loads_of: dict = {}
-        driver: dict = {}
-        clock_nets = set()
-        for ii, inst in enumerate(mod.insts):
-            sub = inst.type in mods
-            for pin, bits in inst.conns.items():
-                for pos, bit in enumerate(bits):
-                    if bit[0] == "'":
-                        continue
-                    net = uf.find(bit)
-                    if sub:
-                        width = len(bits)
-                        sub_mod = mods[inst.type]
-                        msb, lsb = sub_mod.widths.get(pin, (0, 0))
-                        step = -1 if msb >= lsb else 1
-                        sub_bit = (pin, list(range(msb, lsb + step, step))[pos]) \
-                            if width > 1 or msb != lsb else (pin, msb)
-                        direction = sub_mod.dirs.get(pin)
-                        if direction == "input":
-                            c = port_loads[inst.type].get(sub_bit, 0.0)
-                            load[net] = load.get(net, 0.0) + c
-                            loads_of.setdefault(net, []).append((ii, pin, pos, c))
-                            if sub_bit in port_clock[inst.type]:
-                                clock_nets.add(net)
-                        elif direction == "output":
-                            driver[net] = ("sub", ii)
-                    else:
-                        if (inst.type, pin) in caps:
-                            c = caps[(inst.type, pin)]
-                            load[net] = load.get(net, 0.0) + c
-                            loads_of.setdefault(net, []).append((ii, pin, pos, c))
-                            if (inst.type, pin) in clocks:
-                                clock_nets.add(net)
-                        else:
-                            driver[net] = ("cell", inst.type, pin)
-        extra: dict = {}
-        # A net leaving through an output port: the parent buffers anything above
-        # port_load_pf there, so budget that much for the outside.
-        for net in set(_port_nets(mod, uf, "output")):    # once per net: joined outside
-            load[net] = load.get(net, 0.0) + port_load_pf
-            extra[net] = extra.get(net, 0.0) + port_load_pf
-            loads_of.setdefault(net, [])
-        # Port loads and clock ports for the parents.
-        pl, pc = {}, set()
-        for net in _port_nets(mod, uf, "input"):
-            driver.setdefault(net, ("port",))
-        # Buffer trees.
-        new_lines: list[str] = []
-        rewires: dict[tuple[int, str, int], tuple] = {}
-        counter = [0]
-        root_bufs: dict = {}
-
-        def new_buf(in_bit):
-            counter[0] += 1
-            out = (f"\\termwise_fo_{counter[0]}", 0)
-            mod.widths[out[0]] = (0, 0)
-            new_lines.append(f"  wire {out[0]} ;")
-            new_lines.extend([f"  {bcell} \\termwise_fob_{counter[0]}  (",
-                              f"    .{bin_}({_bit_text(in_bit, mod)}),",
-                              f"    .{bout}({out[0]} )", "  );"])
-            return out
-
-        nets_done = 0
-        for net, total in list(load.items()):
-            if net in clock_nets:
-                continue
-            d = driver.get(net)
-            if d is None:
-                continue
-            if d[0] == "cell":
-                limit = margin * table_max_load.get((d[1], d[2]), float("inf"))
-                if total <= limit:
-                    continue
-            elif total <= port_load_pf:
-                continue
-            # Build the tree bottom up: groups of loads under one buffer each.
-            items = [("load", x) for x in loads_of[net]]
-            caps_of = [x[3] for x in loads_of[net]]
-            # the root's allowance: the driver's limit (a cell) or one buffer (from outside)
-            root_limit = (max(limit - extra.get(net, 0.0), b_cap * 1.01) if d[0] == "cell"
-                          else b_cap * 1.01)
-            while sum(caps_of) > root_limit and len(items) > 1:
-                groups, cur, cur_c = [], [], 0.0
-                for it, c in sorted(zip(items, caps_of), key=lambda z: -z[1]):
-                    if cur and (cur_c + c > b_limit or len(cur) >= max_fanout):
-                        groups.append(cur)
-                        cur, cur_c = [], 0.0
-                    cur.append(it)
-                    cur_c += c
-                if cur:
-                    groups.append(cur)
-                if len(groups) == len(items):            # no progress possible
-                    break
-                items = [("group", g) for g in groups]
-                caps_of = [b_cap] * len(groups)
-            if d[0] != "cell" and len(items) > 1:
-                items = [("group", items)]
-            # Emit: each group gets a buffer driven by its parent's output.
-
-            def emit(item, src_bit):
-                kind, payload = item
-                if kind == "load":
-                    ii, pin, pos, _ = payload
-                    rewires[(ii, pin, pos)] = src_bit
-                else:
-                    if src_bit == net:
-                        root_bufs[net] = root_bufs.get(net, 0) + 1
-                    out = new_buf(src_bit)
-                    for child in payload:
-                        emit(child, out)
-
-            for it in items:
-                emit(it, net)
-            nets_done += 1
-        for port, direction in mod.dirs.items():
-            if direction != "input":
-                continue
-            msb, lsb = mod.widths.get(port, (0, 0))
-            step = -1 if msb >= lsb else 1
-            for k in range(msb, lsb + step, step):
-                net = uf.find((port, k))
-                if net in clock_nets:
-                    pc.add((port, k))
-                # after buffering, a net from outside presents at most its remaining loads
-                pl[(port, k)] = _remaining_load(net, loads_of, rewires, root_bufs, b_cap)
-        port_loads[name] = pl
-        port_clock[name] = pc
-        port_alias[name] = _output_aliases(mod, uf)
-        summary["buffers"][name] = counter[0]
+        uf = module_nets(mod, mods, hier.port_alias)
+        loads = _module_loads(mod, mods, uf, lim, hier)
+        ed = _Edits(mod, lim)
+        nets_done = _buffer_trees(loads, ed, lim)
+        _record_ports(name, mod, uf, loads, ed, hier)
+        summary["buffers"][name] = ed.count
         summary["nets"][name] = nets_done
-        edits[name] = (new_lines, rewires)
+        edits[name] = (ed.new_lines, ed.rewires)
     return _write(text, mods, edits), summary
+
+
+def _module_loads(mod: Module, mods: dict, uf: UnionFind, lim: _Limits,
+                  hier: _Hierarchy) -> _Loads:
+    """The loads and drivers of ``mod``'s nets: liberty input pins, submodule input ports
+    (their loads after buffering, :class:`_Hierarchy`), ``port_load_pf`` for the outside of
+    each net leaving through an output port, the input ports as drivers."""
+    lo = _Loads()
+    for ii, inst in enumerate(mod.insts):
+        sub = inst.type in mods
+        for pin, bits in inst.conns.items():
+            for pos, bit in enumerate(bits):
+                if bit[0] == "'":
+                    continue
+                net = uf.find(bit)
+                if sub:
+                    _submodule_pin(lo, net, ii, inst.type, mods[inst.type], pin, pos,
+                                   len(bits), hier)
+                elif (inst.type, pin) in lim.caps:
+                    lo.add(net, ii, pin, pos, lim.caps[(inst.type, pin)])
+                    if (inst.type, pin) in lim.clocks:
+                        lo.clock_nets.add(net)
+                else:
+                    lo.driver[net] = ("cell", inst.type, pin)
+    # A net leaving through an output port: the parent buffers anything above
+    # port_load_pf there, so budget that much for the outside.
+    for net in set(port_nets(mod, uf, "output")):        # once per net: joined outside
+        lo.load[net] = lo.load.get(net, 0.0) + lim.port_load_pf
+        lo.extra[net] = lo.extra.get(net, 0.0) + lim.port_load_pf
+        lo.loads_of.setdefault(net, [])
+    for net in port_nets(mod, uf, "input"):
+        lo.driver.setdefault(net, ("port",))
+    return lo
+
+
+def _submodule_pin(lo: _Loads, net, ii: int, sub_name: str, sub_mod: Module, pin: str,
+                   pos: int, width: int, hier: _Hierarchy) -> None:
+    """Bit ``pos`` of a submodule instance's ``pin`` on ``net``: a load (an input port, as
+    the buffered submodule presents it) or the net's driver (an output port)."""
+    msb, lsb = sub_mod.widths.get(pin, (0, 0))
+    sub_bit = (pin, bit_range(sub_mod, pin)[pos]) if width > 1 or msb != lsb else (pin, msb)
+    direction = sub_mod.dirs.get(pin)
+    if direction == "input":
+        lo.add(net, ii, pin, pos, hier.port_loads[sub_name].get(sub_bit, 0.0))
+        if sub_bit in hier.port_clock[sub_name]:
+            lo.clock_nets.add(net)
+    elif direction == "output":
+        lo.driver[net] = ("sub", ii)
+
+
+def _buffer_trees(lo: _Loads, ed: _Edits, lim: _Limits) -> int:
+    """Put a buffer tree on every overloaded net of the module (``ed``); returns how many
+    nets got one."""
+    nets_done = 0
+    for net, total in list(lo.load.items()):
+        root_limit = _root_limit(net, total, lo, lim)
+        if root_limit is None:
+            continue
+        items = _tree(lo.loads_of[net], root_limit, lim)
+        if lo.driver[net][0] != "cell" and len(items) > 1:
+            items = [("group", items)]
+        # Emit: each group gets a buffer driven by its parent's output.
+        for it in items:
+            ed.emit(it, net, net)
+        nets_done += 1
+    return nets_done
+
+
+def _root_limit(net, total: float, lo: _Loads, lim: _Limits) -> float | None:
+    """The load ``net``'s driver may keep once buffered (a cell: its limit less the outside
+    budget, at least one buffer; from outside: one buffer), or None when the net needs no
+    tree (a clock, no driver, or within its driver's limit)."""
+    if net in lo.clock_nets:
+        return None
+    d = lo.driver.get(net)
+    if d is None:
+        return None
+    if d[0] == "cell":
+        limit = lim.margin * lim.table_max_load.get((d[1], d[2]), float("inf"))
+        if total <= limit:
+            return None
+        return max(limit - lo.extra.get(net, 0.0), lim.b_cap * 1.01)
+    if total <= lim.port_load_pf:
+        return None
+    return lim.b_cap * 1.01
+
+
+def _tree(loads: list, root_limit: float, lim: _Limits) -> list:
+    """The tree's top items over ``loads``, built bottom up: loads in groups of at most
+    ``b_limit`` and ``max_fanout`` under one buffer each, then groups of those, until what
+    is left fits ``root_limit`` or no grouping makes progress."""
+    items = [("load", x) for x in loads]
+    caps_of = [x[3] for x in loads]
+    while sum(caps_of) > root_limit and len(items) > 1:
+        groups = _groups(items, caps_of, lim)
+        if len(groups) == len(items):            # no progress possible
+            break
+        items = [("group", g) for g in groups]
+        caps_of = [lim.b_cap] * len(groups)
+    return items
+
+
+def _groups(items: list, caps_of: list, lim: _Limits) -> list[list]:
+    """``items`` packed, heaviest first, into groups one buffer can drive."""
+    groups, cur, cur_c = [], [], 0.0
+    for it, c in sorted(zip(items, caps_of), key=lambda z: -z[1]):
+        if cur and (cur_c + c > lim.b_limit or len(cur) >= lim.max_fanout):
+            groups.append(cur)
+            cur, cur_c = [], 0.0
+        cur.append(it)
+        cur_c += c
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def _record_ports(name: str, mod: Module, uf: UnionFind, lo: _Loads, ed: _Edits,
+                  hier: _Hierarchy) -> None:
+    """What the buffered ``mod`` shows its parents (:class:`_Hierarchy`)."""
+    pl, pc = {}, set()
+    for port, direction in mod.dirs.items():
+        if direction != "input":
+            continue
+        for k in bit_range(mod, port):
+            net = uf.find((port, k))
+            if net in lo.clock_nets:
+                pc.add((port, k))
+            # after buffering, a net from outside presents at most its remaining loads
+            pl[(port, k)] = _remaining_load(net, lo.loads_of, ed.rewires, ed.root_bufs,
+                                            ed.lim.b_cap)
+    hier.port_loads[name] = pl
+    hier.port_clock[name] = pc
+    hier.port_alias[name] = output_aliases(mod, uf)
 
 
 def _remaining_load(net, loads_of, rewires, root_bufs, b_cap) -> float:
@@ -471,26 +302,15 @@ def _remaining_load(net, loads_of, rewires, root_bufs, b_cap) -> float:
     return total + b_cap * root_bufs.get(net, 0)
 
 
-def _write(text: str, mods: dict[str, _Module], edits: dict) -> str:
+def _write(text: str, mods: dict[str, Module], edits: dict) -> str:
+    """The netlist with each module's edits: buffer lines before its first instance, the
+    moved pins' connections rewritten."""
     out = []
-    for name, mod in ((n, mods[n]) for n in _module_order(text)):
+    for name, mod in ((n, mods[n]) for n in module_order(text)):
         new_lines, rewires = edits.get(name, ([], {}))
         lines = list(mod.lines)
         if rewires:
-            by_inst: dict[int, dict] = {}
-            for (ii, pin, pos), src in rewires.items():
-                by_inst.setdefault(ii, {}).setdefault(pin, {})[pos] = src
-            for ii, pins in by_inst.items():
-                inst = mod.insts[ii]
-                start, end = inst.text_span
-                for k in range(start + 1, end):
-                    c = re.match(r"^(\s*)\.(\w+)\((.*)\)(,?)\s*$", lines[k])
-                    if c and c.group(2) in pins:
-                        bits = list(inst.conns[c.group(2)])
-                        for pos, src in pins[c.group(2)].items():
-                            bits[pos] = src
-                        expr = _concat(bits, mod)
-                        lines[k] = f"{c.group(1)}.{c.group(2)}({expr}){c.group(4)}"
+            _rewire_lines(lines, mod, rewires)
         out.append(mod.header)
         out += lines[:_first_instance_line(mod)] + new_lines + lines[_first_instance_line(mod):]
         out.append("endmodule")
@@ -498,17 +318,30 @@ def _write(text: str, mods: dict[str, _Module], edits: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def _module_order(text: str) -> list[str]:
-    return [m.group(1).lstrip("\\") for m in
-            re.finditer(r"^module\s+(\\\S+|[^\s(]+)", text, re.M)]
+def _rewire_lines(lines: list[str], mod: Module, rewires: dict) -> None:
+    """Rewrite in ``lines`` the connection of every instance pin with a moved bit."""
+    by_inst: dict[int, dict] = {}
+    for (ii, pin, pos), src in rewires.items():
+        by_inst.setdefault(ii, {}).setdefault(pin, {})[pos] = src
+    for ii, pins in by_inst.items():
+        inst = mod.insts[ii]
+        start, end = inst.text_span
+        for k in range(start + 1, end):
+            c = re.match(r"^(\s*)\.(\w+)\((.*)\)(,?)\s*$", lines[k])
+            if c and c.group(2) in pins:
+                bits = list(inst.conns[c.group(2)])
+                for pos, src in pins[c.group(2)].items():
+                    bits[pos] = src
+                expr = _concat(bits, mod)
+                lines[k] = f"{c.group(1)}.{c.group(2)}({expr}){c.group(4)}"
 
 
-def _first_instance_line(mod: _Module) -> int:
+def _first_instance_line(mod: Module) -> int:
     return mod.insts[0].text_span[0] if mod.insts else len(mod.lines)
 
 
-def _concat(bits: list, mod: _Module) -> str:
-    parts = [_bit_text(b, mod) for b in bits]
+def _concat(bits: list, mod: Module) -> str:
+    parts = [bit_text(b, mod) for b in bits]
     return parts[0] if len(parts) == 1 else "{ " + ", ".join(parts) + " }"
 
 
@@ -516,12 +349,12 @@ def check_rewiring(orig: str, new: str) -> int:
     """Check that ``new`` is ``orig`` with buffers only: the same modules, instances and
     assigns, and every pin of every original instance, traced back through the inserted
     buffers, on the bit it had. Returns the number of buffers; raises AssertionError."""
-    o = {m.name: m for m in _parse(orig)}
-    n = {m.name: m for m in _parse(new)}
+    o = {m.name: m for m in parse_netlist(orig)}
+    n = {m.name: m for m in parse_netlist(new)}
     assert set(o) == set(n), "modules differ"
     count = 0
     aliases: dict = {}
-    for name in _bottom_up(o):
+    for name in bottom_up(o):
         mo = o[name]
         mn = n[name]
         src = {}
@@ -530,8 +363,8 @@ def check_rewiring(orig: str, new: str) -> int:
                 src[inst.conns["Y"][0]] = inst.conns["A"][0]
                 count += 1
         # One net may leave a submodule through several ports: any of them is that net.
-        uf = _module_nets(mo, o, aliases)
-        aliases[name] = _output_aliases(mo, uf)
+        uf = module_nets(mo, o, aliases)
+        aliases[name] = output_aliases(mo, uf)
 
         def trace(b):
             while b in src:

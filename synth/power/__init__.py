@@ -31,8 +31,14 @@ model
     The gate-level model: the netlist and the liberty's cell models compiled by Verilator
     with SAIF tracing and the tile-run harness, cached.
 cells
-    The liberty's cells (functions, flip-flops/latches, pin capacitances, internal-power
-    tables, leakage, units) and behavioural Verilog models of them for Verilator.
+    The liberty's cells (pins and their functions' text, flip-flops/latches, pin
+    capacitances, internal-power tables, leakage, units, wire loads).
+cell_functions
+    The liberty's Boolean function expressions: parsed, evaluated, written as Verilog.
+tables
+    The liberty's lookup tables: interpolated and extrapolated as OpenSTA does.
+cell_models
+    Behavioural Verilog models of the cells for Verilator.
 saif
     A reader of SAIF files (as Verilator ``--trace-saif`` writes them): per hierarchical net
     the toggle count and the time at 1.

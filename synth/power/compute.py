@@ -1,7 +1,7 @@
 """Dynamic and leakage power of a gate-level netlist from per-net toggle rates.
 
 The netlist is the form yosys ``write_verilog -noattr`` gives (hierarchy kept or flat; the
-parser is :mod:`termwise.synth.buffer`'s). Every leaf instance of a liberty cell is visited
+parser is :mod:`termwise.synth.netlist`). Every leaf instance of a liberty cell is visited
 through the hierarchy from ``top``; nets are joined across ports and ``assign`` statements.
 
 Per net (all aliases of one electrical net, at every level of the hierarchy)::
@@ -50,14 +50,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from .. import buffer as _nl
-from .cells import Library, lookup
+from ..netlist import UnionFind, parse_netlist
+from .cells import Library
+from .tables import lookup
 
 __all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten"]
 
 
 @dataclass
 class _Leaf:
+    """A liberty cell instance of the flattened netlist."""
     path: str                       # hierarchical instance name, "/" separated
     cell: str
     module: str                     # definition that holds the instance
@@ -66,6 +68,7 @@ class _Leaf:
 
 @dataclass
 class InstancePower:
+    """One leaf instance's power (W)."""
     path: str
     cell: str
     module: str
@@ -81,6 +84,7 @@ class InstancePower:
 
 @dataclass
 class PowerReport:
+    """The netlist's power (W): by instance, by module definition, in total."""
     instances: list[InstancePower]
     by_module: dict[str, dict[str, float]]     # module definition -> its own cells' sums
     totals: dict[str, float]                   # leakage/internal/switching/total (W)
@@ -93,6 +97,7 @@ class PowerReport:
 
 
 def _name(wire: str, idx: int, mod) -> str:
+    """A bit's hierarchical-name component: ``wire`` or ``wire[idx]``, unescaped."""
     w = wire[1:] if wire.startswith("\\") else wire
     return f"{w}[{idx}]" if wire in mod.vectors else w
 
@@ -101,11 +106,11 @@ def flatten(text: str, top: str, lib: Library):
     """Leaf instances and nets of the netlist under ``top``: ``(leaves, uf, names)`` where
     ``names[root]`` lists every hierarchical name of the net (wires at every level, and
     ``inst/pin`` of every leaf pin on it), the driver's own names first."""
-    mods = {m.name: m for m in _nl._parse(text)}
+    mods = {m.name: m for m in parse_netlist(text)}
     top = top.lstrip("\\")
     if top not in mods:
         raise KeyError(f"top module {top!r} not in the netlist")
-    uf = _nl._UF()           # the netlist's union-find (synth/buffer.py)
+    uf = UnionFind()
     leaves: list[_Leaf] = []
     aliases: dict[object, list[str]] = {}
 
@@ -172,20 +177,64 @@ def netlist_power(text: str, top: str, lib: Library,
     u = lib.units
     v2 = (lib.voltage * u.voltage_v) ** 2
     wl = lib.wire_loads.get(lib.default_wire_load) if lib.default_wire_load else None
+    nets = _Nets(uf, _pins_on_nets(leaves, uf))
+    missing = _net_rates(nets, names, lib, get, default_rate)
+    _net_caps(nets, lib, wl, wire_cap_per_fanout)
+    port_sw = _port_switching(nets, lib, v2)
+    out: list[InstancePower] = []
+    extrap = 0
+    for lf in leaves:
+        ip, n_extrap = _instance_power(lf, lib, nets, slew, v2)
+        out.append(ip)
+        extrap += n_extrap
+    totals = {k: sum(ip.__getattribute__(k) for ip in out)
+              for k in ("leakage_w", "internal_w", "switching_w")}
+    totals["total_w"] = sum(totals.values())
+    return PowerReport(
+        instances=out, by_module=_by_module(out), totals=totals, port_switching_w=port_sw,
+        nets=len(nets.pins), nets_without_activity=missing, extrapolated=extrap,
+        units=_units(lib),
+        assumptions={"slew": slew, "slew_unit": u.text.get("time_unit"),
+                     "wire_load": (f"liberty {lib.default_wire_load}" if wl else
+                                   f"{wire_cap_per_fanout:g} per fanout (no liberty "
+                                   f"default_wire_load)"),
+                     "default_rate": default_rate,
+                     "internal_arc_weights": "related input toggle rates",
+                     "rise_fall_split": "half of the toggles each"})
 
-    # nets: pins on them, drivers
+
+@dataclass
+class _Nets:
+    """The flattened nets (``uf`` roots): the leaf pins on each, its toggle rate and its
+    capacitance (library unit)."""
+    uf: object
+    pins: dict[object, list[tuple[_Leaf, str]]]
+    rate: dict[object, float] = field(default_factory=dict)
+    cap: dict[object, float] = field(default_factory=dict)
+
+
+def _is_input(lib: Library, lf: _Leaf, pin: str) -> bool:
+    return lib.cells[lf.cell].pins[pin].direction == "input"
+
+
+def _pins_on_nets(leaves: list[_Leaf], uf) -> dict[object, list[tuple[_Leaf, str]]]:
+    """The leaf pins on each net, in the leaves' order."""
     on_net: dict[object, list[tuple[_Leaf, str]]] = {}
     for lf in leaves:
         for pin, k in lf.pins.items():
             on_net.setdefault(uf.find(k), []).append((lf, pin))
-    rate_of: dict[object, float] = {}
+    return on_net
+
+
+def _net_rates(nets: _Nets, names: dict, lib: Library, get, default_rate) -> list[str]:
+    """Fill ``nets.rate``: the first rate found under the net's driver pins' names, then
+    its other names; constants 0. Returns a name of each net with no rate given."""
     missing: list[str] = []
-    for net, pins in on_net.items():
+    for net, pins in nets.pins.items():
         if net[0] == "'":
-            rate_of[net] = 0.0
+            nets.rate[net] = 0.0
             continue
-        drv_names = [f"{lf.path}/{p}" for lf, p in pins
-                     if lib.cells[lf.cell].pins[p].direction != "input"]
+        drv_names = [f"{lf.path}/{p}" for lf, p in pins if not _is_input(lib, lf, p)]
         r = None
         for n in drv_names + names.get(net, []):
             r = get(n)
@@ -194,59 +243,91 @@ def netlist_power(text: str, top: str, lib: Library,
         if r is None:
             missing.append((names.get(net) or drv_names or ["?"])[0])
             r = default_rate or 0.0
-        rate_of[net] = float(r)
+        nets.rate[net] = float(r)
+    return missing
 
-    cap_of: dict[object, float] = {}
-    for net, pins in on_net.items():
+
+def _net_caps(nets: _Nets, lib: Library, wl, wire_cap_per_fanout: float) -> None:
+    """Fill ``nets.cap``: the pins' capacitance plus the wire load of the net's fanout."""
+    for net, pins in nets.pins.items():
         c = sum(lib.cells[lf.cell].pins[p].capacitance for lf, p in pins)
-        fanout = sum(1 for lf, p in pins if lib.cells[lf.cell].pins[p].direction == "input")
+        fanout = sum(1 for lf, p in pins if _is_input(lib, lf, p))
         c += wl.cap(fanout) if wl else wire_cap_per_fanout * fanout
-        cap_of[net] = c
+        nets.cap[net] = c
 
-    out: list[InstancePower] = []
-    extrap = 0
+
+def _port_switching(nets: _Nets, lib: Library, v2: float) -> float:
+    """Switching power (W) of the nets no liberty cell drives (the top's inputs)."""
+    u = lib.units
     port_sw = 0.0
-    for net, pins in on_net.items():
-        drivers = [(lf, p) for lf, p in pins if lib.cells[lf.cell].pins[p].direction != "input"]
+    for net, pins in nets.pins.items():
+        drivers = [(lf, p) for lf, p in pins if not _is_input(lib, lf, p)]
         if not drivers and net[0] != "'":
-            port_sw += 0.5 * cap_of[net] * u.capacitance_f * v2 * rate_of[net]
+            port_sw += 0.5 * nets.cap[net] * u.capacitance_f * v2 * nets.rate[net]
+    return port_sw
 
-    for lf in leaves:
-        cell = lib.cells[lf.cell]
-        ip = InstancePower(lf.path, lf.cell, lf.module, leakage_w=cell.leakage * u.leakage_w)
-        for pin, k in lf.pins.items():
-            net = uf.find(k)
-            lp = cell.pins[pin]
-            r = rate_of.get(net, 0.0)
-            if lp.direction == "input":
-                for g in lp.internal_power:
-                    if g.related_pin is not None:
-                        continue
-                    e = [lookup(t, 0.0, slew) for t in (g.rise, g.fall) if t is not None]
-                    extrap += sum(1 for t in (g.rise, g.fall) if t is not None
-                                  and not _in_range(t, 0.0, slew))
-                    ip.internal_w += r * (sum(e) / len(e)) * u.energy_j if e else 0.0
-                continue
-            c = cap_of[net]
-            ndrv = sum(1 for lf2, p2 in on_net[net]
-                       if lib.cells[lf2.cell].pins[p2].direction != "input")
-            ip.switching_w += 0.5 * c * u.capacitance_f * v2 * r / ndrv
-            ip.load += c
-            arcs = [g for g in lp.internal_power if g.related_pin is not None]
-            if not arcs:
-                continue
-            w = [rate_of.get(uf.find(lf.pins[g.related_pin]), 0.0)
-                 if g.related_pin in lf.pins else 0.0 for g in arcs]
-            if sum(w) <= 0:
-                w = [1.0] * len(arcs)
-            e = 0.0
-            for wi, g in zip(w, arcs):
-                tabs = [t for t in (g.rise, g.fall) if t is not None]
-                extrap += sum(1 for t in tabs if not _in_range(t, c, slew))
-                e += wi * sum(lookup(t, c, slew) for t in tabs) / len(tabs)
-            ip.internal_w += r * (e / sum(w)) * u.energy_j
-        out.append(ip)
 
+def _instance_power(lf: _Leaf, lib: Library, nets: _Nets, slew: float,
+                    v2: float) -> tuple[InstancePower, int]:
+    """One leaf's leakage, internal and switching power, and its table lookups outside
+    their index range."""
+    cell = lib.cells[lf.cell]
+    u = lib.units
+    ip = InstancePower(lf.path, lf.cell, lf.module, leakage_w=cell.leakage * u.leakage_w)
+    extrap = 0
+    for pin, k in lf.pins.items():
+        net = nets.uf.find(k)
+        lp = cell.pins[pin]
+        r = nets.rate.get(net, 0.0)
+        if lp.direction == "input":
+            extrap += _passive_power(ip, lp, r, slew, u)
+            continue
+        c = nets.cap[net]
+        ndrv = sum(1 for lf2, p2 in nets.pins[net] if not _is_input(lib, lf2, p2))
+        ip.switching_w += 0.5 * c * u.capacitance_f * v2 * r / ndrv
+        ip.load += c
+        extrap += _output_internal_power(ip, lf, lp, r, c, nets, slew, u)
+    return ip, extrap
+
+
+def _passive_power(ip: InstancePower, lp, r: float, slew: float, u) -> int:
+    """Add an input pin's passive internal power (no related pin) at toggle rate ``r``;
+    returns the lookups outside their tables' range."""
+    extrap = 0
+    for g in lp.internal_power:
+        if g.related_pin is not None:
+            continue
+        e = [lookup(t, 0.0, slew) for t in (g.rise, g.fall) if t is not None]
+        extrap += sum(1 for t in (g.rise, g.fall) if t is not None
+                      and not _in_range(t, 0.0, slew))
+        ip.internal_w += r * (sum(e) / len(e)) * u.energy_j if e else 0.0
+    return extrap
+
+
+def _output_internal_power(ip: InstancePower, lf: _Leaf, lp, r: float, c: float,
+                           nets: _Nets, slew: float, u) -> int:
+    """Add an output pin's internal power at toggle rate ``r`` and load ``c``: its arcs'
+    energies weighted by their related inputs' toggle rates (equal weights when none
+    toggles); returns the lookups outside their tables' range."""
+    arcs = [g for g in lp.internal_power if g.related_pin is not None]
+    if not arcs:
+        return 0
+    w = [nets.rate.get(nets.uf.find(lf.pins[g.related_pin]), 0.0)
+         if g.related_pin in lf.pins else 0.0 for g in arcs]
+    if sum(w) <= 0:
+        w = [1.0] * len(arcs)
+    e = 0.0
+    extrap = 0
+    for wi, g in zip(w, arcs):
+        tabs = [t for t in (g.rise, g.fall) if t is not None]
+        extrap += sum(1 for t in tabs if not _in_range(t, c, slew))
+        e += wi * sum(lookup(t, c, slew) for t in tabs) / len(tabs)
+    ip.internal_w += r * (e / sum(w)) * u.energy_j
+    return extrap
+
+
+def _by_module(out: list[InstancePower]) -> dict[str, dict[str, float]]:
+    """The instances' power summed by the module definition that holds them."""
     by_module: dict[str, dict[str, float]] = {}
     for ip in out:
         m = by_module.setdefault(ip.module, {"cells": 0, "leakage_w": 0.0, "internal_w": 0.0,
@@ -256,23 +337,17 @@ def netlist_power(text: str, top: str, lib: Library,
         m["internal_w"] += ip.internal_w
         m["switching_w"] += ip.switching_w
         m["total_w"] += ip.total_w
-    totals = {k: sum(ip.__getattribute__(k) for ip in out)
-              for k in ("leakage_w", "internal_w", "switching_w")}
-    totals["total_w"] = sum(totals.values())
+    return by_module
+
+
+def _units(lib: Library) -> dict[str, str]:
+    """The report's units: the liberty's, the internal energy's and the results'."""
+    u = lib.units
     units = dict(u.text)
     units["internal_energy"] = f"{u.energy_j:g} J (capacitive_load_unit x voltage_unit^2)"
     units["supply_voltage"] = f"{lib.voltage:g} x voltage_unit"
     units["results"] = "W"
-    return PowerReport(
-        instances=out, by_module=by_module, totals=totals, port_switching_w=port_sw,
-        nets=len(on_net), nets_without_activity=missing, extrapolated=extrap, units=units,
-        assumptions={"slew": slew, "slew_unit": u.text.get("time_unit"),
-                     "wire_load": (f"liberty {lib.default_wire_load}" if wl else
-                                   f"{wire_cap_per_fanout:g} per fanout (no liberty "
-                                   f"default_wire_load)"),
-                     "default_rate": default_rate,
-                     "internal_arc_weights": "related input toggle rates",
-                     "rise_fall_split": "half of the toggles each"})
+    return units
 
 
 def _in_range(table, load: float, slew: float) -> bool:

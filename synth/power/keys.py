@@ -30,10 +30,11 @@ REPORT_CACHE_VERSION = 2
 #: The power flow's version, in every report's key. Bump it by hand when a change of the
 #: flow would change any number of a report: synth/power's flow.py, measure.py (the run,
 #: the rates, the power by kind), model.py (the build), stimulus.py (the harness and the
-#: stimulus file), workload.py (the workload's runs), cells.py (cell models and tables),
-#: saif.py, compute.py (the power arithmetic), opensta.py (the cross-check), part.py and
+#: stimulus file), workload.py (the workload's runs), cells.py, cell_functions.py,
+#: cell_models.py and tables.py (the cells, their models and tables), saif.py, compute.py
+#: and ../netlist.py (the power arithmetic), opensta.py (the cross-check), part.py and
 #: part_report.py (part scaling), records.py (energy and activity); and the stimulus code
-#: they call (golden/lowering.py, the cycle model, tb/packing.py). Reports are keyed on it,
+#: they call (golden/lowering.py, the cycle model, golden/packing.py). Reports are keyed on it,
 #: never on the code's text: a docstring or an error message retires nothing. Version 1 is
 #: the flow the shipped reports (synth/measured/power) were measured with; their
 #: equivalence with this checkout is checked, not assumed (synth/README.md).

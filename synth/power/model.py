@@ -1,5 +1,5 @@
 """The gate-level model: a synthesised netlist compiled by Verilator with behavioural models
-of its liberty cells (:func:`.cells.verilog_models`), SAIF tracing on, and a C++ harness
+of its liberty cells (:func:`.cell_models.verilog_models`), SAIF tracing on, and a C++ harness
 (the tile's: :func:`.stimulus.tile_run_harness_cpp`).
 
 The model of a netlist takes minutes to compile (a 4x4 tile: ~4 min on 2 cores), so it is
@@ -64,7 +64,7 @@ def build_model(netlist_text: str, top: str, lib, harness: str, synth_key: str,
         Verilator or the C++ build failed (the build's folder is kept, the error names
         its log there).
     """
-    from .cells import verilog_models
+    from .cell_models import verilog_models
     models = verilog_models(lib, cells_used(netlist_text, lib))
     key = sha256_hex(json.dumps([synth_key, sha256_hex(netlist_text), sha256_hex(models),
                                  sha256_hex(harness), MODEL_BUILD_FLAGS]))[:24]

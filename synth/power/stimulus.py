@@ -141,7 +141,16 @@ def tile_run_harness_cpp(ports: list[dict], bricks: int, windows: int, command: 
     init = [_set_const(n, p["width"], 0) for n, p in names.items()
             if p["dir"] == "in" and n != "clk"]
     bias_first = "BIAS" if has_bias else "LOAD_W"
-    res_w = w.get("residual__payload", 1)
+    return (_harness_prelude(cls, ww, aw, cw)
+            + _harness_setup(cls, init, bricks)
+            + _harness_inputs(w, has_bias, has_res, command)
+            + _harness_clock(half_period)
+            + _harness_next_phase(has_busy, bias_first, windows, timeout_cycles)
+            + _HARNESS_END)
+
+
+def _harness_prelude(cls: str, ww: int, aw: int, cw: int) -> str:
+    """The harness's includes, random generator, phases and stimulus-file reader."""
     return f"""// written by termwise.synth.power.stimulus: tile runs through the IO wrapper
 #include "{cls}.h"
 #include "verilated.h"
@@ -178,7 +187,12 @@ static const char* load_stimulus(const char* path) {{
   if (at != stim.size()) return "the stimulus file's size does not match its runs";
   return 0;
 }}
-int main(int argc, char** argv) {{
+"""
+
+
+def _harness_setup(cls: str, init: list[str], bricks: int) -> str:
+    """``main`` up to the cycle loop: arguments, the model, SAIF, inputs at 0, counters."""
+    return f"""int main(int argc, char** argv) {{
   if (argc < 4) {{ fprintf(stderr, "usage: %s cycles seed saif [stimulus]\\n", argv[0]);
     return 2; }}
   long cycles = atol(argv[1]);
@@ -206,7 +220,13 @@ int main(int argc, char** argv) {{
   std::string outcomes;
   bool done = false;
   if (wl) {{ run = &stim[run_at[0]]; nb = run[0]; na = run[1]; }}
-  for (c = 0; c < cycles && !done; c++) {{
+"""
+
+
+def _harness_inputs(w: dict[str, int], has_bias: bool, has_res: bool, command: int) -> str:
+    """The cycle loop's head: the inputs of the cycle's phase, set at the falling edge."""
+    res_w = w.get("residual__payload", 1)
+    return f"""  for (c = 0; c < cycles && !done; c++) {{
     // inputs for this cycle (changed at the falling edge)
     t->{_cn("rst")} = ph == RESET;
     t->{_cn("out__ready")} = ph != RESET;
@@ -234,11 +254,22 @@ int main(int argc, char** argv) {{
         t->{_cn("cmd__valid")} = 1; break;
       default: break;
     }}
-    t->{_cn("clk")} = 0;
+"""
+
+
+def _harness_clock(half_period: int) -> str:
+    """One clock period: evaluated and dumped to the SAIF at each half."""
+    return f"""    t->{_cn("clk")} = 0;
     t->eval(); tfp->dump(time); time += {half_period};
     t->{_cn("clk")} = 1;
     t->eval(); tfp->dump(time); time += {half_period};
-    // outputs after the rising edge (the wrapper's registers): next cycle's phase
+"""
+
+
+def _harness_next_phase(has_busy: bool, bias_first: str, windows: int,
+                        timeout_cycles: int) -> str:
+    """The cycle loop's tail: the next phase from the outputs after the rising edge."""
+    return f"""    // outputs after the rising edge (the wrapper's registers): next cycle's phase
     {"if (t->busy) busy_cycles++;" if has_busy else ""}
     switch (ph) {{
       case RESET: if (++k >= {RESET_CYCLES}) {{ ph = wl ? (nb ? LOAD_W : LOAD_A) : {bias_first};
@@ -265,19 +296,24 @@ int main(int argc, char** argv) {{
         break;
     }}
   }}
-  tfp->dump(time);  // the last half period: DURATION = cycles * period
+"""
+
+
+#: ``main`` after the cycle loop: the SAIF closed, the counts printed as one JSON line.
+_HARNESS_END = """  tfp->dump(time);  // the last half period: DURATION = cycles * period
   tfp->close();
   t->final();
-  printf("{{\\"cycles\\": %ld, \\"runs_completed\\": %ld, \\"timeouts\\": %ld, "
+  printf("{\\"cycles\\": %ld, \\"runs_completed\\": %ld, \\"timeouts\\": %ld, "
          "\\"busy_cycles\\": %ld, \\"wgt_rows\\": %ld, \\"act_rows\\": %ld",
          c, runs, timeouts, busy_cycles, wrows, arows);
   if (wl) printf(", \\"stimulus_runs\\": %ld, \\"outcomes\\": \\"%s\\"", (long)run_at.size(),
                  outcomes.c_str());
-  printf("}}\\n");
+  printf("}\\n");
   delete t;
   return 0;
-}}
+}
 """
+
 
 
 def _to_words(value: int, width: int, words: int) -> list[int]:

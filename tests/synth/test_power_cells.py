@@ -1,4 +1,5 @@
-"""Liberty cells for power: the reader on OSU018, and the Verilog models simulated under
+"""Liberty cells for power: the reader on OSU018 (with its functions and tables), and the
+Verilog models (:mod:`termwise.synth.power.cell_models`) simulated under
 Verilator against the liberty functions (every combinational cell, every input combination)
 and against hand-written flip-flop / latch behaviour."""
 
@@ -9,8 +10,10 @@ import shutil
 
 import pytest
 
-from termwise.synth.power import cells
+from termwise.synth.power import cell_models, cells
+from termwise.synth.power.cell_functions import eval_function, function_vars, parse_function
 from termwise.synth.power.gatesim import verilator_build
+from termwise.synth.power.tables import lookup
 from termwise.synth.tools import DEFAULT_LIBERTY
 
 needs_lib = pytest.mark.skipif(not os.path.isfile(DEFAULT_LIBERTY),
@@ -26,8 +29,8 @@ def lib():
 
 def _py_eval(text: str, env: dict[str, int]) -> int:
     """The liberty function evaluated by Python's own parser (a second route, independent of
-    cells.parse_function): ``!`` -> ``not``, juxtaposition -> ``and``, ``+`` -> ``or``, ``^``
-    -> ``!=`` on booleans. OSU018's functions are fully parenthesised, so Python's
+    cell_functions.parse_function): ``!`` -> ``not``, juxtaposition -> ``and``, ``+`` ->
+    ``or``, ``^`` -> ``!=`` on booleans. OSU018's functions are fully parenthesised, so Python's
     precedence does not matter for them."""
     toks = re.findall(r"[A-Za-z_]\w*|[()!+^&|*]", text)
     out = []
@@ -68,10 +71,10 @@ def test_reader_osu018(lib):
     rise = and2.pins["Y"].internal_power[0].rise
     assert rise.variables == ("total_output_net_capacitance", "input_transition_time")
     # exact grid points and a bilinear interpolation between four of them
-    assert cells.lookup(rise, 0.005, 0.06) == pytest.approx(0.012351)
-    assert cells.lookup(rise, 0.15, 1.2) == pytest.approx(0.086416)
+    assert lookup(rise, 0.005, 0.06) == pytest.approx(0.012351)
+    assert lookup(rise, 0.15, 1.2) == pytest.approx(0.086416)
     mid = (0.012351 + 0.01753 + 0.013339 + 0.017698) / 4
-    assert cells.lookup(rise, (0.005 + 0.0125) / 2, 0.12) == pytest.approx(mid)
+    assert lookup(rise, (0.005 + 0.0125) / 2, 0.12) == pytest.approx(mid)
     dff = lib.cells["DFFPOSX1"]
     assert dff.seq.kind == "ff" and dff.seq.clocked_on == "CLK" and dff.seq.next_state == "D"
     assert dff.pins["CLK"].clock and dff.pins["CLK"].internal_power[0].related_pin is None
@@ -85,22 +88,11 @@ def test_reader_osu018(lib):
         if f is None:
             continue
         c = lib.cells[name]
-        tree = cells.parse_function(c.pins[c.outputs[0]].function)
-        ins = sorted(cells.function_vars(tree))
+        tree = parse_function(c.pins[c.outputs[0]].function)
+        ins = sorted(function_vars(tree))
         for bits in itertools.product((0, 1), repeat=len(ins)):
             env = dict(zip(ins, bits))
-            assert cells.eval_function(tree, env) == f(**env), (name, env)
-
-
-def test_function_parser_precedence():
-    t = cells.parse_function("A B + !C D'")            # (A&B) | (!C & !D)
-    for a, b, c, d in itertools.product((0, 1), repeat=4):
-        want = (a & b) | ((1 - c) & (1 - d))
-        assert cells.eval_function(t, dict(A=a, B=b, C=c, D=d)) == want
-    t = cells.parse_function("A ^ B C")                # ^ binds tighter: (A^B)&C
-    assert cells.eval_function(t, dict(A=1, B=0, C=0)) == 0
-    with pytest.raises(ValueError):
-        cells.parse_function("(A B")
+            assert eval_function(tree, env) == f(**env), (name, env)
 
 
 def _tb(lib, comb, seq_script):
@@ -181,7 +173,7 @@ def test_models_under_verilator(lib, tmp_path):
     tri = [n for n in comb if any(lib.cells[n].pins[p].three_state
                                   for p in lib.cells[n].outputs)]
     assert tri == ["TBUFX1", "TBUFX2"]
-    (tmp_path / "cells.v").write_text(cells.verilog_models(lib))
+    (tmp_path / "cells.v").write_text(cell_models.verilog_models(lib))
     (tmp_path / "tb.v").write_text(_tb(lib, comb, SEQ))
     exe = verilator_build(str(tmp_path), [str(tmp_path / "cells.v"), str(tmp_path / "tb.v")],
                           "tb", binary=True)

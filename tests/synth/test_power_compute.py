@@ -216,7 +216,7 @@ def test_the_flows_model_and_power_on_the_tiny_netlist(lib, tmp_path):
     # n1 = !a, 1 at t = 0, may differ from a by one; n2 = a exactly)
     one = 1 / 4e-6
     assert r["n2"] == r["a"] and abs(r["s/n1"] - r["a"]) <= one
-    # the cells' own pins are not traced (cells.verilog_models: tracing_off): every rate
+    # the cells' own pins are not traced (cell_models.verilog_models: tracing_off): every rate
     # is a net's, found under its name
     in_cells = [k for k in r if "/" in k and k.split("/")[-2] in ("i1", "i2", "g", "f")]
     assert in_cells == [] and {"s/n1", "n2", "n3", "q"} <= set(r)
