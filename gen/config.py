@@ -6,7 +6,11 @@ synthesis flow cannot drift apart; what differs between designs comes from each 
 spec (:mod:`termwise.gen.designs`). Validation happens when a configuration is made: an
 impossible configuration raises :class:`ConfigError`, whose message is one line that names
 the field and its valid range. This module imports only the spec layer
-(:mod:`termwise.gen.spec`, :mod:`termwise.gen.designs`).
+(:mod:`termwise.gen.spec`, :mod:`termwise.gen.designs`) and the modules beside it that it
+is made of: :mod:`~termwise.gen.fields` (the fields, their ranges and checks),
+:mod:`~termwise.gen.options` (design options), :mod:`~termwise.gen.runtime_registers`
+(the command's registers) and :mod:`~termwise.gen.toml_io` (TOML files and presets), whose
+public names it re-exports.
 
 Semantics follow ``docs/papers.md``: a tile computes
 ``out[f][w] = sum_k act[w][k] * wgt[f][k]`` for ``filters`` filters and ``windows`` windows,
@@ -15,67 +19,23 @@ Semantics follow ``docs/papers.md``: a tile computes
 
 from __future__ import annotations
 
-import math
-import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from . import designs
+from .fields import (CORE_FIELDS, MOVED_TO_RUNTIME, PE_STAGE_GROUP, PE_STAGE_MIN_PES, RANGES,
+                     check_int, clog2, fields_of, with_dtype_fields)
+from .options import option_value, resolve_options, unknown_option
+from .runtime_registers import register_ranges, runtime_values
 from .spec import ConfigError, DesignSpec
+from .toml_io import load_presets, preset_table, read_config_table, to_toml
 
 __all__ = [
     "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
     "with_dtype_fields", "to_toml", "clog2", "CORE_FIELDS",
+    # defined beside this module (fields), importable from here as before
+    "RANGES", "PE_STAGE_MIN_PES", "PE_STAGE_GROUP", "MOVED_TO_RUNTIME",
 ]
-
-#: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
-#: on top, each accepted only by the designs that declare it.
-CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits", "pe_stages")
-
-
-def with_dtype_fields(fields: dict[str, Any]) -> dict[str, Any]:
-    """``fields`` plus the values its ``dtype`` implies (a bf16 tile has 16-bit operands and
-    fp32 accumulators, so naming the type is enough), where ``fields`` does not give them
-    (a value that is given is kept, and validated by :class:`TileConfig`)."""
-    implied = next((s.implies for s in designs.SPECS.values()
-                    if s.dtype == fields.get("dtype")), {})
-    return {**{k: v for k, v in implied.items() if fields.get(k) is None}, **fields}
-
-
-#: ``pe_stages`` when a configuration does not choose it: one stage of registered PE inputs
-#: (:mod:`termwise.rtl.pe_stage`) in arrays of at least this many PEs (the papers' 16x16
-#: tiles and larger), none below.
-PE_STAGE_MIN_PES = 256
-
-#: Most PEs one registered copy of a PE input feeds (:mod:`termwise.rtl.pe_stage`).
-PE_STAGE_GROUP = 16
-
-#: Valid ranges of the integer fields (inclusive).
-RANGES = {
-    "filters": (1, 64),
-    "windows": (1, 64),
-    "lanes": (1, 64),
-    "act_bits": (1, 32),
-    "wgt_bits": (1, 32),
-    "acc_bits": (2, 96),
-    "depth": (1, 4096),
-    "pe_stages": (0, 4),
-}
-
-
-def _check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    lo, hi = (lo, hi) if lo is not None else RANGES[name]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(name, f"must be an integer in {lo}..{hi}, got {value!r}")
-    if not lo <= value <= hi:
-        raise ConfigError(name, f"must be in {lo}..{hi}, got {value}")
-    return value
-
-
-def clog2(n: int) -> int:
-    """Bits needed to count ``n`` distinct things (ceil(log2(n)), 0 for n <= 1)."""
-    return max(0, math.ceil(math.log2(n))) if n > 1 else 0
 
 
 @dataclass(frozen=True, init=False)
@@ -111,8 +71,10 @@ class TileConfig:
         The preset name this configuration came from, if any (informational).
     **options
         Design options (e.g. ``serial_bits``): only those the design's spec declares;
-        missing ones take the spec's default. Read them as attributes (``cfg.serial_bits``);
-        an option of another design reads as ``None``.
+        missing ones take the spec's default. Read them as attributes (``cfg.serial_bits``),
+        the design's own only: shared code uses :meth:`option`, which states the default of
+        a design without the option (reading another design's option as an attribute
+        raises AttributeError naming the option and the design).
     """
 
     arch: str
@@ -143,57 +105,44 @@ class TileConfig:
                     name=name)
         for key, value in core.items():
             object.__setattr__(self, key, value)
-        object.__setattr__(self, "options", self._resolve_options(options))
+        object.__setattr__(self, "options", resolve_options(arch, dtype, options))
         self._validate()
 
     def __getattr__(self, item):
-        # Design options read as attributes; another design's option reads as None.
+        # Design options read as attributes, only this design's: another design's option
+        # is no field of this configuration, so a misplaced read should fail instead of
+        # reading as a value the design never had (shared code states its default with
+        # option()).
         if item.startswith("_"):
             raise AttributeError(item)
         for key, value in self.__dict__.get("options", ()):
             if key == item:
                 return value
-        if item in designs.options():
-            return None
-        raise AttributeError(f"{type(self).__name__} has no field {item!r}")
+        raise unknown_option(self.__dict__.get("arch"), item)
+
+    def option(self, name: str, *, default):
+        """Design option ``name``, or ``default`` when this configuration's design does not
+        declare it.
+
+        For shared code that asks every design about an option, stating what a design
+        without it means (e.g. ``cfg.option("encoding", default=None)``); a design's own
+        code reads its options as attributes (``cfg.serial_bits``), which fails for an
+        option the design does not have. A name no design declares raises AttributeError."""
+        return option_value(self.arch, self.options, name, default)
+
+    @property
+    def has_fc_columns(self) -> bool:
+        """Whether the tile has per-column weight registers (the ``fc_columns`` option,
+        :mod:`termwise.rtl.column_weights`). False for a design that does not declare the
+        option: it has no such registers. A property rather than ``cfg.option(...)`` at each
+        use, since the tile, the array, the lowering, the testbench and the simulators all
+        ask it of every design."""
+        return bool(self.option("fc_columns", default=0))
 
     @property
     def spec(self) -> DesignSpec:
         """This configuration's design spec (:mod:`termwise.gen.designs`)."""
         return designs.spec(self)
-
-    def _resolve_options(self, given: dict) -> tuple:
-        if self.arch not in designs.archs():
-            raise ConfigError("arch", f"must be one of {', '.join(designs.archs())}, got "
-                              f"{self.arch!r}")
-        if self.dtype not in {d for _, d in designs.SPECS}:
-            valid = " or ".join(dict.fromkeys(d for _, d in designs.SPECS))
-            raise ConfigError("dtype", f"must be {valid}, got {self.dtype!r}")
-        spec = designs.lookup(self.arch, self.dtype)
-        if spec is None:
-            users = [a for a, d in designs.SPECS if d == self.dtype]
-            raise ConfigError("dtype", f"{self.dtype} applies only to arch "
-                              f"{', '.join(users)}, not {self.arch}")
-        known = designs.options()
-        for option, value in given.items():
-            if option in MOVED_TO_RUNTIME:
-                raise ConfigError(option, MOVED_TO_RUNTIME[option])
-            if option not in known:
-                raise TypeError(f"TileConfig() got an unexpected keyword argument {option!r}")
-            if value is not None and spec.option(option) is None:
-                users = [s.arch for s in known[option]]
-                raise ConfigError(option, f"applies only to arch {', '.join(users)}, "
-                                  f"not {self.arch}")
-        resolved = []
-        for opt in spec.options:
-            value = given.get(opt.name)
-            if value is None:
-                value = opt.default
-            elif isinstance(value, bool) or value not in opt.valid:
-                raise ConfigError(opt.name, f"must be one of {opt.shown()} for {self.arch}, "
-                                  f"got {value!r}")
-            resolved.append((opt.name, value))
-        return tuple(resolved)
 
     def _validate(self):
         for flag in ("bias", "residual"):
@@ -203,12 +152,12 @@ class TileConfig:
             raise ConfigError("activation", f"must be none, relu or relu6, got "
                               f"{self.activation!r}")
         if self.out_bits is not None:
-            _check_int("out_bits", self.out_bits, 2, 32)
+            check_int("out_bits", self.out_bits, 2, 32)
         if self.output_stage and self.dtype != "int":
             raise ConfigError("dtype", "the fused output stage (bias, residual, activation, "
                               "out_bits) needs dtype = int")
         for name in ("filters", "windows", "lanes", "act_bits", "wgt_bits", "depth"):
-            _check_int(name, getattr(self, name))
+            check_int(name, getattr(self, name))
         if self.dtype == "int" and self.act_bits < 2:
             raise ConfigError("act_bits", "must be in 2..32 (runs may hold signed activations), "
                               "got 1")
@@ -218,7 +167,7 @@ class TileConfig:
             object.__setattr__(self, "acc_bits", self.spec.implies.get("acc_bits",
                                                                        self.acc_bits_min))
         elif "acc_bits" not in self.spec.implies:      # a dtype's own width: its check
-            _check_int("acc_bits", self.acc_bits, self.brick_sum_bits, RANGES["acc_bits"][1])
+            check_int("acc_bits", self.acc_bits, self.brick_sum_bits, RANGES["acc_bits"][1])
         if self.acc_bits > RANGES["acc_bits"][1]:
             raise ConfigError("acc_bits", f"derived width {self.acc_bits} exceeds "
                               f"{RANGES['acc_bits'][1]}: reduce depth, lanes or operand bits")
@@ -227,8 +176,8 @@ class TileConfig:
         if self.pe_stages is None:
             object.__setattr__(self, "pe_stages", int(self.pes >= PE_STAGE_MIN_PES))
         else:
-            _check_int("pe_stages", self.pe_stages)
-        if self.fc_columns:
+            check_int("pe_stages", self.pe_stages)
+        if self.has_fc_columns:
             if self.windows < 2:
                 raise ConfigError("windows", "must be at least 2 with fc_columns = 1 (the "
                                   f"input bricks are dealt over the columns), got {self.windows}")
@@ -283,7 +232,7 @@ class TileConfig:
         """Runtime registers the command carries for this design (``precision``,
         ``wgt_precision``, ...; ``act_signed`` on every integer tile)."""
         return ((("act_signed",) if self.dtype == "int" else ()) + self.spec.runtime
-                + (("fc",) if self.fc_columns else ()))
+                + (("fc",) if self.has_fc_columns else ()))
 
     @property
     def fc_rounds(self) -> int:
@@ -346,7 +295,7 @@ class TileConfig:
 
     def check_precision(self, precision: int) -> int:
         """Validate a runtime activation precision against this datapath."""
-        return _check_int("precision", precision, *self.register_ranges()["precision"])
+        return check_int("precision", precision, *self.register_ranges()["precision"])
 
     def register_ranges(self) -> dict:
         """The legal values ``(lo, hi)`` of every field of this tile's command: the run
@@ -355,19 +304,7 @@ class TileConfig:
         may be wider than its range (a precision's can say 0, or more bits than the
         datapath has): what the tile does then is the tile's promise (``rtl/tile.py``),
         which the golden models state (:mod:`termwise.golden.registers`)."""
-        ranges = {"bricks": (0, self.depth), "precision": (1, self.act_bits),
-                  "wgt_precision": (1, self.wgt_bits)}
-        for flag in ("act_signed", "fc"):
-            if flag in self.runtime:
-                ranges[flag] = (0, 1)
-        if "restart" in self.runtime:
-            ranges["restart"] = (0, (1 << self.windows) - 1)
-        if self.out_bits:
-            ranges["multiplier"] = (0, (1 << 16) - 1)
-            ranges["shift"] = (0, 63)
-        if self.activation == "relu6":
-            ranges["cap"] = (0, (1 << (self.out_value_bits - 1)) - 1)
-        return ranges
+        return register_ranges(self)
 
     def runtime_values(self, precision: int | None = None, wgt_precision: int | None = None,
                        *, act_signed: bool | None = None, restart: int | None = None,
@@ -386,41 +323,9 @@ class TileConfig:
         ``fc`` (only with the ``fc_columns`` option, default False): the run is a
         fully-connected one whose input bricks are dealt over the window columns, each
         column with its own weights (:func:`termwise.golden.lowering.lower_fc_columns`)."""
-        rt = {"precision": self.act_bits, "wgt_precision": self.wgt_bits}
-        ranges = self.register_ranges()
-        if "act_signed" in self.runtime:
-            value = True if act_signed is None else act_signed
-            if not isinstance(value, bool):
-                raise ConfigError("act_signed", f"must be true or false, got {value!r}")
-            rt["act_signed"] = bool(value)
-        elif act_signed is not None:
-            raise ConfigError("act_signed", f"is not a runtime register of a {self.dtype} tile")
-        if "restart" in self.runtime:
-            rt["restart"] = _check_int("restart", 1 if restart is None else restart,
-                                       *ranges["restart"])
-        elif restart is not None:
-            raise ConfigError("restart", f"is not a runtime register of {self.arch}")
-        if "fc" in self.runtime:
-            value = False if fc is None else fc
-            if not isinstance(value, bool):
-                raise ConfigError("fc", f"must be true or false, got {value!r}")
-            rt["fc"] = value
-        elif fc:
-            raise ConfigError("fc", f"needs fc_columns = 1 (a design option of "
-                              f"{', '.join(s.arch for s in designs.options()['fc_columns'])})")
-        if precision is not None:
-            rt["precision"] = self.check_precision(precision)
-        if wgt_precision is not None:
-            rt["wgt_precision"] = _check_int("wgt_precision", wgt_precision,
-                                             *ranges["wgt_precision"])
-        if self.out_bits:
-            rt["multiplier"] = _check_int("multiplier", 1 if multiplier is None else multiplier,
-                                          *ranges["multiplier"])
-            rt["shift"] = _check_int("shift", 0 if shift is None else shift, *ranges["shift"])
-        if self.activation == "relu6":
-            rt["cap"] = _check_int("cap", ranges["cap"][1] if cap is None else cap,
-                                   *ranges["cap"])
-        return rt
+        return runtime_values(self, precision, wgt_precision, act_signed=act_signed,
+                              restart=restart, multiplier=multiplier, shift=shift, cap=cap,
+                              fc=fc)
 
     def derived(self) -> dict[str, Any]:
         """Every derived value, for the manifest and the reports."""
@@ -482,24 +387,10 @@ class TileConfig:
         return TileConfig(**fields)
 
 
-#: Fields that were configuration fields and are now runtime registers: why, in one line.
-MOVED_TO_RUNTIME = {
-    "act_signed": "is a runtime register now (each run's command says whether its "
-                  "activations are signed, so one tile runs both): remove the field",
-}
-
-
-def _fields(arch) -> set:
-    """The fields a configuration of ``arch`` may have (every option when ``arch`` is not
-    known, so the error names the arch, not the option)."""
-    specs = [s for s in designs.SPECS.values() if s.arch == arch] or designs.SPECS.values()
-    return set(CORE_FIELDS) | {o.name for s in specs for o in s.options}
-
-
 def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileConfig:
     """Build a configuration from a mapping (a TOML table), rejecting unknown fields."""
-    known = _fields(mapping.get("arch"))
-    everything = _fields(None)
+    known = fields_of(mapping.get("arch"))
+    everything = fields_of(None)
     for key in mapping:
         if key in MOVED_TO_RUNTIME:
             raise ConfigError(key, MOVED_TO_RUNTIME[key])
@@ -513,51 +404,12 @@ def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileCon
     return TileConfig(**mapping, name=name)
 
 
-def _parse_toml(text: str, source: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError("toml", f"{source} is not valid TOML ({err})") from None
-
-
 def from_toml(path: str) -> TileConfig:
-    """Read a configuration file: a TOML table with the :class:`TileConfig` fields."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise ConfigError("config", f"cannot read {path}: {err.strerror}") from None
-    data = _parse_toml(text, path)
-    if "tile" in data and isinstance(data["tile"], dict) and len(data) == 1:
-        data = data["tile"]
-    return from_mapping(data)
-
-
-def to_toml(cfg: TileConfig) -> str:
-    """``cfg`` as a configuration file that :func:`from_toml` reads back to an equal
-    configuration (``termwise gen --config`` accepts it)."""
-    lines = [f"# {cfg.name}" if cfg.name else "# termwise tile configuration"]
-    for key, value in cfg.to_dict().items():
-        if isinstance(value, bool):
-            text = "true" if value else "false"
-        elif isinstance(value, int):
-            text = str(value)
-        else:
-            text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
-        lines.append(f"{key} = {text}")
-    return "\n".join(lines) + "\n"
-
-
-def load_presets() -> dict[str, dict[str, Any]]:
-    """The named presets from ``gen/presets.toml``: name -> table (with ``description``)."""
-    text = resources.files(__package__).joinpath("presets.toml").read_text(encoding="utf-8")
-    return _parse_toml(text, "presets.toml")["preset"]
+    """Read a configuration file: a TOML table with the :class:`TileConfig` fields (at the
+    top level or as the only table ``[tile]``)."""
+    return from_mapping(read_config_table(path))
 
 
 def preset(name: str) -> TileConfig:
-    presets = load_presets()
-    if name not in presets:
-        raise ConfigError("preset", f"unknown preset {name!r} (valid: {', '.join(presets)})")
-    table = dict(presets[name])
-    table.pop("description", None)
-    return from_mapping(table, name=name)
+    """The configuration of preset ``name`` (``gen/presets.toml``)."""
+    return from_mapping(preset_table(name), name=name)

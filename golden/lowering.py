@@ -146,7 +146,7 @@ def lower_fc_columns(cfg, x, wgt) -> list[FcRun]:
 def iter_fc_columns(cfg, x, wgt):
     """:func:`lower_fc_columns` one run at a time (a large layer's runs need not all be
     held at once)."""
-    if not cfg.fc_columns:
+    if not cfg.has_fc_columns:
         raise ValueError("fc_columns: the configuration has no per-column weight registers")
     x = np.asarray(x, dtype=np.int64).ravel()
     wgt = np.asarray(wgt, dtype=np.int64)

@@ -37,7 +37,7 @@ def _wgt_cols(cfg) -> dict:
     (:mod:`.column_weights`; in a run without ``fc`` every column's is ``wgt_row``). One
     port per column, not one array-layout port: a 16x16 tile's columns hold 16 x 4096 bits,
     past the 65,536 bits Amaranth's netlist allows one signal."""
-    if not cfg.fc_columns:
+    if not cfg.has_fc_columns:
         return {}
     return {"wgt_cols": In(unsigned(cfg.wgt_row_bits)).array(cfg.windows)}
 

@@ -112,7 +112,7 @@ class PEGrid(wiring.Component):
     def wgt_bricks_of(self, w: int) -> data.View:
         """The weight bricks window column ``w`` works with, ``[filter][lane]``: the broadcast
         row, or with the ``fc_columns`` option the column's own (``wgt_cols[w]``)."""
-        if self.cfg.fc_columns:
+        if self.cfg.has_fc_columns:
             return wgt_bricks(self.cfg, self.wgt_cols[operator.index(w)])
         return self.wgt_bricks
 

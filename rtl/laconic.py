@@ -364,16 +364,31 @@ class LaconicArray(PEGrid):
         cfg = self.cfg
         m = Module()
         nda, ndw = digit_counts(cfg)
-        lanes = cfg.lanes
         # With fc_columns each window column has its own weights (wgt_bricks_of): a weight
         # encoder and serializer per (column, filter, lane) and an inner loop per (column,
         # lane), so that a column's lanes pair its activations with its own weights only.
-        columns = bool(cfg.fc_columns)
+        columns = cfg.has_fc_columns
 
         m.submodules.pair_detector = det = PairCountDetector(
-            cfg.windows, cfg.filters, lanes, nda, ndw, columns=columns)
+            cfg.windows, cfg.filters, cfg.lanes, nda, ndw, columns=columns)
+        active, take = self._step_control(m, det)
+        wrap = self._inner_loops(m, det, nda, active, take, columns)
 
-        # Step control: `remaining` cycles of the current step are left (this one included).
+        # Each lane is an instance of one TermLane module (:mod:`.library`).
+        wgt_lane = self.library.add(f"{cfg.top_name}__wgt_term_lane", TermLane(cfg.wgt_bits))
+        act_lane = self.library.add(f"{cfg.top_name}__act_term_lane",
+                                    TermLane(cfg.act_bits + 1, keep=True))
+        wgt_terms = self._weight_terms(m, det, wgt_lane, ndw, active, take, wrap, columns)
+        act_terms = self._act_terms(m, det, act_lane, nda, active, take, wrap)
+
+        for w, f, pe in self.pes(m):
+            m.d.comb += [pe.wgt.eq(wgt_terms[w, f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
+        return m
+
+    def _step_control(self, m, det):
+        """Step control: ``remaining`` cycles of the current step are left (this one
+        included); a row pair is taken on the step's last cycle or when idle. Returns
+        ``(active, take)``: a step is loaded; the next one is taken this cycle."""
         active = Signal()
         remaining = Signal.like(det.cycles)
         ready = Signal()            # the current step ends this cycle (or there is none)
@@ -392,10 +407,14 @@ class LaconicArray(PEGrid):
             m.d.sync += remaining.eq(remaining - 1)
             with m.If(remaining == 1):
                 m.d.sync += active.eq(0)
+        return active, take
 
-        # Per lane: the inner loop (activation terms) runs max(1, largest activation term
-        # count of the lane) cycles; `wrap` marks its last cycle. With per-column weights,
-        # per (column, lane): max(1, the activation's term count); wrap[w][lane].
+    def _inner_loops(self, m, det, nda, active, take, columns):
+        """Per lane: the inner loop (activation terms) runs max(1, largest activation term
+        count of the lane) cycles. With per-column weights, per (column, lane): max(1, the
+        activation's term count). Returns ``wrap[w][lane]``, each loop's last cycle."""
+        cfg, lanes = self.cfg, self.cfg.lanes
+
         def inner_loop(suffix, length_of):
             length = Signal(range(nda + 1), name=f"inner_length{suffix}")
             index = Signal(range(nda + 1), name=f"inner_index{suffix}")
@@ -408,19 +427,17 @@ class LaconicArray(PEGrid):
             return last
 
         if columns:
-            wrap = [[inner_loop(f"_w{w}_l{lane}", det.act_count[w * lanes + lane])
+            return [[inner_loop(f"_w{w}_l{lane}", det.act_count[w * lanes + lane])
                      for lane in range(lanes)] for w in range(cfg.windows)]
-        else:
-            shared = [inner_loop(f"{lane}", det.act_max[lane]) for lane in range(lanes)]
-            wrap = [shared] * cfg.windows
+        shared = [inner_loop(f"{lane}", det.act_max[lane]) for lane in range(lanes)]
+        return [shared] * cfg.windows
 
-        # Weights: a Booth encoder and a term serializer per filter lane, broadcast to the
-        # filter's PEs (outer loop: the next term when the lane's inner loop wraps). With
-        # per-column weights, one per (column, filter, lane), for the column's PE only.
-        # Each lane is an instance of one TermLane module (:mod:`.library`).
-        wgt_lane = self.library.add(f"{cfg.top_name}__wgt_term_lane", TermLane(cfg.wgt_bits))
-        act_lane = self.library.add(f"{cfg.top_name}__act_term_lane",
-                                    TermLane(cfg.act_bits + 1, keep=True))
+    def _weight_terms(self, m, det, wgt_lane, ndw, active, take, wrap, columns):
+        """Weights: a Booth encoder and a term serializer (a ``wgt_lane`` instance) per
+        filter lane, broadcast to the filter's PEs (outer loop: the next term when the
+        lane's inner loop wraps). With per-column weights, one per (column, filter, lane),
+        for the column's PE only. Returns ``{(w, f): terms}``."""
+        cfg, lanes = self.cfg, self.cfg.lanes
 
         def weight_terms(brick, w, suffix, count_base):
             terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes),
@@ -437,18 +454,19 @@ class LaconicArray(PEGrid):
             return terms
 
         if columns:
-            wgt_terms = {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
-                                              (w * cfg.filters + f) * lanes)
-                         for w in range(cfg.windows) for f in range(cfg.filters)}
-        else:
-            per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", f * lanes)
-                          for f in range(cfg.filters)]
-            wgt_terms = {(w, f): per_filter[f]
-                         for w in range(cfg.windows) for f in range(cfg.filters)}
+            return {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
+                                         (w * cfg.filters + f) * lanes)
+                    for w in range(cfg.windows) for f in range(cfg.filters)}
+        per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", f * lanes)
+                      for f in range(cfg.filters)]
+        return {(w, f): per_filter[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 
-        # Activations: a Booth encoder and a term serializer per window lane, broadcast to
-        # the window's PEs (inner loop: the next term every cycle; reloaded when the loop
-        # wraps, from the step's digits the lane keeps).
+    def _act_terms(self, m, det, act_lane, nda, active, take, wrap) -> list:
+        """Activations: a Booth encoder and a term serializer (an ``act_lane`` instance) per
+        window lane, broadcast to the window's PEs (inner loop: the next term every cycle;
+        reloaded when the loop wraps, from the step's digits the lane keeps). Returns each
+        window's terms."""
+        cfg, lanes = self.cfg, self.cfg.lanes
         act_terms = []
         for w in range(cfg.windows):
             brick = self.act_bricks[w]
@@ -464,10 +482,7 @@ class LaconicArray(PEGrid):
                     terms[lane].eq(tl.term),
                 ]
             act_terms.append(terms)
-
-        for w, f, pe in self.pes(m):
-            m.d.comb += [pe.wgt.eq(wgt_terms[w, f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
-        return m
+        return act_terms
 
 
 ARRAY = LaconicArray

@@ -46,6 +46,7 @@ while this one is processed (:func:`termwise.golden.arch.pragmatic.fc_run_cycles
 """
 
 import operator
+from types import SimpleNamespace
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
@@ -385,8 +386,19 @@ class PragmaticArray(PEGrid):
         no slot holds it yet). The oldest slot is freed when every window has finished it;
         a row is accepted while a slot is free (or being freed), so the fastest window runs
         at most ``column_registers`` bricks ahead of the slowest."""
-        cfg = self.cfg
         m = Module()
+        ring = self._column_slots()
+        encoders = window_encoders(m, self, self.act_signed)
+        windows = [self._column_window(m, ring, w, enc) for w, enc in enumerate(encoders)]
+        self._column_occupancy(m, ring, windows)
+        self._column_pes(m, ring, encoders, windows)
+        return m
+
+    def _column_slots(self) -> SimpleNamespace:
+        """The ``q`` row slots of column synchronisation, a ring from ``head`` with ``occ``
+        occupied (``accept``: a row enters, ``free``: the head leaves, this cycle), and
+        ``index(offset)``; ``wgt[i]`` holds a weight row per column with ``fc_columns``."""
+        cfg = self.cfg
         q = cfg.column_registers + 1
         slot_shape = range(max(q, 2))
         act_slots = [Signal(cfg.act_row_bits, name=f"act_slot{i}") for i in range(q)]
@@ -399,10 +411,6 @@ class PragmaticArray(PEGrid):
             # A weight row per slot, shared by the windows.
             wgt_slots = [[Signal(cfg.wgt_row_bits, name=f"wgt_slot{i}")] for i in range(q)]
             wgt_rows = [self.wgt_row]
-
-        def slot_wgt(i, w):
-            """Slot ``i``'s weight row for window ``w``."""
-            return wgt_slots[i][w if cfg.fc_columns else 0]
         head = Signal(slot_shape)                  # oldest occupied slot
         occ = Signal(range(q + 1))                 # occupied slots
         accept = Signal()
@@ -413,75 +421,85 @@ class PragmaticArray(PEGrid):
             total = head + offset
             return Mux(total >= q, total - q, total)[:len(head)]
 
-        encoders = window_encoders(m, self, self.act_signed)
-        actives, dones, loads, poss, fins = [], [], [], [], []
-        for w, enc in enumerate(encoders):
-            pos = Signal(range(q + 1), name=f"pos_w{w}")     # next slot to start (rel.)
-            active = Signal(name=f"active_w{w}")
-            load = Signal(name=f"load_w{w}")
-            fin = Signal(name=f"fin_w{w}")                   # has finished the oldest slot
-            finishing = active & enc.done
-            queued = pos < occ
-            bypass = (pos == occ) & accept
-            m.d.comb += [
-                load.eq((~active | finishing) & (queued | bypass)),
-                enc.load.eq(load),
-                fin.eq((pos >= 2) | ((pos == 1) & (~active | finishing))),
-            ]
-            # The brick to load: a queued slot's, else the row on the buffer output.
-            queued_act = Signal(cfg.lanes * cfg.act_bits, name=f"queued_act_w{w}")
-            with m.Switch(slot(pos)):
-                for i in range(q):
-                    with m.Case(i):
-                        m.d.comb += queued_act.eq(act_bricks(cfg, act_slots[i])[w])
-            m.d.comb += enc.values.eq(Mux(queued, queued_act, self.act_bricks[w].as_value()))
-            with m.If(self.start):
-                m.d.sync += [active.eq(0), pos.eq(0)]
-            with m.Else():
-                m.d.sync += pos.eq(pos + load - free)
-                with m.If(load):
-                    m.d.sync += active.eq(1)
-                with m.Elif(finishing):
-                    m.d.sync += active.eq(0)
-            actives.append(active)
-            dones.append(enc.done)
-            loads.append(load)
-            poss.append(pos)
-            fins.append(fin)
+        return SimpleNamespace(q=q, shape=slot_shape, act=act_slots, wgt=wgt_slots,
+                               wgt_rows=wgt_rows, head=head, occ=occ, accept=accept,
+                               free=free, index=slot)
 
+    def _column_window(self, m, ring, w, enc) -> SimpleNamespace:
+        """Window ``w``'s progress through the slots (``pos``, ``active``, ``done``,
+        ``fin``): its encoder ``enc`` loads the next brick from a queued slot, else from the
+        buffer output as the row is accepted."""
+        cfg, q = self.cfg, ring.q
+        pos = Signal(range(q + 1), name=f"pos_w{w}")     # next slot to start (rel.)
+        active = Signal(name=f"active_w{w}")
+        load = Signal(name=f"load_w{w}")
+        fin = Signal(name=f"fin_w{w}")                   # has finished the oldest slot
+        finishing = active & enc.done
+        queued = pos < ring.occ
+        bypass = (pos == ring.occ) & ring.accept
         m.d.comb += [
-            free.eq(Cat(fins).all() & (occ != 0)),
+            load.eq((~active | finishing) & (queued | bypass)),
+            enc.load.eq(load),
+            fin.eq((pos >= 2) | ((pos == 1) & (~active | finishing))),
+        ]
+        # The brick to load: a queued slot's, else the row on the buffer output.
+        queued_act = Signal(cfg.lanes * cfg.act_bits, name=f"queued_act_w{w}")
+        with m.Switch(ring.index(pos)):
+            for i in range(q):
+                with m.Case(i):
+                    m.d.comb += queued_act.eq(act_bricks(cfg, ring.act[i])[w])
+        m.d.comb += enc.values.eq(Mux(queued, queued_act, self.act_bricks[w].as_value()))
+        with m.If(self.start):
+            m.d.sync += [active.eq(0), pos.eq(0)]
+        with m.Else():
+            m.d.sync += pos.eq(pos + load - ring.free)
+            with m.If(load):
+                m.d.sync += active.eq(1)
+            with m.Elif(finishing):
+                m.d.sync += active.eq(0)
+        return SimpleNamespace(active=active, done=enc.done, pos=pos, fin=fin)
+
+    def _column_occupancy(self, m, ring, windows):
+        """The ring's head and occupancy: the head is freed once every window has finished
+        it; a row is accepted while a slot is free or being freed."""
+        q, occ, free, accept = ring.q, ring.occ, ring.free, ring.accept
+        m.d.comb += [
+            free.eq(Cat([win.fin for win in windows]).all() & (occ != 0)),
             self.advance.eq((occ < q) | free),
             accept.eq(self.valid & self.advance),
-            self.busy.eq(Cat((a & ~d) | (p < occ)
-                             for a, d, p in zip(actives, dones, poss)).any()),
+            self.busy.eq(Cat((win.active & ~win.done) | (win.pos < occ)
+                             for win in windows).any()),
         ]
         with m.If(self.start):
-            m.d.sync += [occ.eq(0), head.eq(0)]
+            m.d.sync += [occ.eq(0), ring.head.eq(0)]
         with m.Else():
             m.d.sync += occ.eq(occ + accept - free)
             with m.If(free):
-                m.d.sync += head.eq(slot(1))
+                m.d.sync += ring.head.eq(ring.index(1))
         with m.If(accept):
-            tail = slot(occ)                       # occ == q only when the head is freed
+            tail = ring.index(occ)                 # occ == q only when the head is freed
             with m.Switch(tail):
                 for i in range(q):
                     with m.Case(i):
-                        m.d.sync += [act_slots[i].eq(self.act_row),
-                                     *(reg.eq(row) for reg, row in zip(wgt_slots[i], wgt_rows))]
+                        m.d.sync += [ring.act[i].eq(self.act_row),
+                                     *(reg.eq(row) for reg, row in zip(ring.wgt[i],
+                                                                       ring.wgt_rows))]
 
+    def _column_pes(self, m, ring, encoders, windows):
+        """Each window's PEs: its encoder's terms and its current slot's weights."""
+        cfg = self.cfg
         for w, enc in enumerate(encoders):
-            # The window's current brick is slot pos - 1: its weights feed the window's PEs.
-            cur = Signal(slot_shape, name=f"cur_slot_w{w}")
-            m.d.comb += cur.eq(slot(Mux(poss[w] == 0, 0, poss[w] - 1)))
+            pos = windows[w].pos
+            cur = Signal(ring.shape, name=f"cur_slot_w{w}")
+            m.d.comb += cur.eq(ring.index(Mux(pos == 0, 0, pos - 1)))
             for f, pe in self.pe_column(m, w):
                 wgt = Signal(cfg.lanes * cfg.wgt_bits, name=f"wgt_f{f}_w{w}")
                 with m.Switch(cur):
-                    for i in range(q):
+                    for i in range(ring.q):
                         with m.Case(i):
-                            m.d.comb += wgt.eq(wgt_bricks(cfg, slot_wgt(i, w))[f])
-                m.d.comb += feed_pe(pe, enc, wgt=wgt, en=actives[w])
-        return m
+                            row = ring.wgt[i][w if cfg.fc_columns else 0]
+                            m.d.comb += wgt.eq(wgt_bricks(cfg, row)[f])
+                m.d.comb += feed_pe(pe, enc, wgt=wgt, en=windows[w].active)
 
 
 ARRAY = PragmaticArray

@@ -17,6 +17,7 @@ exactly by :mod:`termwise.golden.cycles`.
 """
 
 import importlib
+from types import SimpleNamespace
 
 from amaranth import Cat, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, stream, wiring
@@ -65,6 +66,14 @@ def command_layout(cfg) -> data.StructLayout:
     return data.StructLayout(fields)
 
 
+def _clamp(value, top):
+    """``value`` clamped to ``1..top`` (0 reads as 1). A field that cannot exceed ``top``
+    needs no upper clamp: no constant compare."""
+    if (1 << len(value)) - 1 <= top:
+        return Mux(value == 0, 1, value)
+    return Mux(value == 0, 1, Mux(value > top, top, value))
+
+
 class Tile(wiring.Component):
     """A complete tile for ``cfg`` (a :class:`termwise.gen.config.TileConfig`).
 
@@ -109,16 +118,44 @@ class Tile(wiring.Component):
         m = Module()
         m.submodules.array = array = self.array
         owning = getattr(array, "OWNS_OPERANDS", False)
-        if owning:      # the array keeps its operands its own way (rtl/array.py)
+        wbuf, abuf = self._operand_buffers(m, array, owning)
+        run = self._run_signals()
+        m.d.comb += array.start.eq(run.start)
+        self._runtime_flags(m, array, run.start)
+        if owning:
+            m.d.comb += array.bricks.eq(self.cmd.payload.bricks)
+            finished, valid = ~array.busy, 0
+        else:
+            finished, valid = self._feed_from_buffers(m, array, wbuf, abuf, run)
+        if cfg.pe_stages:
+            finished = self._wait_for_pe_stages(m, array, run.start, valid, finished)
+        p_clamped, pw_clamped = self._clamped_precisions(m, array, run)
+        if cfg.output_stage:
+            m.submodules.output_stage = self._stage = OutputStage(cfg)
+        self._control(m, array, owning, (wbuf, abuf), run, finished, p_clamped, pw_clamped)
+        self._output(m, array, run.window, run.start)
+        return m
+
+    def _operand_buffers(self, m, array, owning):
+        """The operand buffers ``(wbuf, abuf)`` filled by ``wgt`` and ``act``; ``(None,
+        None)`` for an array that keeps its operands its own way (rtl/array.py), which the
+        fills go to instead."""
+        cfg = self.cfg
+        if owning:
             wiring.connect(m, wiring.flipped(self.wgt), array.wgt_write)
             wiring.connect(m, wiring.flipped(self.act), array.act_write)
-            wbuf = abuf = None
-        else:
-            m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth)
-            m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth)
-            wiring.connect(m, wiring.flipped(self.wgt), wbuf.write)
-            wiring.connect(m, wiring.flipped(self.act), abuf.write)
+            return None, None
+        m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth)
+        m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth)
+        wiring.connect(m, wiring.flipped(self.wgt), wbuf.write)
+        wiring.connect(m, wiring.flipped(self.act), abuf.write)
+        return wbuf, abuf
 
+    def _run_signals(self) -> SimpleNamespace:
+        """The sequencer's registers and strobes of a run (made in this order, which the
+        Verilog keeps): the command's ``bricks`` and precisions, the brick ``index`` on
+        the array, the output ``window``, and ``start``, ``running``, ``consume``."""
+        cfg = self.cfg
         bricks = Signal.like(self.cmd.payload.bricks)
         precision = Signal(range(cfg.act_bits + 1), init=cfg.act_bits)
         wgt_precision = Signal(range(cfg.wgt_bits + 1), init=cfg.wgt_bits)
@@ -128,9 +165,14 @@ class Tile(wiring.Component):
         start = Signal()
         running = Signal()
         consume = Signal()
+        return SimpleNamespace(bricks=bricks, precision=precision, wgt_precision=wgt_precision,
+                               index=index, index_next=index_next, window=window, start=start,
+                               running=running, consume=consume)
 
-        m.d.comb += array.start.eq(start)
-        if "act_signed" in cfg.runtime:
+    def _runtime_flags(self, m, array, start):
+        """The runtime registers the array reads beside the precisions: ``act_signed`` and
+        Diffy's per-window ``restart``, where the tile has them."""
+        if "act_signed" in self.cfg.runtime:
             # Latched on the start cycle and seen from the next one on, when the first
             # operands reach the array: no array reads it on the start cycle, so the command
             # port is not on a path into the datapath (unlike the precisions, which the
@@ -139,103 +181,110 @@ class Tile(wiring.Component):
             m.d.comb += array.act_signed.eq(act_signed)
             with m.If(start):
                 m.d.sync += act_signed.eq(self.cmd.payload.act_signed)
-        if "restart" in cfg.runtime:      # valid on the start cycle; the array latches it
+        if "restart" in self.cfg.runtime:   # valid on the start cycle; the array latches it
             m.d.comb += array.restart.eq(self.cmd.payload.restart)
-        if owning:
-            m.d.comb += array.bricks.eq(self.cmd.payload.bricks)
-            finished = ~array.busy
-        else:
-            # In an fc run the rows are on the array only once their round's weights are
-            # (`_column_weights`), else from the cycle after the read.
-            rows_ready = Signal() if cfg.fc_columns else None
-            wgt_addr = Signal.like(wbuf.read_addr) if cfg.fc_columns else index_next
-            valid = running & (index < bricks)
-            if cfg.fc_columns:
-                valid = valid & rows_ready
-            m.d.comb += [
-                consume.eq(valid & array.advance),
-                index_next.eq(Mux(start, 0, index + consume)),
-                # Synchronous reads: the row addressed now is on the array next cycle.
-                wbuf.read_addr.eq(wgt_addr),
-                abuf.read_addr.eq(index_next),
-                array.act_row.eq(abuf.read_data),
-                array.wgt_row.eq(wbuf.read_data),
-                array.valid.eq(valid),
-            ]
-            if cfg.fc_columns:
-                self._column_weights(m, array, wbuf, start, running, bricks, consume,
-                                     index_next, wgt_addr, rows_ready)
-            m.d.sync += index.eq(index_next)
-            finished = (index >= bricks) & ~array.busy
-        if cfg.pe_stages:
-            # The PEs see everything `pe_stages` cycles late (rtl/pe_stage.py): the run ends
-            # only once the array has been idle that long, when its last inputs are in.
-            active = start | array.busy | (0 if owning else valid)
-            recent = Signal(cfg.pe_stages, name="pe_stage_active")
-            m.d.sync += recent.eq(Cat(active, recent[:-1]))
-            finished = finished & ~recent.any()
 
-        # The command's precision, clamped to 1..act_bits. The array sees it on the start
-        # cycle already (its sequencer loads its first bit position then).
-        def clamp(value, top):
-            # (a field that cannot exceed `top` needs no upper clamp: no constant compare)
-            if (1 << len(value)) - 1 <= top:
-                return Mux(value == 0, 1, value)
-            return Mux(value == 0, 1, Mux(value > top, top, value))
-
-        p_clamped = Signal.like(precision)
-        pw_clamped = Signal.like(wgt_precision)
+    def _feed_from_buffers(self, m, array, wbuf, abuf, run):
+        """The buffers' rows to the array, brick by brick, as the array takes them. Returns
+        ``(finished, valid)``: every brick taken and the array idle; a row on the array."""
+        cfg = self.cfg
+        fc_columns = cfg.has_fc_columns
+        # In an fc run the rows are on the array only once their round's weights are
+        # (`_column_weights`), else from the cycle after the read.
+        rows_ready = Signal() if fc_columns else None
+        wgt_addr = Signal.like(wbuf.read_addr) if fc_columns else run.index_next
+        valid = run.running & (run.index < run.bricks)
+        if fc_columns:
+            valid = valid & rows_ready
         m.d.comb += [
-            p_clamped.eq(clamp(self.cmd.payload.precision, cfg.act_bits)),
-            pw_clamped.eq(clamp(self.cmd.payload.wgt_precision, cfg.wgt_bits)),
-            array.precision.eq(Mux(start, p_clamped, precision)),
-            array.wgt_precision.eq(Mux(start, pw_clamped, wgt_precision)),
+            run.consume.eq(valid & array.advance),
+            run.index_next.eq(Mux(run.start, 0, run.index + run.consume)),
+            # Synchronous reads: the row addressed now is on the array next cycle.
+            wbuf.read_addr.eq(wgt_addr),
+            abuf.read_addr.eq(run.index_next),
+            array.act_row.eq(abuf.read_data),
+            array.wgt_row.eq(wbuf.read_data),
+            array.valid.eq(valid),
         ]
-        if cfg.output_stage:
-            m.submodules.output_stage = self._stage = OutputStage(cfg)
+        if fc_columns:
+            self._column_weights(m, array, wbuf, run.start, run.running, run.bricks,
+                                 run.consume, run.index_next, wgt_addr, rows_ready)
+        m.d.sync += run.index.eq(run.index_next)
+        return (run.index >= run.bricks) & ~array.busy, valid
+
+    def _wait_for_pe_stages(self, m, array, start, valid, finished):
+        """``finished`` delayed until the PE input stages are empty: the PEs see everything
+        ``pe_stages`` cycles late (rtl/pe_stage.py), so the run ends only once the array
+        has been idle that long, when its last inputs are in."""
+        active = start | array.busy | valid
+        recent = Signal(self.cfg.pe_stages, name="pe_stage_active")
+        m.d.sync += recent.eq(Cat(active, recent[:-1]))
+        return finished & ~recent.any()
+
+    def _clamped_precisions(self, m, array, run):
+        """The command's precisions, clamped to 1..act_bits and 1..wgt_bits. The array sees
+        them on the start cycle already (its sequencer loads its first bit position then),
+        the registers from the next one on. Returns the clamped command fields."""
+        cfg = self.cfg
+        p_clamped = Signal.like(run.precision)
+        pw_clamped = Signal.like(run.wgt_precision)
+        m.d.comb += [
+            p_clamped.eq(_clamp(self.cmd.payload.precision, cfg.act_bits)),
+            pw_clamped.eq(_clamp(self.cmd.payload.wgt_precision, cfg.wgt_bits)),
+            array.precision.eq(Mux(run.start, p_clamped, run.precision)),
+            array.wgt_precision.eq(Mux(run.start, pw_clamped, run.wgt_precision)),
+        ]
+        return p_clamped, pw_clamped
+
+    def _control(self, m, array, owning, buffers, run, finished, p_clamped, pw_clamped):
+        """The tile's state machine: IDLE takes a command (the buffers take fills), RUN
+        lasts until ``finished``, OUT sends a row per window (through the fused stage if
+        any) and returns to IDLE."""
+        cfg = self.cfg
+        wbuf, abuf = buffers
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += [self.cmd.ready.eq(1), start.eq(self.cmd.valid)]
+                m.d.comb += [self.cmd.ready.eq(1), run.start.eq(self.cmd.valid)]
                 if owning:
                     m.d.comb += array.load_enable.eq(1)
                 else:
                     m.d.comb += [wbuf.enable.eq(1), abuf.enable.eq(1)]
                 with m.If(self.cmd.valid):
                     m.d.sync += [
-                        bricks.eq(self.cmd.payload.bricks),
-                        precision.eq(p_clamped),
-                        wgt_precision.eq(pw_clamped),
+                        run.bricks.eq(self.cmd.payload.bricks),
+                        run.precision.eq(p_clamped),
+                        run.wgt_precision.eq(pw_clamped),
                     ]
                     m.next = "RUN"
             with m.State("RUN"):
-                m.d.comb += [running.eq(1), self.busy.eq(1)]
+                m.d.comb += [run.running.eq(1), self.busy.eq(1)]
                 with m.If(finished):
                     m.next = "OUT"
             with m.State("OUT"):
                 m.d.comb += self.busy.eq(1)
-
-                def finish():
-                    m.d.sync += window.eq(0)
-                    if owning:
-                        m.d.comb += array.rewind.eq(1)
-                    else:
-                        m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
-                        if cfg.fc_columns:
-                            m.d.comb += m.submodules.column_weights.clear.eq(1)
-                    m.next = "IDLE"
-
                 if cfg.output_stage:
-                    with m.If(self._stage_rows(m, window)):
-                        finish()
+                    with m.If(self._stage_rows(m, run.window)):
+                        self._finish(m, array, owning, buffers, run.window)
                 else:
                     row_ready = 1     # (kept as written before the stage: same Verilog)
                     m.d.comb += self.out.valid.eq(row_ready)
                     with m.If(self.out.ready & row_ready):
-                        m.d.sync += window.eq(window + 1)
-                        with m.If(window == cfg.windows - 1):
-                            finish()
-        self._output(m, array, window, start)
-        return m
+                        m.d.sync += run.window.eq(run.window + 1)
+                        with m.If(run.window == cfg.windows - 1):
+                            self._finish(m, array, owning, buffers, run.window)
+
+    def _finish(self, m, array, owning, buffers, window):
+        """In the OUT state, on the last row's transfer: rewind the operands (and clear the
+        column weights) and return to IDLE."""
+        m.d.sync += window.eq(0)
+        if owning:
+            m.d.comb += array.rewind.eq(1)
+        else:
+            wbuf, abuf = buffers
+            m.d.comb += [wbuf.rewind.eq(1), abuf.rewind.eq(1)]
+            if self.cfg.has_fc_columns:
+                m.d.comb += m.submodules.column_weights.clear.eq(1)
+        m.next = "IDLE"
 
     def _column_weights(self, m, array, wbuf, start, running, bricks, consume, index_next,
                         wgt_addr, rows_ready):

@@ -29,7 +29,7 @@ def tile_testbench(cfg) -> Testbench:
     ``edges`` (last) every command field at its edge values (``termwise.tb.edges``)."""
     suites = ["random", "corners", "conv", "conv_channel", "depthwise", "real"]
     default = ["random", "corners", "conv", "depthwise"]
-    if cfg.fc_columns:
+    if cfg.has_fc_columns:
         suites.append("fc")
         default.append("fc")
     if cfg.output_stage:

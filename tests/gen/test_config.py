@@ -94,6 +94,26 @@ def test_arch_options_validated():
     assert TileConfig("pragmatic", 1, 1, 1, 8, 8).first_stage_bits == 2
 
 
+def test_option_states_the_default_of_a_design_without_it():
+    assert preset("pragmatic-4x4").option("encoding", default=None) == "plain"
+    assert preset("baseline-4x4").option("encoding", default=None) is None
+    assert preset("stripes-4x4").replace(fc_columns=1).has_fc_columns
+    assert not preset("stripes-4x4").has_fc_columns
+    assert not preset("baseline-4x4").has_fc_columns
+    with pytest.raises(AttributeError, match="no field 'encodng'"):
+        preset("pragmatic-4x4").option("encodng", default=None)
+    with pytest.raises(AttributeError, match="no field 'bogus'"):
+        preset("baseline-4x4").bogus
+
+
+def test_another_designs_option_is_no_field():
+    with pytest.raises(AttributeError, match="TileConfig of baseline has no option "
+                       "'encoding' \\(an option of pragmatic, laconic, tactical\\)"):
+        preset("baseline-4x4").encoding
+    with pytest.raises(AttributeError, match="stripes has no option 'serial_bits'"):
+        preset("stripes-4x4").serial_bits
+
+
 def test_top_name_spells_out_configuration():
     a = preset("stripes-4x4")
     assert a.top_name != a.replace(wgt_bits=4).top_name

@@ -158,7 +158,7 @@ def test_netsim_fc_layer():
     cfg = sim_config("stripes", 16)
     assert cfg.fc_columns == 1 and cfg.depth >= cfg.windows
     assert sim_config("stripes", 16, "window").fc_columns == 0
-    assert sim_config("baseline", 16).fc_columns is None
+    assert not sim_config("baseline", 16).has_fc_columns      # a design without the option
     assert sim_config("loom", 16).depth == sim_config("loom", 16).windows == 64
     rng = np.random.default_rng(1)
     k, n = 1280, 40

@@ -27,7 +27,7 @@ def _encodings(cfgs: dict, digits: str) -> dict:
     ``digits`` (``--signed-digits csd``) replaced Booth in the model."""
     from ....golden.arch import model_of
     from ....golden.work import MODEL_ENCODING, signed_digits as model_encoding
-    encodings = {a: cfg.encoding or getattr(model_of(cfg), "ENCODING", None)
+    encodings = {a: cfg.option("encoding", default=None) or getattr(model_of(cfg), "ENCODING", None)
                  for a, cfg in cfgs.items()}
     return {d: model_encoding(e, {MODEL_ENCODING: digits}) for d, e in encodings.items() if e}
 
@@ -82,7 +82,7 @@ def sim_document(opts, wl, designs: list, skipped: dict, results: list, cfgs: di
         # How a batch-1 fully-connected layer is mapped, and on which designs its input
         # bricks are dealt over the columns (per-column weight registers).
         "fc": opts.fc, "fc_text": FC_TEXT[opts.fc],
-        "fc_columns": [a for a in designs if cfgs[a].fc_columns],
+        "fc_columns": [a for a in designs if cfgs[a].has_fc_columns],
         "skipped": skipped,
         "signed_digits": opts.digits,
         "encodings": _encodings(cfgs, opts.digits),

@@ -68,7 +68,7 @@ def _at_equal_peak(base, changes: dict, bits: int):
     if windows != int(windows) or not 1 <= windows <= RANGES["windows"][1]:
         return None
     windows = int(windows)
-    extra = {"depth": max(base.depth, windows)} if base.fc_columns else {}
+    extra = {"depth": max(base.depth, windows)} if base.has_fc_columns else {}
     try:
         cfg = base.replace(**changes, windows=windows, **extra)
     except ConfigError:
