@@ -57,7 +57,8 @@ from dataclasses import asdict, dataclass
 
 from ...gen.spec import ConfigError
 from ..lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, conv_lowered_shape
-from .simulate import REFERENCE, layer_fc_columns
+from .presets import REFERENCE
+from .simulate import layer_fc_columns
 from .traffic import layer_lowered_shape, layer_output_traffic
 
 __all__ = ["AccessEnergy", "ACCESS_ENERGY", "MODEL", "MODELLED", "NOT_MODELLED",

@@ -1,4 +1,6 @@
-"""Network simulator: cycles of whole networks on every design, vectorised.
+"""Network simulator, the layer model: one layer's cycles, ideal work and value statistics on
+every design, vectorised (whole networks: :mod:`.network`; the designs and the tiles they
+run on: :mod:`.presets`).
 
 Every layer is lowered exactly as :mod:`termwise.golden.lowering` does (per channel group
 an im2col matrix ``(M, Kg)`` against the group's filters ``(kg, Kg)``, the inner dimension in
@@ -74,96 +76,38 @@ unless window groups are sampled (``max_window_groups``; ``sample_pairs`` does n
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
-import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...gen.designs import sim_designs, sim_presets
-from ..arch import model, model_of
+from ..arch import model_of
 from ..cycles import run_overhead
 from ..lowering import (DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, check_order,
                         conv_k_index, conv_mac_mask, conv_operands, is_depthwise)
 from ..work import MODEL_ENCODING, grouped_precision, layer_precision
 from ..terms import essential_bits, precision_needed, term_count
+# The designs and their presets live in .presets; read here through this module too, as
+# they were before the split (gen/flows/tune/space.py, gen/flows/simulation/options.py).
+from .presets import (DEFAULT_FC, FC_MAPPINGS, PRESETS, PRESETS_BY_BITS, REFERENCE,
+                      check_fc_mapping, design_arch, design_config, design_preset,
+                      hardware_bits, sim_config)
 
 __all__ = ["lowered_operands", "lowered_columns", "lowered_mask", "layer_cycles",
-           "layer_potential", "IDEAL_DEPTHWISE", "layer_is_depthwise",
-           "layer_stats", "layer_runtime", "simulate_layers", "simulate_layer", "default_workers",
-           "LayerResult", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "design_config",
-           "design_preset", "design_arch", "hardware_bits", "steps_independent"]
-
-#: The designs of ``termwise sim`` and their equal-peak-throughput presets on 16-bit
-#: hardware (256 16-bit MAC/cycle at 16 bits), from the design registry (each spec's
-#: ``sim_designs``). A design is named by its key; its golden model is that of the preset's
-#: ``arch`` (``pragmatic-booth`` is Pragmatic with Booth-encoded activations: the same
-#: datapath as Diffy without the delta front end, so Diffy's gain over it is the gain of
-#: differential convolution alone, at equal peak throughput).
-PRESETS = sim_designs(16)
-
-#: Design -> ``{hardware bits: preset}``: every width the designs have equal-peak presets
-#: of (16: the ``-16x16`` presets; 8: the ``-16x16-8b`` ones, 256 8-bit MAC/cycle). A
-#: workload runs on the presets of its own width (:func:`hardware_bits`), so that a speedup
-#: over the baseline of that width is a property of the data, not of the width ratio.
-PRESETS_BY_BITS = sim_presets()
-
-#: The design every speedup divides by: the bit-parallel baseline at equal peak throughput
-#: (on hardware of the workload's width).
-REFERENCE = "baseline"
-
-
-def design_preset(design: str, bits: int = 16) -> str:
-    """The equal-peak preset of ``design`` on ``bits``-bit hardware
-    (:data:`PRESETS_BY_BITS`); ``ValueError`` when it has none of that width."""
-    widths = PRESETS_BY_BITS.get(design)
-    if widths is None:
-        raise ValueError(f"unknown termwise sim design {design!r} (valid: "
-                         f"{', '.join(PRESETS_BY_BITS)})")
-    if bits not in widths:
-        raise ValueError(f"design {design!r} has no {bits}-bit preset (widths: "
-                         f"{', '.join(map(str, widths))})")
-    return widths[bits]
-
-
-def design_config(design: str, bits: int = 16):
-    """The equal-peak 16x16 preset of ``design`` on ``bits``-bit hardware
-    (:func:`design_preset`): ``-16x16`` at 16 bits, ``-16x16-8b`` at 8."""
-    from ...gen.config import preset
-    return preset(design_preset(design, bits))
-
-
-#: How a fully-connected layer at batch 1 is mapped (``termwise sim --fc``): ``columns``
-#: deals its input bricks over the window columns on a design with the ``fc_columns``
-#: option (the papers' staggering; per-column weight registers, rtl/column_weights.py);
-#: ``window`` runs it as a matrix product whose one window is the image.
-FC_MAPPINGS = ("columns", "window")
-DEFAULT_FC = "columns"
-
-
-def check_fc_mapping(value: str) -> str:
-    if value not in FC_MAPPINGS:
-        raise ValueError(f"fc: must be one of {', '.join(FC_MAPPINGS)}, got {value!r}")
-    return value
-
-
-def sim_config(design: str, bits: int = 16, fc: str = DEFAULT_FC):
-    """The configuration ``design`` is simulated on: :func:`design_config`, with the
-    ``fc_columns`` option set when ``fc`` is ``"columns"`` and the design has it (and the
-    buffers at least ``windows`` rows deep, so that they hold one round of weights: Loom's
-    64-window presets have 16-row buffers)."""
-    cfg = design_config(design, bits)
-    if check_fc_mapping(fc) == "columns" and cfg.spec.option("fc_columns"):
-        # An fc round takes a weight row per column: the buffer holds at least one round.
-        cfg = cfg.replace(fc_columns=1, depth=max(cfg.depth, cfg.windows))
-    return cfg
+           "layer_potential", "IDEAL_DEPTHWISE", "layer_is_depthwise", "layer_fc_columns",
+           "fc_layer_cycles", "layer_stats", "layer_runtime", "LAYER_REGISTERS",
+           "simulate_layer", "SIGNED_DIGITS", "check_signed_digits", "LayerResult",
+           "steps_independent",
+           # re-exported from .presets
+           "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "design_config", "design_preset",
+           "design_arch", "hardware_bits", "FC_MAPPINGS", "DEFAULT_FC", "check_fc_mapping",
+           "sim_config"]
 
 
 def layer_fc_columns(cfg, layer) -> bool:
     """Whether ``layer`` runs as ``fc`` runs on ``cfg``: a fully-connected layer at batch 1
     on a tile with per-column weight registers."""
-    return bool(cfg.fc_columns) and layer.kind == "fc" and np.shape(layer.act)[0] == 1
+    return cfg.has_fc_columns and layer.kind == "fc" and np.shape(layer.act)[0] == 1
 
 
 def fc_layer_cycles(cfg, x, w, rt) -> dict:
@@ -188,20 +132,6 @@ def fc_layer_cycles(cfg, x, w, rt) -> dict:
         steps += run.k // cfg.lanes
     return {"cycles": steady, "rtl_cycles": total, "runs": runs, "steps": steps,
             "step_cycles": steady, "sampled": False, "scale": 1.0}
-
-
-def design_arch(design: str) -> str:
-    """The architecture (golden model) of a :data:`PRESETS` design."""
-    return design_config(design).arch
-
-
-def hardware_bits(layers) -> int:
-    """The hardware width a list of layers runs on: their values' common fixed-point width
-    (``Layer.bits``); ``ValueError`` when the layers disagree."""
-    widths = {int(layer.bits) for layer in layers}
-    if len(widths) != 1:
-        raise ValueError(f"layers of different widths {sorted(widths)}: give bits")
-    return widths.pop()
 
 
 def _out_width(layer) -> int:
@@ -466,17 +396,6 @@ class LayerResult:
     seconds: float = 0.0                           # wall time of the layer (all designs)
 
 
-def default_workers() -> int:
-    """Worker processes of :func:`simulate_layers`: ``TERMWISE_SIM_WORKERS`` if set, else
-    up to 2 (the target machine's cores), never more than the CPUs present."""
-    env = os.environ.get("TERMWISE_SIM_WORKERS")
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise ValueError(f"TERMWISE_SIM_WORKERS must be an integer, got {env!r}") from None
-    return max(1, min(2, os.cpu_count() or 1))
-
 
 #: ``signed_digits`` values: the hardware's radix-4 Booth, or the model-only CSD of ``|x|``.
 SIGNED_DIGITS = ("booth", "csd")
@@ -553,80 +472,3 @@ def simulate_layer(layer, cfgs, *, order: str = DEFAULT_ORDER,
         res.designs[design] = cyc
     res.seconds = time.perf_counter() - t0
     return res
-
-
-#: (layers, cfgs, options) of the running :func:`simulate_layers`, inherited by the forked
-#: workers so that only layer indices cross the process boundary.
-_JOB = None
-
-
-def _simulate_index(i: int) -> LayerResult:
-    layers, cfgs, kw = _JOB
-    return simulate_layer(layers[i], cfgs, **kw)
-
-
-def simulate_layers(layers, archs, *, bits: int | None = None, order: str = DEFAULT_ORDER,
-                    depthwise: str = DEFAULT_DEPTHWISE, max_window_groups=None,
-                    sample_pairs=None, progress=None, workers: int | None = None,
-                    signed_digits: str = "booth", fc: str = DEFAULT_FC) -> list:
-    """Simulate every layer on every design of ``archs``, each on its equal-peak 16x16
-    preset of ``bits``-bit hardware (:func:`design_config`; default
-    :func:`hardware_bits` of the layers: 8-bit values run on the 8-bit presets), the
-    convolutions lowered in brick ``order`` (default the papers' ``"position"``: the
-    channels of one kernel position per brick; ``"channel"``: the channel-major im2col row)
-    and the depthwise ones in mapping ``depthwise`` (default ``"diagonal"``: ``lanes``
-    channels per tile group, block-diagonal weights; ``"group"``: one group per channel);
-    the Booth-coded designs' terms counted in ``signed_digits`` (:func:`simulate_layer`);
-    batch-1 fully-connected layers mapped as ``fc`` says (:data:`FC_MAPPINGS`,
-    :func:`sim_config`).
-
-    Layers are independent, so they are spread over ``workers`` forked processes (default
-    :func:`default_workers`); results come back in layer order and do not depend on the
-    worker count (sampling seeds are per layer). ``progress(i, n, layer, seconds)`` is
-    called after each layer, in order. Designs without a golden model raise ``ValueError``
-    from :func:`termwise.golden.arch.model`: check first with :func:`available_designs`.
-    """
-    global _JOB
-    bits = hardware_bits(layers) if bits is None else bits
-    cfgs = {arch: sim_config(arch, bits, fc) for arch in archs}
-    kw = {"order": check_order(order), "depthwise": check_depthwise(depthwise),
-          "signed_digits": check_signed_digits(signed_digits),
-          "max_window_groups": max_window_groups, "sample_pairs": sample_pairs}
-    n = len(layers)
-    workers = default_workers() if workers is None else max(1, int(workers))
-    if workers == 1 or n < 2 or "fork" not in mp.get_all_start_methods():
-        done = (simulate_layer(layer, cfgs, **kw) for layer in layers)
-        pool = None
-    else:
-        _JOB = (layers, cfgs, kw)
-        pool = mp.get_context("fork").Pool(min(workers, n))
-        done = pool.imap(_simulate_index, range(n))
-    results = []
-    try:
-        for i, res in enumerate(done):
-            results.append(res)
-            if progress:
-                progress(i + 1, n, layers[i], res.seconds)
-    except BaseException:
-        if pool is not None:
-            pool.terminate()
-        raise
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
-            _JOB = None
-    return results
-
-
-def available_designs(archs) -> tuple[list, dict]:
-    """Split ``archs`` into those with a golden model and ``{arch: reason}`` for the rest."""
-    ok, missing = [], {}
-    for design in archs:
-        try:
-            model(design_arch(design))
-        except ValueError as err:
-            missing[design] = str(err)
-            continue
-        ok.append(design)
-    return ok, missing

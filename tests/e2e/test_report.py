@@ -163,7 +163,7 @@ def test_a_failed_power_tool_keeps_the_row(tmp_path, monkeypatch):
     """The gate-level power flow's tool dies (Verilator killed for memory: exit 137): the
     report keeps every row with the reason, no traceback; the other rows are unchanged."""
     import termwise.synth.power.flow as power_flow
-    from termwise.gen.commands.report import run_report
+    from termwise.gen.flows.ppa import run_report
     from termwise.gen.errors import ToolError
 
     _write_reports(tmp_path / "in")

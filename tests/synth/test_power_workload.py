@@ -11,7 +11,7 @@ import pytest
 
 from termwise.gen.config import preset
 from termwise.gen.emit import manifest, render
-from termwise.gen.commands.report import needed_cycles
+from termwise.gen.flows.ppa import needed_cycles
 from termwise.gen.spec import ConfigError
 from termwise.golden.cycles import run_cycles
 from termwise.golden.lowering import lower_layer

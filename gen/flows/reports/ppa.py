@@ -27,7 +27,7 @@ import json
 import math
 import os
 
-from ....golden.netsim.simulate import REFERENCE
+from ....golden.netsim.presets import REFERENCE
 
 __all__ = ["COMMON_DIFFERENCES", "method_text", "design_row", "ratios", "to_markdown",
            "write_reports"]

@@ -1,4 +1,5 @@
-"""Reports of the network simulator: sim.json, sim.csv, sim.md and PNG plots."""
+"""Reports of the network simulator: sim.json, sim.csv, sim.md and the PNG plots
+(:mod:`.sim_plots`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import csv
 import json
 import os
 
-import numpy as np
+from ....golden.netsim.presets import REFERENCE
+from .sim_plots import plot_title, write_plots
 
-from ....golden.netsim.simulate import REFERENCE
-
-__all__ = ["summarise", "write_reports", "plot_title", "hardware_basis", "utilisation"]
+__all__ = ["summarise", "write_reports", "plot_title", "hardware_basis", "utilisation",
+           "joules"]
 
 STAT_KEYS = ("act_zero_fraction", "wgt_zero_fraction", "act_precision", "wgt_precision",
              "act_group_precision_mean", "act_essential_bits_mean", "act_booth_terms_mean",
@@ -125,7 +126,7 @@ def write_reports(out_dir, doc, plots=True) -> list[str]:
         f.write(_markdown(doc, archs))
     paths.append(p)
     if plots:
-        paths += _plots(out_dir, doc, archs)
+        paths += write_plots(out_dir, doc, archs)
     return paths
 
 
@@ -147,12 +148,29 @@ def hardware_basis(doc) -> dict:
 
 
 def _markdown(doc, archs) -> str:
+    """sim.md: the title and the notes on what was simulated and how, the totals, the
+    per-layer table, the output traffic and the energy."""
     syn = " (SYNTHETIC values)" if doc["synthetic"] else ""
-    hw = hardware_basis(doc)
-    bits = hw["bits"]
+    bits = hardware_basis(doc)["bits"]
     on = f" values on {bits}-bit hardware" if bits else ""
     lines = [f"# termwise sim: {doc['workload']}{syn}, {doc['precision']}-bit{on}", ""]
     lines += [f"- {n}" for n in doc["notes"]]
+    lines += _hardware_notes(doc, archs)
+    lines += _mapping_notes(doc)
+    lines += _method_notes(doc)
+    lines += _totals_markdown(doc, archs)
+    lines += _layers_markdown(doc, archs)
+    lines += _traffic_markdown(doc.get("traffic"))
+    lines += _energy_markdown(doc.get("energy"), archs)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _hardware_notes(doc, archs) -> list[str]:
+    """The hardware the speedups rest on and the presets compared."""
+    hw = hardware_basis(doc)
+    bits = hw["bits"]
+    lines = []
     presets = ", ".join(f"{a}: `{doc['designs'][a]['preset']}`" for a in archs)
     if bits:
         peak = f"{hw['peak']:g} {bits}-bit MAC/cycle at {bits} bits" if hw["peak"] else \
@@ -165,6 +183,13 @@ def _markdown(doc, archs) -> str:
     else:
         lines += [f"- Designs compared at equal peak throughput: each design's preset "
                   f"({presets})."]
+    return lines
+
+
+def _mapping_notes(doc) -> list[str]:
+    """How the layers were mapped: brick order, depthwise and fully-connected mappings
+    (each one's default of the time for a document written before it was recorded)."""
+    lines = []
     order = doc.get("brick_order")
     if order:
         text = doc.get("brick_order_text")
@@ -191,50 +216,67 @@ def _markdown(doc, archs) -> str:
     else:       # a document written before the mapping was recorded
         lines.append("- Fully-connected layers at batch 1: mapping not recorded (`window`, "
                      "one window column, the only mapping then).")
+    return lines
+
+
+def _method_notes(doc) -> list[str]:
+    """How cycles and ideal work are counted: term encodings, the cycle basis, sampling,
+    the ideal; the designs skipped."""
     enc = doc.get("encodings") or {}
     csd = doc.get("signed_digits") == "csd"
-    lines += ["- Term encodings (cycles and ideal work): "
-              + (", ".join(f"{d} {e}" for d, e in enc.items()) or "none") + " (Diffy: of "
-              "its deltas). `booth` is radix-4 modified Booth recoding of the two's "
-              "complement value (an unsigned activation zero-extended by one bit first); "
-              "`plain` the one-bits of the magnitude; `csd` the minimal signed digits of "
-              "|x| (the non-adjacent form). "
-              + ("**`--signed-digits csd`: the Booth-coded designs are costed in CSD terms, "
-                 "a model only: their RTL implements Booth** (for comparison with simulators "
-                 "that count CSD, which finds about 10% fewer terms per 8-bit value)."
-                 if csd else "The RTL implements these; `termwise sim --signed-digits csd` "
-                 "costs the Booth-coded designs in CSD terms instead (a model only, about "
-                 "10% fewer terms per 8-bit value).") +
-              " (docs/papers.md#term-encodings)",
-              "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
-              "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
-              "overhead (its runs do not overlap: the design's run overhead, the registered "
-              "PE inputs of the presets with `pe_stages`, the fused output stage).",
-              f"- Sampling: {doc['sampling']}.",
-              "- Ideal = bit-parallel work / effectual work over the layer's MACs (the "
-              "papers' potential, no padding); achieved = baseline cycles / design cycles, "
-              "which include the padding of partly filled lanes, filters and windows. A "
-              "network total can therefore exceed its total ideal when the padding-heavy "
-              "layers are also the ones a design speeds up most, even when no single layer does."]
+    lines = ["- Term encodings (cycles and ideal work): "
+             + (", ".join(f"{d} {e}" for d, e in enc.items()) or "none") + " (Diffy: of "
+             "its deltas). `booth` is radix-4 modified Booth recoding of the two's "
+             "complement value (an unsigned activation zero-extended by one bit first); "
+             "`plain` the one-bits of the magnitude; `csd` the minimal signed digits of "
+             "|x| (the non-adjacent form). "
+             + ("**`--signed-digits csd`: the Booth-coded designs are costed in CSD terms, "
+                "a model only: their RTL implements Booth** (for comparison with simulators "
+                "that count CSD, which finds about 10% fewer terms per 8-bit value)."
+                if csd else "The RTL implements these; `termwise sim --signed-digits csd` "
+                "costs the Booth-coded designs in CSD terms instead (a model only, about "
+                "10% fewer terms per 8-bit value).") +
+             " (docs/papers.md#term-encodings)",
+             "- Cycles are steady-state step cycles (the papers' basis: a pipelined host "
+             "overlaps runs); `rtl_cycles` in sim.json adds this RTL's fixed per-run "
+             "overhead (its runs do not overlap: the design's run overhead, the registered "
+             "PE inputs of the presets with `pe_stages`, the fused output stage).",
+             f"- Sampling: {doc['sampling']}.",
+             "- Ideal = bit-parallel work / effectual work over the layer's MACs (the "
+             "papers' potential, no padding); achieved = baseline cycles / design cycles, "
+             "which include the padding of partly filled lanes, filters and windows. A "
+             "network total can therefore exceed its total ideal when the padding-heavy "
+             "layers are also the ones a design speeds up most, even when no single layer does."]
     for a, why in doc.get("skipped", {}).items():
         lines.append(f"- {a} skipped: {why}")
-    lines += ["", "## Totals", "", "| design | cycles | speedup vs baseline | ideal | "
-              "achieved/ideal |", "|---|---:|---:|---:|---:|"]
+    return lines
+
+
+def _totals_markdown(doc, archs) -> list[str]:
+    """The network totals per design."""
+    lines = ["", "## Totals", "", "| design | cycles | speedup vs baseline | ideal | "
+             "achieved/ideal |", "|---|---:|---:|---:|---:|"]
     for a in archs:
         t = doc["total"][a]
         lines.append(f"| {a} | {t['cycles']} | {t['speedup']:.2f}x | {t['ideal']:.2f}x | "
                      f"{t['achieved_over_ideal']:.2f} |")
+    return lines
+
+
+def _layers_markdown(doc, archs) -> list[str]:
+    """The per-layer table: shape, MACs, utilisation, value statistics and each design's
+    speedup / ideal."""
     util = doc["total"].get(REFERENCE, {}).get("utilisation")
-    lines += ["", "## Per layer (speedup / ideal)", "",
-              "`util.`: the fraction of the baseline tile's MAC slots (its cycles x filters x "
-              "windows x lanes) that do the layer's MACs under the mapping"
-              + (f"; {100 * util:.1f}% for the whole network" if util is not None else "")
-              + ". `sign`: the layer's `act_signed` runtime register, `u` for unsigned input "
-              "activations (none negative, e.g. after a ReLU: detectors and serial PEs spend "
-              "no sign bit, and `p` counts none), `s` for two's complement.", "",
-              "| layer | shape | MACs | util. | sign | act zero | p | Pw | group prec | "
-              "ess. bits | Booth a | " + " | ".join(archs) + " |",
-              "|---|---|---:|---:|:-:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
+    lines = ["", "## Per layer (speedup / ideal)", "",
+             "`util.`: the fraction of the baseline tile's MAC slots (its cycles x filters x "
+             "windows x lanes) that do the layer's MACs under the mapping"
+             + (f"; {100 * util:.1f}% for the whole network" if util is not None else "")
+             + ". `sign`: the layer's `act_signed` runtime register, `u` for unsigned input "
+             "activations (none negative, e.g. after a ReLU: detectors and serial PEs spend "
+             "no sign bit, and `p` counts none), `s` for two's complement.", "",
+             "| layer | shape | MACs | util. | sign | act zero | p | Pw | group prec | "
+             "ess. bits | Booth a | " + " | ".join(archs) + " |",
+             "|---|---|---:|---:|:-:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(archs)]
     for row in doc["layers"]:
         s = row["stats"]
         # p and Pw: the layer's runtime precisions (its profile, else lossless on the data).
@@ -250,10 +292,7 @@ def _markdown(doc, archs) -> str:
                      f"{s['act_essential_bits_mean']:.2f} | {s['act_booth_terms_mean']:.2f} | " +
                      " | ".join(f"{row['designs'][a]['speedup']:.2f}/"
                                 f"{row['designs'][a]['ideal']:.2f}" for a in archs) + " |")
-    lines += _traffic_markdown(doc.get("traffic"))
-    lines += _energy_markdown(doc.get("energy"), archs)
-    lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def _percent(x: float) -> str:
@@ -338,137 +377,3 @@ def _energy_markdown(en, archs) -> list[str]:
               f"- Source: {src['citation']}. SRAM: {src['sram']}. DRAM: {src['dram']}.",
               "- Not modelled: " + "; ".join(en["not_modelled"]) + "."]
     return lines
-
-
-def plot_title(doc) -> str:
-    """Workload and hardware of a sim document, for the figure titles: e.g.
-    ``"digits-cnn, 8-bit values, 8-bit hardware, equal peak 256 MAC/cycle, position bricks,
-    speedups over baseline-16x16-8b"`` (the brick order and the reference when the document
-    records them)."""
-    from .plots import hardware_summary
-    syn = " (synthetic values)" if doc.get("synthetic") else ""
-    hw = hardware_summary(doc.get("designs"), doc.get("precision"))
-    ref = doc.get("reference")
-    order = f", {doc['brick_order']} bricks" if doc.get("brick_order") else ""
-    over = f", speedups over {ref['preset']}" if isinstance(ref, dict) and \
-        ref.get("preset") else ""
-    return f"{doc['workload']}{syn}" + (f", {hw}" if hw else "") + order + over
-
-
-def _plots(out_dir, doc, archs) -> list[str]:
-    """sim_cycles.png, sim_speedup.png, sim_total.png and sim_stats.png (the axis, label
-    and title rules of :mod:`termwise.gen.flows.reports.plots`)."""
-    from . import plots as P
-
-    names = [r["name"] for r in doc["layers"]]
-    x = np.arange(len(names))
-    title = plot_title(doc)
-    styles = P.design_styles(archs)
-    width = P.category_figure_width(names)
-    ms = 4 if len(names) <= 20 else 2.5
-    out = []
-
-    def per_layer(key, designs):
-        return {a: np.array([r["designs"][a][key] for r in doc["layers"]], float)
-                for a in designs}
-
-    def save(fig, name):
-        out.append(P.save(fig, os.path.join(out_dir, name)))
-
-    def lines(ax, series, style=None):
-        for lab, v in series.items():
-            ax.plot(x, v, label=lab, **{"lw": 1.1, "ms": ms, **(style or styles)[lab]})
-        ax.grid(alpha=0.3)
-        ax.margins(y=0.08)
-        ax.tick_params(labelsize=P.FONT)
-
-    def legend(ax, **kw):
-        ax.legend(fontsize=P.FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  frameon=False, **kw)
-
-    def reference(ax, label=None):
-        ax.axhline(1.0, color="black", lw=0.8, ls="--", zorder=1, label=label)
-
-    # Cycles per layer, every design (the baseline in black).
-    fig, ax = P.new_figure(width, 4.0)
-    cyc = per_layer("cycles", archs)
-    lines(ax, cyc)
-    P.set_value_scale(ax, list(cyc.values()), "steady-state cycles")
-    P.category_axis(ax, names)
-    ax.set_xlabel("layer", fontsize=P.FONT + 1)
-    legend(ax)
-    fig.suptitle(f"Cycles per layer\n{title}", fontsize=P.FONT + 1)
-    save(fig, "sim_cycles.png")
-
-    # Speedup, ideal speedup and achieved / ideal per layer: one panel each.
-    others = [a for a in archs if a != REFERENCE] or list(archs)
-    fig, axes = P.new_figure(width, 8.2, 3, 1, sharex=True)
-    for key, ax, lab in zip(("speedup", "ideal", "achieved_over_ideal"), axes,
-                            ("speedup over baseline", "ideal (potential) speedup",
-                             "achieved / ideal")):
-        v = per_layer(key, others)
-        lines(ax, v)
-        reference(ax, "1 = baseline (bottom panel: ideal)" if key == "speedup" else None)
-        P.set_value_scale(ax, list(v.values()) + [[1.0]], lab)
-        ax.yaxis.label.set_fontsize(P.FONT + 1)
-    legend(axes[0])
-    P.category_axis(axes[-1], names)
-    axes[-1].set_xlabel("layer", fontsize=P.FONT + 1)
-    fig.suptitle(f"Speedup per layer over the bit-parallel baseline\n{title}",
-                 fontsize=P.FONT + 1)
-    save(fig, "sim_speedup.png")
-
-    # Network total: achieved and ideal speedup per design, horizontal bars.
-    fig, ax = P.hbar_chart(
-        others, {"achieved (cycles)": [doc["total"][a]["speedup"] for a in others],
-                 "ideal (potential)": [doc["total"][a]["ideal"] for a in others]},
-        xlabel="network speedup over the bit-parallel baseline", value_format=P.ratio_text,
-        reference=1.0, reference_label="baseline (1x)",
-        styles={"achieved (cycles)": {"color": "#1f77b4"},
-                "ideal (potential)": {"color": "#ff7f0e"}})
-    fig.suptitle(f"Network total speedup\n{title}", fontsize=P.FONT + 1)
-    save(fig, "sim_total.png")
-
-    # Value statistics per layer.
-    fig, axes = P.new_figure(width, 8.2, 3, 1, sharex=True)
-    st = {k: np.array([r["stats"][k] for r in doc["layers"]], float)
-          for k in doc["layers"][0]["stats"]} if doc["layers"] else {}
-    sty = {"activation zeros": {"color": "#1f77b4", "marker": "o", "linestyle": "-"},
-           "weight zeros": {"color": "#ff7f0e", "marker": "s", "linestyle": "-"}}
-    zeros = {"activation zeros": st["act_zero_fraction"],
-             "weight zeros": st["wgt_zero_fraction"]}
-    lines(axes[0], zeros, sty)
-    P.set_value_scale(axes[0], list(zeros.values()), "zero fraction", scale="linear")
-    axes[0].set_ylim(0, 1)
-    bits = {"activation precision (lossless)": st["act_precision"]}
-    sty = {"activation precision (lossless)": {"color": "#1f77b4", "marker": "o",
-                                               "linestyle": "-", "mfc": "none", "ms": 7}}
-    for a, k, lab, c in (("stripes", "precision", "Stripes runtime act precision", "#d62728"),
-                         ("loom", "wgt_precision", "Loom runtime wgt precision", "#2ca02c")):
-        if a in archs:
-            bits[lab] = np.array([r["designs"][a]["rt"].get(k, np.nan) for r in doc["layers"]],
-                                 float)
-            sty[lab] = {"color": c, "marker": "x", "linestyle": "--"}
-    bits["activation group precision (16 lanes, mean)"] = st["act_group_precision_mean"]
-    sty["activation group precision (16 lanes, mean)"] = {"color": "#9467bd", "marker": "^",
-                                                          "linestyle": "-."}
-    lines(axes[1], bits, sty)
-    if not P.set_value_scale(axes[1], list(bits.values()), "bits"):
-        from matplotlib.ticker import MaxNLocator
-        axes[1].yaxis.set_major_locator(MaxNLocator(integer=True))
-    terms = {"activation essential bits": st["act_essential_bits_mean"],
-             "activation Booth terms": st["act_booth_terms_mean"],
-             "weight Booth terms": st["wgt_booth_terms_mean"]}
-    sty = {"activation essential bits": {"color": "#1f77b4", "marker": "o", "linestyle": "-"},
-           "activation Booth terms": {"color": "#ff7f0e", "marker": "s", "linestyle": "--"},
-           "weight Booth terms": {"color": "#2ca02c", "marker": "^", "linestyle": "-."}}
-    lines(axes[2], terms, sty)
-    P.set_value_scale(axes[2], list(terms.values()), "per value (mean)")
-    for ax in axes:
-        legend(ax)
-        ax.yaxis.label.set_fontsize(P.FONT + 1)
-    P.category_axis(axes[-1], names)
-    axes[-1].set_xlabel("layer", fontsize=P.FONT + 1)
-    fig.suptitle(f"Value statistics per layer\n{title}", fontsize=P.FONT + 1)
-    save(fig, "sim_stats.png")
-    return out

@@ -23,6 +23,22 @@ MODES = ("find", "immediate")
 
 
 def check_area_budget(value) -> float | None:
+    """The area budget of ``termwise tune --area-budget``.
+
+    Parameters
+    ----------
+    value : float or None
+        mm2; None for no budget.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    ConfigError
+        When ``value`` is not a finite positive number.
+    """
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
@@ -70,24 +86,14 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     """Choose the best tile for ``workload`` at ``bits`` bits under ``objective``; returns
     the tune document (:mod:`.report` writes it). See :mod:`termwise.gen.commands.tune`."""
     from ....golden.lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER
-    from ....golden.workloads import check_workload
-    from ..perfdb import open_chain, synth_key
-    from ..perfdb.workload_keys import cached_layers, record_layers
+    from ..perfdb import synth_key
     from ..sweep.engine import SYNTH_TARGET, sim_method, synth_method
     from ..sweep.jobs import versions, workload_layers
     # From .power itself, not `from . import power`: reading the package (whose __init__
     # imports this module) would be the cycle tune -> tune.run -> tune (issue 39).
-    from .power import choose, db_records, read_reports, record_all, shipped_reports
+    from .power import read_reports
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    if objective not in OBJECTIVES:
-        raise ConfigError("objective", f"must be one of {', '.join(OBJECTIVES)}, got "
-                                       f"{objective!r}")
-    if mode not in MODES:
-        raise ConfigError("mode", f"must be find or immediate, got {mode!r}")
-    check_workload(workload)
-    if isinstance(bits, bool) or bits not in (8, 16):
-        raise ConfigError("precision", f"must be 8 or 16, got {bits!r}")
-    budget = check_area_budget(area_budget)
+    budget = _check_arguments(workload, bits, objective, mode, area_budget)
     candidates, space_text, grid = _space(workload, bits, designs, grid_path, presets_only)
     sim = grid.sim if grid else {"order": DEFAULT_ORDER, "depthwise": DEFAULT_DEPTHWISE,
                                  "sample_pairs": 1 << 23}
@@ -98,7 +104,49 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     method, cversions = sim_method(sim), versions("cycles")
     skey, smethod = synth_key(SYNTH_TARGET, clock), synth_method(clock)
     sversions = versions("synth") if need_synth or mode == "immediate" else None
-    # The checks read the perf-db without creating or changing it (a refusal writes nothing).
+    synth = (skey, smethod, sversions)
+    power = _check_answerable(db, system_db, candidates, reports, workload, objective, mode,
+                              budget, need_synth, synth, log)
+    entries, dbs, layers, evaluated, recorded = _evaluate(
+        db, system_db, candidates, workload, bits, mode, need_synth, sim, clock, workers,
+        cache_root, reports, method, cversions, synth if sversions else None, log)
+    if power and any(c.top in power for c in candidates):
+        if layers is None:
+            log("tune: energy needs the workload's layers (memory accesses): loading it")
+            layers = workload_layers(workload, bits)
+        add_energy(entries, candidates, layers, power, bits=bits, order=sim["order"],
+                   depthwise=sim["depthwise"])
+    return _document(entries, workload, bits, objective, mode, budget, space_text, dbs,
+                     method, cversions, sversions, evaluated, recorded, need_synth)
+
+
+def _check_arguments(workload, bits, objective, mode, area_budget) -> float | None:
+    """The objective, mode, workload and width checked; returns the area budget
+    (:func:`check_area_budget`)."""
+    from ....golden.workloads import check_workload
+    if objective not in OBJECTIVES:
+        raise ConfigError("objective", f"must be one of {', '.join(OBJECTIVES)}, got "
+                                       f"{objective!r}")
+    if mode not in MODES:
+        raise ConfigError("mode", f"must be find or immediate, got {mode!r}")
+    check_workload(workload)
+    if isinstance(bits, bool) or bits not in (8, 16):
+        raise ConfigError("precision", f"must be 8 or 16, got {bits!r}")
+    return check_area_budget(area_budget)
+
+
+def _check_answerable(db, system_db, candidates, reports, workload, objective, mode, budget,
+                      need_synth, synth, log) -> dict:
+    """Whether the objective can be answered, read from the perf-db without creating or
+    changing it (a refusal writes nothing); returns ``{top: power record}`` of the
+    candidates with a tile power for ``workload``.
+
+    In find mode an objective that needs power takes what the perf-db and ``reports`` lack
+    from the measurements shipped with termwise: they are added to ``reports`` (recorded in
+    the perf-db later, with the others)."""
+    from .power import choose, db_records, shipped_reports
+    needs = set(OBJECTIVES[objective].needs)
+    skey, smethod, sversions = synth
     chain = _readonly_chain(db, system_db)
     try:
         known_power = db_records(chain, candidates)
@@ -130,6 +178,18 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
                                     "(synthesis) first")
     finally:
         chain.close()
+    return power
+
+
+def _evaluate(db, system_db, candidates, workload, bits, mode, need_synth, sim, clock,
+              workers, cache_root, reports, method, cversions, synth, log) -> tuple:
+    """The candidates' figures from the perf-db (find mode: what it lacks evaluated first,
+    the power ``reports`` recorded); returns ``(entries, db paths, the workload's layers or
+    None when not loaded, the sweep's counts or None, power records recorded)``."""
+    from ..perfdb import open_chain
+    from ..perfdb.workload_keys import cached_layers, record_layers
+    from ..sweep.jobs import workload_layers
+    from .power import record_all
     chain = open_chain(db, system=system_db)
     try:
         evaluated, failures, layers, recorded = None, {}, None, 0
@@ -148,20 +208,11 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
                 layers = workload_layers(workload, bits)
                 wl = record_layers(chain, workload, bits, layers)
         entries = collect(chain, candidates, wl, bits=bits, method=method,
-                          versions=cversions,
-                          synth=(skey, smethod, sversions) if sversions else None,
-                          failures=failures)
+                          versions=cversions, synth=synth, failures=failures)
         dbs = [d.path for d in chain.dbs]
     finally:
         chain.close()
-    if power and any(c.top in power for c in candidates):
-        if layers is None:
-            log("tune: energy needs the workload's layers (memory accesses): loading it")
-            layers = workload_layers(workload, bits)
-        add_energy(entries, candidates, layers, power, bits=bits, order=sim["order"],
-                   depthwise=sim["depthwise"])
-    return _document(entries, workload, bits, objective, mode, budget, space_text, dbs,
-                     method, cversions, sversions, evaluated, recorded, need_synth)
+    return entries, dbs, layers, evaluated, recorded
 
 
 def _readonly_chain(db, system_db: bool):
