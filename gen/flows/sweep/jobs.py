@@ -21,7 +21,8 @@ from pathlib import Path
 from ...config import from_mapping
 from ...results.versions import ASIC_SCRIPT_VERSION, CYCLE_MODEL_VERSION, RTL_VERSION
 
-__all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers",
+__all__ = ["run_job", "sim_point", "layer_cycles", "synth_point", "versions",
+           "workload_layers",
            "tool_failure_line"]
 
 #: (workload, bits) -> its layers, per process (a worker loads each workload once).
@@ -74,7 +75,6 @@ def versions(kind: str, *, liberty: str | None = None) -> dict:
 def sim_point(spec: dict) -> dict:
     """Cycles of ``spec["config"]`` on every layer of ``spec["workload"]``: ``{"layers":
     [{"problem", "cycles", "rtl_cycles", "work", "runs", "steps", "sampled"}, ...]}``."""
-    from ....golden.netsim.simulate import simulate_layer
     from ..perfdb.problem import layer_key
     cfg = from_mapping(spec["config"])
     bits = spec["precision"]
@@ -82,16 +82,21 @@ def sim_point(spec: dict) -> dict:
         if getattr(cfg, field) < bits:
             raise ValueError(f"{field} = {getattr(cfg, field)} is narrower than the "
                              f"workload's {bits}-bit values")
-    m = spec["method"]
-    out = []
-    for layer in workload_layers(spec["workload"], bits):
-        r = simulate_layer(layer, {"point": cfg}, order=m["order"], depthwise=m["depthwise"],
-                           sample_pairs=m["sample_pairs"]).designs["point"]
-        out.append({"problem": layer_key(layer), "layer": layer.name,
-                    "cycles": int(r["cycles"]), "rtl_cycles": int(r["rtl_cycles"]),
-                    "work": int(r["work"]), "runs": int(r["runs"]), "steps": int(r["steps"]),
-                    "sampled": bool(r["sampled"])})
-    return {"layers": out}
+    return {"layers": [{"problem": layer_key(layer), "layer": layer.name,
+                        **layer_cycles(layer, cfg, spec["method"])}
+                       for layer in workload_layers(spec["workload"], bits)]}
+
+
+def layer_cycles(layer, cfg, method: dict) -> dict:
+    """The cycles result of ``cfg`` on ``layer`` under ``method`` (the perf-db's ``cycles``
+    value): ``{"cycles", "rtl_cycles", "work", "runs", "steps", "sampled"}``."""
+    from ....golden.netsim.simulate import simulate_layer
+    r = simulate_layer(layer, {"point": cfg}, order=method["order"],
+                       depthwise=method["depthwise"],
+                       sample_pairs=method["sample_pairs"]).designs["point"]
+    return {"cycles": int(r["cycles"]), "rtl_cycles": int(r["rtl_cycles"]),
+            "work": int(r["work"]), "runs": int(r["runs"]), "steps": int(r["steps"]),
+            "sampled": bool(r["sampled"])}
 
 
 def synth_point(spec: dict) -> dict:
