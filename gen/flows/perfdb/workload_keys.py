@@ -28,8 +28,8 @@ from ...results import keys, locations
 from ...results.versions import WORKLOAD_KEYS_VERSION
 from .problem import layer_detail, layer_key
 
-__all__ = ["trace_files", "fingerprint", "workload_problem_key", "cached_layers", "layer_entries",
-           "record_layers"]
+__all__ = ["trace_files", "fingerprint", "workload_problem_key", "cached_layers",
+           "layer_entries", "record_layers"]
 
 #: Workload names whose files in the trace cache carry another family name.
 _FAMILY = {"effnet": "efficientnet"}
