@@ -5,8 +5,9 @@ digits) hashes explicit inputs only: the Verilog's sha256, the flow settings (ta
 the liberty's content), the tools' versions and the flow's version
 (:mod:`termwise.gen.results.versions`, bumped by hand), never source text
 (:func:`termwise.synth.api.asic_cache_key`). The root is
-:func:`termwise.gen.results.locations.synth_cache_root`'s. A run happens in ``<root>/.run-*`` and is renamed into place only when
-it succeeded, so the cache never holds a half-written entry.
+:func:`termwise.gen.results.locations.synth_cache_root`'s. A run happens in
+``<root>/.run-*`` and is renamed into place only when it succeeded, so the cache never holds
+a half-written entry.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import tempfile
 
 from ..gen.results import keys, locations
 
-__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "lookup_measured", "new_run_dir", "commit", "discard",
-           "keep_failed", "file_sha256"]
+__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "lookup_measured", "new_run_dir", "commit",
+           "discard", "keep_failed", "file_sha256"]
 
 #: The synthesis cache's default root (relative to the working directory).
 DEFAULT_ROOT = locations.SYNTH_CACHE_DEFAULT
