@@ -10,6 +10,7 @@ import time
 
 from ..gen.config import ConfigError, TileConfig
 from ..gen.emit import write_atomically as _write
+from ..gen.results import locations
 from . import asic as asic_flow
 from . import cache, fpga as fpga_flow, measured_store, report, tools
 
@@ -118,7 +119,7 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
         precision = min(16, cfg.act_bits)
     if isinstance(precision, bool) or not isinstance(precision, int) or not 1 <= precision <= 32:
         raise ConfigError("precision", f"must be an integer in 1..32, got {precision!r}")
-    root = cache_root or cache.DEFAULT_ROOT
+    root = locations.synth_cache_root(cache_root)
     os.makedirs(root, exist_ok=True)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=".emit-", dir=root) as tmp:

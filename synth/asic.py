@@ -17,6 +17,7 @@ import time
 from importlib import resources
 from string import Template
 
+from ..gen.results.versions import ASIC_SCRIPT_VERSION
 from . import buffer as buffer_mod
 from . import liberty as liberty_mod
 from . import parse, tools
@@ -27,11 +28,9 @@ from .wrapper import asic_wrapper, wrapper_name
 __all__ = ["SCRIPT_VERSION", "STA_TIMEOUT_S", "FANOUT_BUFFERING", "run_asic", "refresh",
            "sta_errors", "buffer_step"]
 
-#: The ASIC flow's version, in every synthesis key (synth/api.py): bump it by hand when a
-#: change of asic.ys, sta.tcl, drv.tcl, osu018.constr, this file, wrapper.py, parse.py,
-#: liberty.py, buffer.py or netlist.py would change a result. The key holds this version,
-#: never those files' text, so a comment or a message retires nothing.
-SCRIPT_VERSION = "asic-7"
+#: The ASIC flow's version, in every synthesis key (synth/api.py); defined, with when to
+#: bump it, in :data:`termwise.gen.results.versions.ASIC_SCRIPT_VERSION`.
+SCRIPT_VERSION = ASIC_SCRIPT_VERSION
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
 SAFE_SCRIPT = "+strash;map"

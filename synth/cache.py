@@ -1,9 +1,13 @@
 """Synthesis result cache: ``<root>/<key>/result.json`` plus that run's files and logs.
 
-The key hashes everything that can change a result: the Verilog's sha256, the flow settings
-(target, clock, liberty contents), tool versions and script versions (including the text of
-the packaged scripts). A run happens in ``<root>/.run-*`` and is renamed into place only when
-it succeeded, so the cache never holds a half-written entry.
+The key (:func:`cache_key`, :func:`termwise.gen.results.keys.key` of the settings, 24 hex
+digits) hashes explicit inputs only: the Verilog's sha256, the flow settings (target, clock,
+the liberty's content), the tools' versions and the flow's version
+(:mod:`termwise.gen.results.versions`, bumped by hand), never source text
+(:func:`termwise.synth.api.asic_cache_key`). The root is
+:func:`termwise.gen.results.locations.synth_cache_root`'s. A run happens in
+``<root>/.run-*`` and is renamed into place only when it succeeded, so the cache never holds
+a half-written entry.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ import json
 import os
 import shutil
 import tempfile
-from importlib import resources
 
-__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "lookup_measured", "new_run_dir", "commit", "discard",
-           "keep_failed", "file_sha256"]
+from ..gen.results import keys, locations
 
-DEFAULT_ROOT = os.path.join("build", "synth-cache")
+__all__ = ["DEFAULT_ROOT", "cache_key", "lookup", "lookup_measured", "new_run_dir", "commit",
+           "discard", "keep_failed", "file_sha256"]
+
+#: The synthesis cache's default root (relative to the working directory).
+DEFAULT_ROOT = locations.SYNTH_CACHE_DEFAULT
 
 
 def file_sha256(path: str) -> str:
@@ -30,8 +36,9 @@ def file_sha256(path: str) -> str:
 
 
 def cache_key(settings: dict) -> str:
-    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
+    """The synthesis cache's key of ``settings`` (:func:`termwise.gen.results.keys.key`,
+    24 hex digits)."""
+    return keys.key(settings)
 
 
 def lookup(root: str, key: str) -> dict | None:

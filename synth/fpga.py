@@ -16,14 +16,15 @@ import time
 from importlib import resources
 from string import Template
 
+from ..gen.results.versions import FPGA_SCRIPT_VERSION
 from . import parse, tools
 from .wrapper import FPGA_OUT_PINS, fpga_wrapper, wrapper_name
 
 __all__ = ["SCRIPT_VERSION", "DEVICES", "run_fpga"]
 
-#: The FPGA flow's version, in every ECP5 synthesis key: bump it by hand when ecp5.ys, this
-#: file, wrapper.py or parse.py would change a result (never their text in the key).
-SCRIPT_VERSION = "ecp5-1"
+#: The FPGA flow's version, in every ECP5 synthesis key; defined, with when to bump it, in
+#: :data:`termwise.gen.results.versions.FPGA_SCRIPT_VERSION`.
+SCRIPT_VERSION = FPGA_SCRIPT_VERSION
 
 #: (nextpnr option, device name, LUT4 count); package CABGA381 exists for all three.
 DEVICES = [("--25k", "LFE5U-25F", 24288), ("--45k", "LFE5U-45F", 43848),

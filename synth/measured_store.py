@@ -8,10 +8,12 @@ holds the ones the project measured, so that a fresh checkout reuses them (the w
 system perf-db ships tuned results, :mod:`termwise.gen.flows.perfdb.locations`).
 
 An entry is used only under the same key as a cache entry, and the keys hash everything a
-result depends on (:mod:`termwise.synth.cache`: the Verilog's sha256, flow scripts, liberty,
-tool versions; :func:`termwise.synth.power.keys.report_key_inputs`: the synthesis keys,
-the run's options, the power flow's version, the workload trace's content hash, the
-Verilator version; never source text). So an entry whose Verilog, tools, flow version or
+result depends on (:mod:`termwise.synth.cache`: the Verilog's sha256, the flow's version,
+the liberty's content, tool versions; :func:`termwise.synth.power.keys.report_key_inputs`:
+the synthesis keys, the run's options, the power flow's version, the workload trace's
+content hash, the Verilator version; never source text; the versions are in
+:mod:`termwise.gen.results.versions`, the key function is
+:func:`termwise.gen.results.keys.key`). So an entry whose Verilog, tools, flow version or
 trace have changed is never read: it is stale, and ``measured list`` lists it.
 
 Layout (``synth/measured/``)::
@@ -27,7 +29,7 @@ options synthesises again.
     termwise measured list         # every entry, and whether its key is current
 
 ``TERMWISE_MEASURED=0`` turns the store off (a lookup misses), for a run that must measure;
-``TERMWISE_MEASURED=DIR`` uses another store.
+``TERMWISE_MEASURED=DIR`` uses another store (:mod:`termwise.gen.results.locations`).
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ import json
 import os
 import shutil
 
+from ..gen.results import locations
+
 __all__ = ["ROOT", "root", "enabled", "synthesis_dir", "power_report", "add", "entries",
            "load"]
 
 #: The store's folder in the package (the default of :func:`root`).
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "measured")
+ROOT = locations.MEASURED_DEFAULT
 
 #: The files of a synthesis entry: what :func:`termwise.synth.asic.refresh` reads, the
 #: settings its key hashes and the run's result (from the cache), and the report that
@@ -54,14 +58,13 @@ PROVENANCE = "provenance.json"
 
 def root() -> str:
     """The store's folder: ``$TERMWISE_MEASURED`` if it names one (say, a lab's shared
-    store), else :data:`ROOT`."""
-    env = os.environ.get("TERMWISE_MEASURED", "")
-    return os.path.abspath(env) if env not in ("", "0", "1") else ROOT
+    store), else :data:`ROOT` (:func:`termwise.gen.results.locations.measured_root`)."""
+    return locations.measured_root()
 
 
 def enabled() -> bool:
     """False when ``$TERMWISE_MEASURED`` is ``0``: every lookup misses."""
-    return os.environ.get("TERMWISE_MEASURED", "1") != "0"
+    return locations.measured_enabled()
 
 
 def synthesis_dir(key: str) -> str | None:

@@ -189,6 +189,8 @@ def test_no_private_names_imported_across_modules():
 #: testbenches (tb); the library flows (gen.flows); the commands and the CLI on top.
 LAYERS = (
     ("termwise.gen.errors",),
+    # Result keys, versions and store locations: below every flow, so every store uses it.
+    ("termwise.gen.results",),
     ("termwise.gen.spec", "termwise.gen.checks"),
     ("termwise.gen.designs",),
     ("termwise.gen.config", "termwise.gen.fields", "termwise.gen.options",
@@ -377,3 +379,13 @@ def test_modules_and_functions_are_small():
                 if lines > FUNCTION_LINES:
                     bad.append(f"{rel}:{node.lineno}: {node.name} is {lines} lines")
     assert not bad, "\n".join(bad)
+
+
+def test_every_package_is_installed():
+    """pyproject.toml lists its packages by hand: a new package missing there would be left
+    out of a built wheel while the editable install still finds it."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    assert found - listed == set(), f"packages missing from pyproject.toml: {found - listed}"

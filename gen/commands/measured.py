@@ -62,11 +62,10 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_add(args) -> int:
-    from ...synth import cache
     from ...synth.measured_store import add
-    from ...synth.power.cache import power_cache_dir
-    synth_cache = args.cache_dir or cache.DEFAULT_ROOT
-    power_cache = power_cache_dir(args.cache_dir)
+    from ..results import locations
+    synth_cache = locations.synth_cache_root(args.cache_dir)
+    power_cache = locations.power_cache_dir(args.cache_dir)
     for d in args.dirs:
         if not os.path.isdir(d):
             raise ConfigError("dirs", f"must be directories, got {d!r}")

@@ -12,10 +12,11 @@ around it at the same peak), narrowed by ``--designs`` or replaced by a sweep gr
 ``termwise report`` measures, so their shipped syntheses answer an area question).
 ``find`` mode (the default) first evaluates what the perf-db lacks through the sweep
 engine (the cycle model per layer; synthesis of each configuration when the objective or
-the area budget needs areas; for the energy objectives, the power reports shipped with
-termwise of the candidates without one, if current) and records it; ``immediate`` mode
-answers from the perf-db alone, estimating what it lacks with the analytic peak model
-and saying so.
+the area budget needs areas) and records it; ``immediate`` mode answers from the perf-db
+alone, estimating what it lacks with the analytic peak model and saying so. For the energy
+objectives both modes also read the power reports shipped with termwise
+(``synth/measured``) of the candidates without one, if current (never copied into the
+perf-db).
 Writes DIR/tune.json, tune.md, best.toml (``termwise gen --config`` reads it) and
 tune_pareto.png. Bad input: one line, exit 2, nothing written.
 """

@@ -19,6 +19,8 @@ import os
 import shutil
 import tempfile
 
+from ...gen.results import locations
+
 __all__ = ["power_cache_dir", "reports_dir", "verilog_memo_dir", "load_report",
            "store_report"]
 
@@ -30,16 +32,14 @@ def power_cache_dir(cache_root: str | None) -> str:
     ----------
     cache_root : str or None
         The synthesis cache's folder; None for its default
-        (:data:`termwise.synth.cache.DEFAULT_ROOT`).
+        (:data:`termwise.gen.results.locations.SYNTH_CACHE_DEFAULT`).
 
     Returns
     -------
     str
         The absolute path of its sibling ``power-cache``.
     """
-    from .. import cache as synth_cache
-    root = cache_root or synth_cache.DEFAULT_ROOT
-    return os.path.join(os.path.dirname(os.path.abspath(root)), "power-cache")
+    return locations.power_cache_dir(cache_root)
 
 
 def reports_dir(power_cache: str) -> str:

@@ -176,6 +176,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         one run of each layer, before anything runs.
     """
     from ...gen.emit import manifest, render
+    from ...gen.results import locations
     from .. import cache as synth_cache
     from ..api import check_options, synthesise
     from .cache import power_cache_dir, reports_dir, store_report, verilog_memo_dir
@@ -187,7 +188,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     t0 = time.monotonic()
     trace_sha = _check_request(cfg, part, workload, layers)
     clock_ns, _, lib = check_options(clock_ns, "asic", liberty)
-    root = cache_root or synth_cache.DEFAULT_ROOT
+    root = locations.synth_cache_root(cache_root)
     reports = reports_dir(power_cache_dir(cache_root))
     key_w, inputs_for = _key_inputs(
         cfg, clock_ns, lib, verilog_memo_dir(power_cache_dir(cache_root)),

@@ -1,17 +1,21 @@
 """The keys of the power flow's results: a power report's key, and the synthesis keys it is
 computed from.
 
-A report is stored under :func:`report_key` of :func:`report_key_inputs`: explicit inputs
-and versions only, never source text, so editing a docstring or an error message retires
-nothing, while a change that would move a number bumps :data:`POWER_FLOW_VERSION` by hand
-(synth/README.md, "Measured results"). The shipped reports (synth/measured/power) are
-found by the same keys; :func:`current_keys` says which key an entry would have if it were
-measured now, so a stale one is seen.
+A report is stored under :func:`report_key` of :func:`report_key_inputs` (the canonical
+key, :func:`termwise.gen.results.keys.key`): explicit inputs and versions only, never
+source text, so editing a docstring or an error message retires nothing, while a change
+that would move a number bumps :data:`POWER_FLOW_VERSION` by hand (it is defined, with the
+other flow versions, in :mod:`termwise.gen.results.versions`; synth/README.md, "Measured
+results"). The shipped reports (synth/measured/power) are found by the same keys;
+:func:`current_keys` says which key an entry would have if it were measured now, so a
+stale one is seen.
 
 A synthesis key is the Verilog's sha256 with the flow's settings
 (:func:`termwise.synth.api.asic_cache_key`); rendering a 16x16 tile's Verilog takes
 seconds, so its sha256 is remembered (:func:`verilog_sha`) under the configuration and the
-text of every package the Verilog is rendered from.
+text of every package the Verilog is rendered from. The memo is not a result store: it
+remembers a hash that is always derivable, and a stale memo is impossible because any edit
+of those packages renders again.
 """
 
 from __future__ import annotations
@@ -20,25 +24,20 @@ import hashlib
 import json
 import os
 
+from ...gen.results import keys as result_keys
+from ...gen.results.versions import POWER_FLOW_VERSION, POWER_REPORT_LAYOUT_VERSION
+
 __all__ = ["REPORT_CACHE_VERSION", "POWER_FLOW_VERSION", "MODEL_BUILD_FLAGS",
            "RENDER_PACKAGES", "sha256_hex", "tree_sha", "verilog_sha", "synthesis_key",
            "current_synthesis_key", "report_key_inputs", "report_key", "current_keys",
            "is_current"]
 
-#: Bumped when the stored report's layout or key changes (old entries are then never hit).
-REPORT_CACHE_VERSION = 2
-#: The power flow's version, in every report's key. Bump it by hand when a change of the
-#: flow would change any number of a report: synth/power's flow.py, measure.py (the run,
-#: the rates, the power by kind), model.py (the build), stimulus.py (the harness and the
-#: stimulus file), workload.py (the workload's runs), cells.py, cell_functions.py,
-#: cell_models.py and tables.py (the cells, their models and tables), saif.py, compute.py
-#: and ../netlist.py (the power arithmetic), opensta.py (the cross-check), part.py and
-#: part_report.py (part scaling), records.py (energy and activity); and the stimulus code
-#: they call (golden/lowering.py, the cycle model, golden/packing.py). Reports are keyed on it,
-#: never on the code's text: a docstring or an error message retires nothing. Version 1 is
-#: the flow the shipped reports (synth/measured/power) were measured with; their
-#: equivalence with this checkout is checked, not assumed (synth/README.md).
-POWER_FLOW_VERSION = 1
+#: The stored report's layout version, in every report's key
+#: (:data:`termwise.gen.results.versions.POWER_REPORT_LAYOUT_VERSION`: when to bump it).
+REPORT_CACHE_VERSION = POWER_REPORT_LAYOUT_VERSION
+# POWER_FLOW_VERSION (imported above, re-exported) is the power flow's version, in every
+# report's key; termwise.gen.results.versions says which changes bump it.
+
 #: A gate-level model is big, flat, generated code: g++ -O0 on both cores compiles the 4x4
 #: tile's in ~4 min instead of ~9 (-O2, one job); it then simulates ~5x slower (2000 cycles
 #: ~5 s), which the activity counts do not depend on.
@@ -51,8 +50,9 @@ RENDER_PACKAGES = ("rtl", "gen", "golden", "tb", "synth")
 
 
 def sha256_hex(text: str | bytes) -> str:
-    """sha256 of ``text`` (UTF-8 if a str), in hex."""
-    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
+    """sha256 of ``text`` (UTF-8 if a str), in hex
+    (:func:`termwise.gen.results.keys.sha256_hex`)."""
+    return result_keys.sha256_hex(text)
 
 
 def _repo_root() -> str:
@@ -213,8 +213,9 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
 
 
 def report_key(inputs: dict) -> str:
-    """The key of a report of ``inputs`` (:func:`report_key_inputs`)."""
-    return sha256_hex(json.dumps(inputs, sort_keys=True, separators=(",", ":")))[:24]
+    """The key of a report of ``inputs`` (:func:`report_key_inputs`): the canonical key,
+    24 hex digits (:func:`termwise.gen.results.keys.key`)."""
+    return result_keys.key(inputs)
 
 
 def current_keys(kind: str, folder: str) -> list[str]:

@@ -1,6 +1,7 @@
 """The system perf-db shipped in the package (gen/flows/perfdb/system.sqlite, built by `termwise
-db build-system`): that it is current for this checkout (its cycles rows were computed by
-the cycle model's sources as they are now), frozen for read-only use and small, and that
+db build-system`): that it is current for this checkout (its cycles rows are keyed on this
+checkout's termwise and CYCLE_MODEL_VERSION; tests/gen/test_results_cycle_guard.py checks
+that the model still computes them), frozen for read-only use and small, and that
 `termwise tune --mode immediate --workload digits-cnn` with an empty user db answers every
 layer of every default candidate from it, with no analytic fallback, in a few seconds."""
 

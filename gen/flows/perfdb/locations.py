@@ -7,13 +7,15 @@
   is absent).
 
 On lookup the user db takes precedence over the system db
-(:class:`~termwise.gen.flows.perfdb.store.PerfDBChain`).
+(:class:`~termwise.gen.flows.perfdb.store.PerfDBChain`). The paths are
+:mod:`termwise.gen.results.locations`'s, which owns every result store's root.
 """
 
 from __future__ import annotations
 
 import os
 
+from ...results import locations
 from .store import PerfDB, PerfDBChain
 
 __all__ = ["user_db_path", "system_db_path", "open_user", "open_chain"]
@@ -21,16 +23,12 @@ __all__ = ["user_db_path", "system_db_path", "open_user", "open_chain"]
 
 def user_db_path() -> str:
     """The user db's path (see the module's docstring)."""
-    env = os.environ.get("TERMWISE_PERFDB")
-    if env:
-        return os.path.abspath(os.path.expanduser(env))
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(os.path.abspath(cache), "termwise", "perfdb.sqlite")
+    return locations.user_db_path()
 
 
 def system_db_path() -> str:
     """The system db's path in the installed package (it may not exist)."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "system.sqlite")
+    return locations.system_db_path()
 
 
 def open_user(path: str | None = None) -> PerfDB:

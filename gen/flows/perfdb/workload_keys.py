@@ -7,27 +7,30 @@ its width and a fingerprint of what its values are made from::
 
     workload-digits-cnn-b16-<fingerprint>
 
-The fingerprint is the sha256 of the workload code (``golden/*.py``,
-``golden/workloads/*.py``) and of the name, size and modification time of the cached
-weight/trace files of its family in the trace cache (``$TERMWISE_WORKLOADS``, else
-build/workloads; e.g. ``digits-cnn*`` for ``digits-cnn-p50``). A changed loader, a retrained
-or re-traced workload or another trace cache gives another key, so a stale list is never
-read (the workload is loaded again and the new list recorded). The detail lists per layer
-its name and problem key (``layers``) and the batch (``images``).
+The fingerprint (:func:`fingerprint`) is the canonical key
+(:func:`termwise.gen.results.keys.key`, 16 hex digits) of the workload's name, the cache's
+version (:data:`termwise.gen.results.versions.WORKLOAD_KEYS_VERSION`, bumped by hand when
+the loaders would give other layers from the same files), the trace cache's folder
+(:func:`termwise.gen.results.locations.workload_cache_dir`: ``$TERMWISE_WORKLOADS``, else
+build/workloads) and the name, size and modification time of the cached weight/trace
+files of its family there (e.g. ``digits-cnn*`` for ``digits-cnn-p50``): data, never the
+loaders' source text. A retrained or re-traced workload, another trace cache or a bumped
+version gives another key, so a stale list is never read (the workload is loaded again and
+the new list recorded). The detail lists per layer its name and problem key (``layers``)
+and the batch (``images``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-from pathlib import Path
 
+from ...results import keys, locations
+from ...results.versions import WORKLOAD_KEYS_VERSION
 from .problem import layer_detail, layer_key
 
-__all__ = ["fingerprint", "workload_problem_key", "cached_layers", "layer_entries",
-           "record_layers"]
+__all__ = ["trace_files", "fingerprint", "workload_problem_key", "cached_layers",
+           "layer_entries", "record_layers"]
 
-_GOLDEN = Path(__file__).resolve().parents[3] / "golden"
 #: Workload names whose files in the trace cache carry another family name.
 _FAMILY = {"effnet": "efficientnet"}
 
@@ -37,28 +40,30 @@ def _family(name: str) -> str:
     return _FAMILY.get(head, head)
 
 
-def fingerprint(name: str) -> str:
-    """The fingerprint of workload ``name`` (see the module's docstring), 16 hex digits."""
-    from ....golden.workloads.base import cache_dir
-    h = hashlib.sha256(name.encode())
-    for pattern in ("*.py", "workloads/*.py"):
-        for path in sorted(_GOLDEN.glob(pattern)):
-            h.update(str(path.relative_to(_GOLDEN)).encode())
-            h.update(path.read_bytes())
-    root = cache_dir()
-    h.update(root.encode())
+def trace_files(name: str) -> list[list]:
+    """``[[file name, size, mtime_ns], ...]`` of the trace cache's files of workload
+    ``name``'s family, sorted by name (a vanished file is left out)."""
+    root = locations.workload_cache_dir()
     family = _family(name)
     try:
         names = sorted(n for n in os.listdir(root) if n.startswith(family))
     except OSError:
         names = []
+    out = []
     for n in names:
         try:
             st = os.stat(os.path.join(root, n))
         except OSError:
             continue
-        h.update(f"{n}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return h.hexdigest()[:16]
+        out.append([n, st.st_size, st.st_mtime_ns])
+    return out
+
+
+def fingerprint(name: str) -> str:
+    """The fingerprint of workload ``name`` (see the module's docstring), 16 hex digits."""
+    return keys.key({"workload": name, "version": WORKLOAD_KEYS_VERSION,
+                     "trace_cache": locations.workload_cache_dir(),
+                     "files": trace_files(name)}, 16)
 
 
 def workload_problem_key(name: str, bits: int) -> str:

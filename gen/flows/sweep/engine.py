@@ -14,6 +14,7 @@ import os
 import sys
 import time
 
+from ...results.locations import synth_cache_root
 from ..perfdb import Record, synth_key
 from ..perfdb.problem import layer_detail, layer_key
 from .grid import Grid
@@ -84,7 +85,7 @@ def _run(grid, executor, chain, cache_root, log, t0) -> dict:
     vers = {job: versions(KIND_OF_JOB[job]) for job in grid.jobs}
     smethod = synth_method(grid.clock_ns)
     skey = synth_key(SYNTH_TARGET, grid.clock_ns)
-    root = os.path.abspath(cache_root or os.path.join("build", "synth-cache"))
+    root = os.path.abspath(synth_cache_root(cache_root))
     points = [{"index": i, "top": cfg.top_name, "arch": cfg.arch, "config": cfg.to_dict()}
               for i, cfg in enumerate(grid.points)]
     specs = []

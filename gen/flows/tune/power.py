@@ -1,8 +1,11 @@
 """Tile power for ``termwise tune``'s energy objectives: ``termwise power`` reports
 (``power_report.json``) matched to candidates by their tile (top name and configuration),
-recorded in and read back from the perf-db (result kind ``power``). Find mode also takes
-the power reports shipped with termwise (:func:`shipped_reports`) of the candidates the
-perf-db and ``--power-reports`` leave without one.
+the reports given (``--power-reports``) recorded in and read back from the perf-db (result
+kind ``power``). Both modes also read the power reports shipped with termwise
+(:func:`shipped_reports`) of the candidates the perf-db and ``--power-reports`` leave
+without one, through the measured store (:mod:`termwise.synth.measured_store`) and only
+while their keys are current; they are never copied into the perf-db, whose power rows are
+keyed on termwise's version alone and would outlive a stale measurement.
 
 A report's record is ``{"tile_w": power_w.tile, "clock_mhz": clock.mhz, "source"}``, the
 same record ``termwise sim --power-reports`` uses (:func:`termwise.golden.netsim.energy.
@@ -85,7 +88,9 @@ def db_records(chain, candidates) -> dict:
 
 
 def record_all(chain, reports: dict) -> int:
-    """Record every report's power in the user db; returns how many."""
+    """Record the power of every report given (``--power-reports``, :func:`read_reports`)
+    in the user db; returns how many. The shipped reports are not recorded: they are read
+    from the measured store (:func:`shipped_reports`)."""
     from ..perfdb import Record
     from ..sweep.jobs import versions
     v = {"termwise": versions("cycles")["termwise"]}

@@ -154,13 +154,14 @@ def _check_answerable(db, system_db, candidates, reports, workload, objective, m
             for act, (_, rec) in acts.items():
                 known_power.setdefault(top, {}).setdefault(act, rec)
         lacking = {c.top for c in candidates} - set(known_power)
-        if "power" in needs and mode == "find" and lacking:
+        if "power" in needs and lacking:
+            # Read through the measured store, in either mode, and never copied into the
+            # perf-db: a shipped report is used only while its key is current.
             shipped = shipped_reports(lacking, log)
             if shipped:
                 log(f"tune: the tile power of {len(shipped)} candidates from the "
                     "measurements shipped with termwise (termwise measured list)")
             for top, acts in shipped.items():
-                reports[top] = acts
                 for act, (_, rec) in acts.items():
                     known_power.setdefault(top, {}).setdefault(act, rec)
         power = {top: choose(acts, workload) for top, acts in known_power.items()}
@@ -168,7 +169,7 @@ def _check_answerable(db, system_db, candidates, reports, workload, objective, m
             raise ConfigError("objective", f"{objective} needs the tile power of the "
                               f"candidates (termwise power reports): none of the "
                               f"{len(candidates)} has a power record in the perf-db, "
-                              "--power-reports or (find mode) the shipped measurements; "
+                              "--power-reports or the shipped measurements; "
                               "memory energy alone is not an energy objective")
         if need_synth and mode == "immediate" and not any(
                 chain.lookup(skey, c.cfg, "synth", smethod, sversions) for c in candidates):

@@ -1,0 +1,79 @@
+"""Every flow version constant: the hand-bumped part of every result key.
+
+A stored result is keyed on explicit inputs (configuration, tool versions, data hashes)
+and on the version of the flow that computed it, never on the flow's source text: editing
+a docstring, a comment or an error message retires nothing, while a change that would move
+a number must bump its flow's version here, by hand, in the same commit. Old entries then
+stop matching (they stay, unused) and are measured or rebuilt again.
+
+Two guards catch a forgotten bump in ``make test``: the emitted Verilog of the small
+presets is compared with the hashes recorded for :data:`RTL_VERSION`
+(tests/gen/test_results_rtl_guard.py), and a sample of the shipped system perf-db's cycles
+is recomputed with the cycle model and compared exactly (tests/gen/
+test_results_cycle_guard.py). The synthesis and power flows have no such cheap guard (a
+run takes minutes): their shipped results are re-measured and compared when the flow
+changes (synth/README.md, "Measured results").
+"""
+
+from __future__ import annotations
+
+__all__ = ["ASIC_SCRIPT_VERSION", "FPGA_SCRIPT_VERSION", "POWER_FLOW_VERSION",
+           "POWER_REPORT_LAYOUT_VERSION", "CYCLE_MODEL_VERSION", "RTL_VERSION",
+           "WORKLOAD_KEYS_VERSION", "ALL"]
+
+#: The ASIC synthesis flow (every synthesis key, termwise.synth.api, and the perf-db's
+#: ``synth`` versions). Bump it when a change of synth/asic.ys, sta.tcl, drv.tcl,
+#: osu018.constr, asic.py, wrapper.py, parse.py, liberty.py, buffer.py or netlist.py would
+#: change any figure of a synthesis (area, timing, cell counts, the refreshed report). The
+#: Verilog, the liberty's content and the tools' versions are keyed on their own.
+ASIC_SCRIPT_VERSION = "asic-7"
+
+#: The FPGA (ECP5) synthesis flow, in every ECP5 synthesis key. Bump it when a change of
+#: synth/ecp5.ys, fpga.py, wrapper.py or parse.py would change a result.
+FPGA_SCRIPT_VERSION = "ecp5-1"
+
+#: The power flow, in every power report's key (termwise.synth.power.keys). Bump it when a
+#: change would change any number of a report: synth/power's flow.py, measure.py (the run,
+#: the rates, the power by kind), model.py (the build), stimulus.py (the harness and the
+#: stimulus file), workload.py (the workload's runs), cells.py, cell_functions.py,
+#: cell_models.py and tables.py (the cells, their models and tables), saif.py, compute.py
+#: and synth/netlist.py (the power arithmetic), opensta.py (the cross-check), part.py and
+#: part_report.py (part scaling), records.py (energy and activity); and the stimulus code
+#: they call (golden/lowering.py, the cycle model, golden/packing.py). Version 1 is the
+#: flow the shipped reports (synth/measured/power) were measured with.
+POWER_FLOW_VERSION = 1
+
+#: The layout of a stored power report (power_report.json and the inputs its key hashes).
+#: Bump it when a field is added, removed or renamed in either, so that an old entry is
+#: never read as a new one.
+POWER_REPORT_LAYOUT_VERSION = 2
+
+#: The cycle model (termwise.golden: tile_model.py, arch/, primitives/, lowering.py,
+#: registers.py, netsim/simulate.py and what they call), in every perf-db ``cycles``
+#: result's versions. Bump it when a change would change any field of a cycles result
+#: (cycles, rtl_cycles, work, runs, steps, sampled) of any layer, configuration or method;
+#: then rebuild the system perf-db (``termwise db build-system``). Version 1 is the model
+#: the shipped system db was built with (its rows were keyed on the model's source sha256
+#: d5e2751418fdd1ed before this constant; every value identical on the rebuild).
+CYCLE_MODEL_VERSION = 1
+
+#: The emitted Verilog (termwise.rtl, gen/emit.py, the designs' specs), in the perf-db's
+#: ``synth`` versions. Bump it when the Verilog rendered for any configuration changes
+#: (even by a name or a comment: synthesis keys hash the Verilog itself) and record the new
+#: hashes (tests/gen/test_results_rtl_guard.py says how).
+RTL_VERSION = 1
+
+#: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.
+#: workload_keys), in its fingerprint. Bump it when the layers a workload loads from the
+#: same trace-cache files would change (termwise.golden.workloads' loaders, training or
+#: tracing code, golden/lowering.py's layer view) or when the layer problem key's spelling
+#: changes (gen/flows/perfdb/problem.py). A retrained or re-traced workload needs no bump:
+#: its files' names, sizes and times are in the fingerprint.
+WORKLOAD_KEYS_VERSION = 1
+
+#: Every version by name (for reports and the tests).
+ALL = {"ASIC_SCRIPT_VERSION": ASIC_SCRIPT_VERSION, "FPGA_SCRIPT_VERSION": FPGA_SCRIPT_VERSION,
+       "POWER_FLOW_VERSION": POWER_FLOW_VERSION,
+       "POWER_REPORT_LAYOUT_VERSION": POWER_REPORT_LAYOUT_VERSION,
+       "CYCLE_MODEL_VERSION": CYCLE_MODEL_VERSION, "RTL_VERSION": RTL_VERSION,
+       "WORKLOAD_KEYS_VERSION": WORKLOAD_KEYS_VERSION}
