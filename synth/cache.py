@@ -28,11 +28,9 @@ DEFAULT_ROOT = locations.SYNTH_CACHE_DEFAULT
 
 
 def file_sha256(path: str) -> str:
-    h = hashlib.sha256()
+    """sha256 of a file's bytes, in hex."""
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def cache_key(settings: dict) -> str:
