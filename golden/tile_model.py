@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arch import model_of
-from .fixedpoint import value_range, wrap
+from .twos_complement import value_range, wrap
 from .registers import command_registers
 
 __all__ = ["effective_operands", "tile_outputs", "check_operands", "fc_column_outputs"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..golden.fixedpoint import value_range
+from ..golden.twos_complement import value_range
 
 __all__ = ["Case", "SUITES", "suite", "conv_layer", "fc_layers"]
 

@@ -14,7 +14,7 @@ from amaranth import Mux, Signal, signed
 from amaranth.hdl import Assume
 
 from ..golden.arch import model_of
-from ..golden.fixedpoint import wrap
+from ..golden.twos_complement import wrap
 from .amaranth_sim import InlineLibrary
 from .formal.bound import act_values, bricks_of, every_pair
 from .formal.harness import AccView, ArrayHarness, Case, operand_value

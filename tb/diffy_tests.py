@@ -47,7 +47,7 @@ import numpy as np
 
 from ..golden import cycles as cycle_model
 from ..golden.arch import diffy
-from ..golden.fixedpoint import value_range
+from ..golden.twos_complement import value_range
 from ..golden.lowering import DEFAULT_ORDER, im2col, lower_conv2d
 from .cases import conv_layer, corner_cases
 from .driver import TileDriver

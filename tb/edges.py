@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..golden.fixedpoint import value_range
+from ..golden.twos_complement import value_range
 from .cases import SIGNEDNESS, Case
 
 __all__ = ["command_fields", "field_edges", "edge_cases", "integer_operands"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..golden.arch.tactical import host_weight_rows
-from ..golden.fixedpoint import value_range
+from ..golden.twos_complement import value_range
 from .cases import Case
 from .driver import TileDriver
 from .tile_tests import TileTB

@@ -7,7 +7,7 @@ ShapeShifter's per-group widths, and the cycles of a Stripes-style tile using th
 Group sizes 16..256 (default 16). Writes
 DIR/shapeshifter.json, .csv, .md (model: :mod:`termwise.gen.flows.reports.shapeshifter`);
 with ``--deltas`` also DIR/deltas.json and deltas.md (Diffy's delta statistics,
-:func:`termwise.golden.workloads.dncnn.delta_table`).
+:func:`termwise.golden.workloads.deltas.delta_table`).
 """
 
 from __future__ import annotations

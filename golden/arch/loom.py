@@ -20,7 +20,7 @@ cycles from the command transfer to the first result.
 
 import numpy as np
 
-from ..fixedpoint import wrap
+from ..twos_complement import wrap
 from ..terms import precision_needed
 from ..work import group_precision_of, grouped_precision
 

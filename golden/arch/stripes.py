@@ -8,7 +8,7 @@ accuracy for speed.
 
 import numpy as np
 
-from ..fixedpoint import wrap
+from ..twos_complement import wrap
 
 #: 1 cycle to raise ``out.valid`` plus 1 in which the last brick is added to the
 #: accumulators (the serial partial sum is committed the cycle after its last bit).

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fixedpoint import to_unsigned
+from ..twos_complement import to_unsigned
 from ..terms import precision_needed
 from ...gen.designs.tactical import meta_layout
 from ..tactical_schedule import (cfg_sources, metadata_bits, schedule, window_candidates,

@@ -14,6 +14,7 @@ base        ConvAlgorithm interface and NotApplicable
 im2col      im2col + GEMM, 1x1 GEMM, implicit GEMM
 winograd    Winograd F(2x2,3x3) and F(4x4,3x3)
 fft         FFT convolution
+taps        tap-major GEMM (whole or in row bands) and depthwise tap loop (the workloads')
 registry    ALGORITHMS, applicable_algorithms, conv2d dispatch
 quant       requantise (fixed-point multiplier + shift, round-half-even, saturate)
 activation  ReLU, ReLU6, leaky ReLU for float and integer tensors
@@ -29,6 +30,7 @@ from .direct import conv2d_direct, fc
 from .fused import conv_bias_act, conv_bias_add_act, conv_bn_act, fold_batchnorm
 from .problem import ConvProblem, parse_key
 from .quant import Requant, quantize_multiplier, requantise, requantise_float, saturate
+from .taps import depthwise_taps, gemm_taps, gemm_taps_bands
 from .registry import ALGORITHMS, applicable_algorithms, conv2d, explain, get_algorithm
 from .verify import (
     BF16_THRESHOLD,
@@ -42,6 +44,9 @@ from .verify import (
 
 __all__ = [
     "conv2d_direct",
+    "gemm_taps",
+    "gemm_taps_bands",
+    "depthwise_taps",
     "fc",
     "ConvProblem",
     "parse_key",

@@ -12,6 +12,7 @@ from .direct import conv2d_direct
 from .fft import FFTConv
 from .im2col import Gemm1x1, Im2colGemm, ImplicitGemm
 from .problem import ConvProblem
+from .taps import DepthwiseTaps, TapGemm, TapGemmBands
 from .winograd import WinogradF2x3, WinogradF4x3
 
 __all__ = ["Direct", "ALGORITHMS", "get_algorithm", "applicable_algorithms", "explain", "conv2d",
@@ -33,7 +34,9 @@ class Direct(ConvAlgorithm):
                              dilation=args.dilation, groups=args.groups)
 
 
-#: name -> algorithm, in preference order for :func:`conv2d` with ``algorithm="auto"``.
+#: name -> algorithm, in preference order for :func:`conv2d` with ``algorithm="auto"``. The
+#: tap-major algorithms the workloads call by name come after ``direct``, so ``"auto"``
+#: never picks them: adding them changed no dispatch.
 ALGORITHMS: dict[str, ConvAlgorithm] = {}
 
 
@@ -46,7 +49,7 @@ def register(algorithm: ConvAlgorithm) -> ConvAlgorithm:
 
 
 for _alg in (WinogradF4x3(), WinogradF2x3(), Gemm1x1(), Im2colGemm(), ImplicitGemm(), FFTConv(),
-             Direct()):
+             Direct(), TapGemm(), TapGemmBands(), DepthwiseTaps()):
     register(_alg)
 
 

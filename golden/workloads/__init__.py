@@ -21,6 +21,13 @@ Workloads (all offline; nothing is downloaded at run time):
 ``alexnet``, ``vgg16``, ``resnet50``
     Shape tables only, with *synthetic* values (see :mod:`.shapes`); every report labels
     them "synthetic".
+
+Modules: the records (:mod:`.base`) and the registry (:mod:`.registry`); the trace
+pipeline every traced network fills with its forward pass and data (:mod:`.trace_builder`:
+cache, calibration, recording; :mod:`.quantisation`: the formats; :mod:`.precision_search`:
+the profile search); the networks (:mod:`.efficientnet`, :mod:`.dncnn` and :mod:`.ffdnet`
+with :mod:`.ffdnet_weights`, :mod:`.digits`, :mod:`.pruning`, :mod:`.shapes`) and what the
+two denoisers share (:mod:`.denoising`, :mod:`.deltas`: Diffy's delta statistics).
 """
 
 from __future__ import annotations

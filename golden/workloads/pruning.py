@@ -43,6 +43,8 @@ import time
 import numpy as np
 
 from .base import Layer, Workload, cache_dir
+from .trace_builder import (TraceFiles, code_dtype, load_or_build, load_weights, save_weights,
+                            trace_files)
 
 __all__ = ["SPARSITIES", "FINETUNE_EPOCHS", "BASES", "prune_mask", "prune_magnitude",
            "digits_pruned_params", "load_digits", "load_efficientnet", "load_pruned",
@@ -180,10 +182,9 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
         return load(bits, images=images, profile=profile, log=log)
     seed = SEED if seed is None else seed
     path = _digits_cache_path(s, epochs, seed, bits)
-    if os.path.exists(path):
-        with np.load(path) as f:
-            params = {k: f[k] for k in f.files if k != "info"}
-            info = json.loads(str(f["info"]))
+    cached = load_weights(path)
+    if cached is not None:
+        params, info = cached
     else:
         params, info = digits_pruned_params(s, epochs=epochs, seed=seed, log=log)
         xtr, ytr, xte, yte = dataset()
@@ -198,10 +199,7 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
         ap = act_profile(params, amax, xte, yte, floor, bits)
         wp = wgt_profile(params, amax, xte, yte, floor, ap["profile"], bits)
         info["act_profile"], info["wgt_profile"] = ap, wp
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + f".tmp{os.getpid()}.npz"
-        np.savez(tmp, info=np.array(json.dumps(info)), **params)
-        os.replace(tmp, path)
+        save_weights(path, params, info)
     xtr, ytr, xte, yte = dataset()
     n = len(xte) if images is None else max(1, min(int(images), len(xte)))
     if profile:
@@ -235,21 +233,19 @@ def load_digits(sparsity: float, bits: int = 16, *, images: int | None = None,
 # ----------------------------------------------------------------------------- EfficientNet
 
 
-def _effnet_paths(s: float, bits: int) -> tuple[str, str]:
+def _effnet_paths(s: float, bits: int) -> TraceFiles:
     from .efficientnet import TRACE_VERSION
-    stem = (f"efficientnet-lite0-p{int(round(s * 100))}-{bits}b-channel-"
-            f"v{TRACE_VERSION}")
-    return (os.path.join(cache_dir(), stem + ".npz"),
-            os.path.join(cache_dir(), stem + ".json"))
+    return trace_files(f"efficientnet-lite0-p{int(round(s * 100))}-{bits}b-channel-"
+                       f"v{TRACE_VERSION}")
 
 
-def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
+def _effnet_trace(s: float, bits: int, log) -> TraceFiles:
     """Prune the folded weights, recalibrate, and trace the pruned network at ``bits`` with
     the dense trace's default integer model (per-output-channel weight scales, per-tensor
-    activation scales: :func:`.efficientnet.quant_format`)."""
+    activation scales: :func:`.quantisation.quant_format`)."""
     from dataclasses import replace
-    from .efficientnet import (Net, calibrate, fake_quant_model, forward, load_network,
-                               photos, quant_format, record_layer_codes)
+    from .efficientnet import Net, calibrate, forward, load_network, photos, record_layer_codes
+    from .quantisation import fake_quant_model, quant_format
     t0 = time.perf_counter()
     dense = load_network()
     names, x = photos()
@@ -257,10 +253,10 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
     net = Net([replace(c, w=prune_magnitude(c.w, s)) for c in dense.convs], dense.ops)
     top1 = forward(net, x).argmax(1)
     amax = calibrate(net, x)
-    fmt = quant_format(net, amax, bits, "channel")
-    wq, hook = fake_quant_model(net, fmt)
+    fmt = quant_format(net.weights, amax, bits, "channel")
+    wq, hook = fake_quant_model(net.weights, fmt)
     arrays, layers = {}, []
-    dtype = np.int32 if bits > 16 else np.int16
+    dtype = code_dtype(bits)
 
     def rec(i, v, _):
         # As efficientnet.build_trace records a layer: the integer input of the quantised
@@ -274,15 +270,11 @@ def _effnet_trace(s: float, bits: int, log) -> tuple[str, str]:
             "scales": "channel", "dense_float_top1": ref_top1.tolist(),
             "pruned_float_top1": top1.tolist(), "pruned_quant_top1": qtop1.tolist(),
             "seconds": time.perf_counter() - t0}
-    npz, js = _effnet_paths(s, bits)
-    os.makedirs(os.path.dirname(npz), exist_ok=True)
-    np.savez(npz, **arrays)
-    with open(js, "w") as f:
-        json.dump(meta, f, indent=1)
+    files = _effnet_paths(s, bits).save(arrays, meta)
     if log:
         log(f"traced EfficientNet-Lite0 pruned to {s:.0%} in {meta['seconds']:.0f} s "
-            f"(cached in {npz})")
-    return npz, js
+            f"(cached in {files.npz})")
+    return files
 
 
 def load_efficientnet(sparsity: float, bits: int = 16, *, images: int = 1,
@@ -290,14 +282,8 @@ def load_efficientnet(sparsity: float, bits: int = 16, *, images: int = 1,
     """The pruned EfficientNet-Lite0 workload (``efficientnet-lite0-p<S>``; sparsity 0: the
     same unprofiled path without pruning); see the module docstring."""
     s = _check_sparsity(sparsity)
-    npz, js = _effnet_paths(s, bits)
-    if not (os.path.exists(npz) and os.path.exists(js)):
-        if log:
-            log(f"building the pruned EfficientNet-Lite0 {bits}-bit trace ({s:.0%})")
-        _effnet_trace(s, bits, log)
-    with open(js) as f:
-        meta = json.load(f)
-    data = np.load(npz)
+    meta, data = load_or_build(_effnet_paths(s, bits), lambda: _effnet_trace(s, bits, log),
+                               f"pruned EfficientNet-Lite0 {bits}-bit ({s:.0%})", log)
     layers = [Layer(info["name"], info["kind"], data[f"act{i}"][:images].astype(np.int64),
                     data[f"wgt{i}"].astype(np.int64), bits, stride=info["stride"],
                     padding=info["padding"], groups=info["groups"])

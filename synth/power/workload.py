@@ -12,8 +12,8 @@ as windows) with the layer's runtime registers from
 ``act_signed``, as ``termwise sim`` and the ``real`` suite set them). Each run is sent as
 the design's regression driver sends it (:func:`run_rows`, :func:`run_registers`):
 
-* the generic tile driver's rows (:func:`termwise.tb.packing.wgt_rows`,
-  :func:`~termwise.tb.packing.act_rows`), ``bricks`` the run's bricks;
+* the generic tile driver's rows (:func:`termwise.golden.packing.wgt_rows`,
+  :func:`~termwise.golden.packing.act_rows`), ``bricks`` the run's bricks;
 * a design whose golden model lowers the weights on the host (``host_weight_rows(cfg,
   wgt) -> (rows, kept)``: Bit-Tactical's offline schedule,
   :func:`termwise.golden.arch.tactical.host_weight_rows`, as
@@ -215,11 +215,11 @@ def run_rows(cfg, run) -> tuple[int, list[int], list[int]]:
         The command's ``bricks``: the run's bricks, or the steps a host lowering kept.
     wgt_rows, act_rows : list of int
         The ``wgt`` and ``act`` stream payloads: the generic driver's
-        (:func:`termwise.tb.packing.wgt_rows`, :func:`~termwise.tb.packing.act_rows`), the
+        (:func:`termwise.golden.packing.wgt_rows`, :func:`~termwise.golden.packing.act_rows`), the
         weight rows of the golden model's ``host_weight_rows(cfg, wgt) -> (rows, kept)``
         when it has one (Bit-Tactical's schedule, as ``TacticalDriver`` sends them).
     """
-    from ...tb.packing import act_rows, wgt_rows
+    from ...golden.packing import act_rows, wgt_rows
     acts = act_rows(cfg, run.act)
     host = getattr(_model(cfg), "host_weight_rows", None)
     if host is None:

@@ -27,7 +27,7 @@ from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume
 
 from ...golden.cycles import run_overhead
-from ...golden.fixedpoint import wrap
+from ...golden.twos_complement import wrap
 from ...rtl.tile import array_class
 from ..amaranth_sim import InlineLibrary
 from .bound import bmc_depth, cycle_bound

@@ -16,7 +16,8 @@ import pytest
 from termwise.golden.potential import layer_precision
 from termwise.golden.primitives import conv2d_direct
 from termwise.golden.workloads import dncnn
-from termwise.golden.workloads.fixedpoint import frac_bits_for, quantise
+from termwise.golden.workloads.denoising import psnr
+from termwise.golden.workloads.quantisation import frac_bits_for, quantise
 
 BITS = 16
 MARGIN = 0.1
@@ -90,7 +91,7 @@ def _int_psnr(params, amax, pairs, aprec, wprec, bits=BITS):
             x = acc * 2.0 ** -(fa + fw) + params[f"b{i}"].astype(np.float64)[:, None, None]
             if i < n - 1:
                 x = np.maximum(x, 0)
-        vals.append(dncnn.psnr(clean, noisy - x[0, 0]))
+        vals.append(psnr(clean, noisy - x[0, 0]))
     return float(np.mean(vals))
 
 
@@ -175,7 +176,7 @@ def test_profiled_trace_and_load(tiny, tmp_path, monkeypatch):
     monkeypatch.setattr(dncnn, "hd_frame", lambda seed=0: (clean.astype(np.float32), noisy))
     monkeypatch.setattr(dncnn, "heldout_pairs", lambda seed=0: pairs)
     wl = dncnn.load(16, log=None)
-    npz, js = dncnn._trace_paths(16)
+    npz, js = dncnn.trace_paths(16)
     assert os.path.exists(npz) and f"_v{dncnn.TRACE_VERSION}_psnr0.1dB" in js
     meta = json.load(open(js))
     prof = meta["profile"]
@@ -206,18 +207,3 @@ def test_profiled_trace_and_load(tiny, tmp_path, monkeypatch):
     wl8 = dncnn.load(8, log=None)
     assert "profile" not in wl8.meta and len(wl8.notes) == len(wl.notes) - 1
     assert all(l.act_precision <= 8 for l in wl8.layers)
-
-
-def test_conv_gemm_matches_direct():
-    """The search's fast convolution computes conv2d_direct's sums (float32 rounding)."""
-    rng = np.random.default_rng(1)
-    x = rng.standard_normal((2, 5, 7, 9)).astype(np.float32)
-    w = rng.standard_normal((3, 5, 3, 3)).astype(np.float32)
-    b = rng.standard_normal(3).astype(np.float32)
-    got = dncnn.conv_gemm(x, w, b, padding=1)
-    ref = conv2d_direct(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64),
-                        padding=1)
-    assert got.dtype == np.float32 and got.shape == ref.shape
-    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(dncnn.conv_gemm(x, w, padding=0), conv2d_direct(
-        x.astype(np.float64), w.astype(np.float64)), rtol=1e-5, atol=1e-5)

@@ -12,7 +12,8 @@ import pytest
 
 from termwise.golden.primitives import conv2d_direct
 from termwise.golden.workloads import efficientnet as en
-from termwise.golden.workloads.fixedpoint import frac_bits_for, quantise
+from termwise.golden.workloads import quantisation as qz
+from termwise.golden.workloads.quantisation import frac_bits_for, quantise
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -87,8 +88,8 @@ def _spread_weights(rng, shape):
 def test_channel_codes_use_each_channels_full_range(bits):
     rng = np.random.default_rng(bits)
     w = _spread_weights(rng, (6, 5, 3, 3))
-    s = en.channel_scales(w, bits)
-    q = en.quantise_scaled(w, bits, s)
+    s = qz.channel_scales(w, bits)
+    q = qz.quantise_scaled(w, bits, s)
     hi = (1 << (bits - 1)) - 1
     for k in range(w.shape[0]):                    # independent per-channel reference
         m = float(np.abs(w[k].astype(np.float64)).max())
@@ -106,15 +107,15 @@ def test_power_of_two_scale_equals_fixed_point_quantise():
     x = rng.normal(size=(3, 4, 5)) * 3
     for bits in (8, 16):
         f = frac_bits_for(float(np.abs(x).max()), bits)
-        np.testing.assert_array_equal(en.quantise_scaled(x, bits, 2.0 ** -f),
+        np.testing.assert_array_equal(qz.quantise_scaled(x, bits, 2.0 ** -f),
                                       quantise(x, bits, f))
 
 
 def test_per_channel_error_is_smaller_than_per_tensor():
     rng = np.random.default_rng(1)
     w = _spread_weights(rng, (32, 16))
-    s_ch = en.channel_scales(w, 8)
-    err_ch = np.abs(en.quantise_scaled(w, 8, s_ch) * s_ch[:, None] - w)
+    s_ch = qz.channel_scales(w, 8)
+    err_ch = np.abs(qz.quantise_scaled(w, 8, s_ch) * s_ch[:, None] - w)
     f = frac_bits_for(float(np.abs(w).max()), 8)
     err_t = np.abs(quantise(w, 8, f) * 2.0 ** -f - w)
     rel = lambda e: (e.max(axis=1) / np.maximum(np.abs(w).max(axis=1), 1e-30))  # noqa: E731
@@ -132,7 +133,7 @@ def _tiny_net(rng):
     return en.Net(convs, [("conv", 0), ("conv", 1), ("conv", 2)])
 
 
-@pytest.mark.parametrize("scales", en.SCALES)
+@pytest.mark.parametrize("scales", qz.SCALES)
 @pytest.mark.parametrize("bits", [8, 16])
 def test_integer_layers_with_per_channel_output_stage_equal_the_fake_quant_model(bits,
                                                                                  scales):
@@ -142,8 +143,8 @@ def test_integer_layers_with_per_channel_output_stage_equal_the_fake_quant_model
     net = _tiny_net(rng)
     x = rng.uniform(-1, 1, (2, 3, 9, 9)).astype(np.float32)
     amax = en.calibrate(net, x)
-    fmt = en.quant_format(net, amax, bits, scales)
-    wq, hook = en.fake_quant_model(net, fmt)
+    fmt = qz.quant_format(net.weights, amax, bits, scales)
+    wq, hook = qz.fake_quant_model(net.weights, fmt)
     ins = {}
     en.forward(net, x, act_hook=hook, wgts=wq, record=lambda i, v, s: ins.__setitem__(i, v))
     for i, conv in enumerate(net.convs):
@@ -152,7 +153,7 @@ def test_integer_layers_with_per_channel_output_stage_equal_the_fake_quant_model
         assert np.abs(a).max() <= (1 << (bits - 1)) - 1
         acc = conv2d_direct(a, w, padding=conv.w.shape[2] // 2, groups=conv.groups)
         assert acc.dtype == np.int64
-        y = en.dequantise_accumulators(acc, fmt.act_scale[i], fmt.wgt_scale[i], conv.b,
+        y = qz.dequantise_accumulators(acc, fmt.act_scale[i], fmt.wgt_scale[i], conv.b,
                                        conv.act)
         ref = en.run_conv(conv, ins[i], wq[i])
         np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
@@ -169,18 +170,18 @@ def test_lower_precision_drops_low_order_bits():
     rng = np.random.default_rng(5)
     net = _tiny_net(rng)
     amax = [1.0, 6.0, 6.0]
-    full = en.quant_format(net, amax, 16)
-    low = en.quant_format(net, amax, 16, act_prec=[16, 9, 12], wgt_prec=[10, 16, 16])
+    full = qz.quant_format(net.weights, amax, 16)
+    low = qz.quant_format(net.weights, amax, 16, act_prec=[16, 9, 12], wgt_prec=[10, 16, 16])
     assert low.act_scale[1] == full.act_scale[1] * 2 ** 7
     np.testing.assert_array_equal(low.wgt_scale[0], full.wgt_scale[0] * 2 ** 6)
     codes = low.wgt_codes(0, net.convs[0].w)
     assert np.abs(codes).max() == (1 << 9) - 1
     with pytest.raises(ValueError, match="scales"):
-        en.quant_format(net, amax, 8, "affine")
+        qz.quant_format(net.weights, amax, 8, "affine")
 
 
 def test_trace_cache_key_names_scales_and_version():
-    keys = {en._trace_paths(b, s)[0] for b in (8, 16) for s in en.SCALES}
+    keys = {en.trace_paths(b, s)[0] for b in (8, 16) for s in qz.SCALES}
     assert len(keys) == 4
     for path in keys:
         name = os.path.basename(path)
@@ -206,7 +207,7 @@ def test_real_trace_codes_follow_from_the_previous_integer_layer():
     each output channel's full range; the recorded top-5 carry the class names."""
     _needs_weights()
     wl = en.load(8, images=1, log=None)
-    with open(en._trace_paths(8)[1]) as f:
+    with open(en.trace_paths(8)[1]) as f:
         meta = json.load(f)
     assert meta["scales"] == "channel" and meta["trace_version"] == en.TRACE_VERSION
     net = en.load_network()
@@ -221,12 +222,12 @@ def test_real_trace_codes_follow_from_the_previous_integer_layer():
         assert set(hi[hi > 0].tolist()) == {127}
         acc = conv2d_direct(layer.act, layer.wgt, stride=layer.stride,
                             padding=layer.padding, groups=layer.groups)
-        y = en.dequantise_accumulators(acc, info["act_scale"], info["wgt_scale"], conv.b,
+        y = qz.dequantise_accumulators(acc, info["act_scale"], info["wgt_scale"], conv.b,
                                        conv.act)
         nxt = wl.layers[i + 1]
         recorded = nxt.act              # stride-1 successors: recorded unpadded
         assert nxt.stride == 1
-        got = en.quantise_scaled(y, 8, meta["layers"][i + 1]["act_scale"])
+        got = qz.quantise_scaled(y, 8, meta["layers"][i + 1]["act_scale"])
         assert got.shape == recorded.shape
         diff = np.abs(got - recorded)
         assert diff.max() <= 1 and np.mean(diff == 0) > 0.999, (conv.name, diff.mean())

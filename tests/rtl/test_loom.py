@@ -13,7 +13,7 @@ from amaranth import signed as signed_shape
 
 from termwise.gen.config import TileConfig
 from termwise.golden.arch import loom as golden
-from termwise.golden.fixedpoint import to_unsigned, value_range, wrap
+from termwise.golden.twos_complement import to_unsigned, value_range, wrap
 from termwise.rtl.loom import LoomArray, LoomPE, act_chunks
 from termwise.tb.amaranth_sim import run_simulation as _sim
 

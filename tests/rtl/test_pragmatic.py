@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from termwise.gen.config import TileConfig
-from termwise.golden.fixedpoint import wrap
+from termwise.golden.twos_complement import wrap
 from termwise.golden.terms import terms
 from termwise.rtl.pragmatic import PragmaticPE, PragmaticWindowEncoder, term_positions
 from termwise.tb.amaranth_sim import run_simulation as _sim
