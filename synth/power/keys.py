@@ -7,7 +7,7 @@ source text, so editing a docstring or an error message retires nothing, while a
 that would move a number bumps :data:`POWER_FLOW_VERSION` by hand (it is defined, with the
 other flow versions, in :mod:`termwise.gen.results.versions`; synth/README.md, "Measured
 results"). The shipped reports (synth/measured/power) are found by the same keys;
-:func:`current_keys` says which key an entry would have if it were measured now, so a
+:func:`current_key` says which key an entry would have if it were measured now, so a
 stale one is seen.
 
 A synthesis key is the Verilog's sha256 with the flow's settings
@@ -29,7 +29,7 @@ from ...gen.results.versions import POWER_FLOW_VERSION, POWER_REPORT_LAYOUT_VERS
 
 __all__ = ["REPORT_CACHE_VERSION", "POWER_FLOW_VERSION", "MODEL_BUILD_FLAGS",
            "RENDER_PACKAGES", "sha256_hex", "tree_sha", "verilog_sha", "synthesis_key",
-           "current_synthesis_key", "report_key_inputs", "report_key", "current_keys",
+           "current_synthesis_key", "report_key_inputs", "report_key", "current_key",
            "is_current"]
 
 #: The stored report's layout version, in every report's key
@@ -218,7 +218,7 @@ def report_key(inputs: dict) -> str:
     return result_keys.key(inputs)
 
 
-def current_keys(kind: str, folder: str) -> list[str]:
+def current_key(kind: str, folder: str) -> str:
     """The key a shipped entry would have if it were measured now: the key a lookup tries.
 
     Same configuration and options; this checkout's Verilog, scripts, tools, flow versions
@@ -234,8 +234,8 @@ def current_keys(kind: str, folder: str) -> list[str]:
 
     Returns
     -------
-    list of str
-        The key now (one).
+    str
+        The key now.
     """
     from ...gen.config import from_mapping
     from ..measured_store import load
@@ -244,7 +244,7 @@ def current_keys(kind: str, folder: str) -> list[str]:
     if kind == "asic":
         rep = load(folder, "synth_report.json")
         cfg = from_mapping(rep["config"], name=rep.get("preset"))
-        return [current_synthesis_key(cfg, load(folder, "settings.json")["clock_ns"])]
+        return current_synthesis_key(cfg, load(folder, "settings.json")["clock_ns"])
     inp = load(folder, "inputs.json")
     rep = load(folder, "power_report.json")
     cfg = from_mapping(inp["config"], name=rep.get("preset"))
@@ -256,10 +256,10 @@ def current_keys(kind: str, folder: str) -> list[str]:
         cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
         precision=inp["precision"], workload=inp["workload"], layers=inp["layers"],
         trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None)
-    return [report_key(now)]
+    return report_key(now)
 
 
 def is_current(kind: str, folder: str, key: str) -> bool:
     """Whether the shipped entry ``key`` in ``folder`` is what this checkout would look up
-    (:func:`current_keys`)."""
-    return key in current_keys(kind, folder)
+    (:func:`current_key`)."""
+    return key == current_key(kind, folder)
