@@ -163,7 +163,7 @@ def to_markdown(r: dict) -> str:
              f"- Verilog sha256 {r['verilog_sha256'][:16]}, git {str(r['git']['commit'])[:12]}"
              f"{' (dirty)' if r['git']['dirty'] else ''}",
              f"- clock target {r['flow']['clock_ns']} ns, target {r['flow']['target']}",
-             f"- tools: " + ", ".join(f"{k} {v}" for k, v in r["tools"].items()), ""]
+             "- tools: " + ", ".join(f"{k} {v}" for k, v in r["tools"].items()), ""]
     t = r["throughput"]
     lines += [f"Peak {t['peak_macs_per_cycle']:g} MAC/cycle at {t['precision_bits']}-bit "
               f"activations ({t['peak_macs_per_cycle_at_act_bits']:g} at {t['act_bits']} bits).",
@@ -197,7 +197,7 @@ def to_markdown(r: dict) -> str:
                       f"{cp['endpoint']} ({cp['end_cell']}), {cp['logic_depth']} cells, "
                       f"{cp['delay_ns']} ns."]
         if cp.get("delay_by_kind_ns"):
-            lines.append(f"Delay by kind of hardware: " + ", ".join(
+            lines.append("Delay by kind of hardware: " + ", ".join(
                 f"{k} {v:.2f} ns" for k, v in cp["delay_by_kind_ns"].items())
                 + f"; the path is limited by **{cp['slowest_kind']}** (launched in "
                   f"{cp['start_kind']}, captured in {cp['end_kind']}).")

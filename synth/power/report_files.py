@@ -88,9 +88,9 @@ def to_markdown(r: dict) -> str:
     lines += ["", "## Energy", "",
               f"* per cycle: {e['per_cycle_pj']:.4g} pJ (tile {e['tile_per_cycle_pj']:.4g} pJ)",
               f"* per MAC at peak: {e['per_mac_at_peak_pj']:.4g} pJ ({e['per_mac_at_peak_note']})",
-              f"* per MAC issued: " + (f"{issued:.4g} pJ" if issued is not None else "-")
+              "* per MAC issued: " + (f"{issued:.4g} pJ" if issued is not None else "-")
               + f" ({e['per_mac_issued_note']})",
-              f"* per real MAC: " + (f"{real:.4g} pJ" if real is not None else
+              "* per real MAC: " + (f"{real:.4g} pJ" if real is not None else
                                      "- (no run completed)")
               + f" ({e['per_real_mac_note']})", ""]
     lines += _activity_lines(act)

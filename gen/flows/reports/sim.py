@@ -200,7 +200,7 @@ def _mapping_notes(doc) -> list[str]:
     if dw:
         text = doc.get("depthwise_text")
         count = doc.get("depthwise_layers")
-        lines.append(f"- Depthwise convolutions" +
+        lines.append("- Depthwise convolutions" +
                      (f" ({count} layers of this workload)" if count is not None else "") +
                      f": mapping `{dw}`" + (f" ({text})" if text else "") + ". Their ideal "
                      "work counts the layer's MACs only, the same in every mapping.")
