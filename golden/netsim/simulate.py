@@ -89,19 +89,13 @@ from ..work import MODEL_ENCODING, grouped_precision, layer_precision
 from ..terms import essential_bits, precision_needed, term_count
 # The designs and their presets live in .presets; read here through this module too, as
 # they were before the split (gen/flows/tune/space.py, gen/flows/simulation/options.py).
-from .presets import (DEFAULT_FC, FC_MAPPINGS, PRESETS, PRESETS_BY_BITS, REFERENCE,
-                      check_fc_mapping, design_arch, design_config, design_preset,
-                      hardware_bits, sim_config)
+from .presets import REFERENCE
 
 __all__ = ["lowered_operands", "lowered_columns", "lowered_mask", "layer_cycles",
            "layer_potential", "IDEAL_DEPTHWISE", "layer_is_depthwise", "layer_fc_columns",
            "fc_layer_cycles", "layer_stats", "layer_runtime", "LAYER_REGISTERS",
            "simulate_layer", "SIGNED_DIGITS", "check_signed_digits", "LayerResult",
-           "steps_independent",
-           # re-exported from .presets
-           "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "design_config", "design_preset",
-           "design_arch", "hardware_bits", "FC_MAPPINGS", "DEFAULT_FC", "check_fc_mapping",
-           "sim_config"]
+           "steps_independent"]
 
 
 def layer_fc_columns(cfg, layer) -> bool:
@@ -290,7 +284,6 @@ def _layer_cycles_per_run(cfg, a, wm, rt, sel, scale, runs) -> dict:
     run_cycles per run (only the sampled window groups)."""
     from ..cycles import run_cycles
     from ..lowering import lower_matmul
-    mod = model_of(cfg)
     acc, steps = 0, 0
     keep = set(int(s) for s in sel)
     for gi in range(a.shape[0]):

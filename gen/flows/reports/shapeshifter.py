@@ -70,9 +70,7 @@ def tile_cycles(layer, group: int, a=None) -> dict:
     from ....golden.potential import layer_precision
     if a is None:
         # ShapeShifter's groups run along the channel-major im2col rows (no brick padding).
-        a, wm = lowered_operands(layer, order="channel")
-    else:
-        wm = None
+        a, _ = lowered_operands(layer, order="channel")
     g, m, kin = a.shape
     filters, windows, lanes = geometry(layer.bits)
     kg = (layer.wgt.shape[0] // layer.groups) if layer.kind == "conv" else layer.wgt.shape[0]

@@ -75,7 +75,7 @@ def sim_options(workload: str, archs, precision, *, images=None, workers=None,
     order = one_of("brick_order", brick_order, ORDERS, DEFAULT_ORDER)
     mapping = one_of("depthwise", depthwise, DEPTHWISE_MAPPINGS, DEFAULT_DEPTHWISE)
     digits = one_of("signed_digits", signed_digits, netsim_simulate.SIGNED_DIGITS, "booth")
-    fc = one_of("fc", fc, netsim_simulate.FC_MAPPINGS, netsim_simulate.DEFAULT_FC)
+    fc = one_of("fc", fc, netsim.FC_MAPPINGS, netsim.DEFAULT_FC)
     archs = parse_archs(archs) if isinstance(archs, str) else list(archs)
     images = _bounded_int("images", images, 1)
     workers = _bounded_int("workers", workers, 1, 64)

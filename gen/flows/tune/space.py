@@ -2,7 +2,7 @@
 
 The default space of a workload of ``bits``-bit values is, per ``termwise sim`` design
 (:func:`termwise.gen.designs.sim_presets`), its equal-peak preset as ``termwise sim``
-simulates it (:func:`termwise.golden.netsim.simulate.sim_config`: 256 ``bits``-bit
+simulates it (:func:`termwise.golden.netsim.sim_config`: 256 ``bits``-bit
 MAC/cycle, batch-1 fc layers on every window column where the design can) plus a small grid
 of the design's options around it, each point brought back to the preset's peak by its
 ``windows`` (each design's ``tune_variants``, :class:`termwise.gen.spec.DesignSpec`):
@@ -81,7 +81,7 @@ def _at_equal_peak(base, changes: dict, bits: int):
 def default_space(bits: int) -> list[Candidate]:
     """The default candidates for ``bits``-bit values (see the module's docstring), in
     design order, the preset first."""
-    from ....golden.netsim.simulate import design_preset, sim_config
+    from ....golden.netsim import design_preset, sim_config
     from ...designs import tune_variants
     out, seen = [], set()
     for design in design_names(bits):
@@ -125,7 +125,7 @@ def grid_space(grid) -> list[Candidate]:
     design ``arch`` (their architecture); a point that is a design's equal-peak preset as
     ``termwise sim`` runs it (same tile) is that design's preset candidate, as in the
     default space, so the fixed presets are compared with the winner."""
-    from ....golden.netsim.simulate import design_preset, sim_config
+    from ....golden.netsim import design_preset, sim_config
     presets = {sim_config(d, grid.precision).top_name: (d, design_preset(d, grid.precision))
                for d in design_names(grid.precision)}
     out = []
