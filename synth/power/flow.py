@@ -110,10 +110,11 @@ def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
     from .measure import measure
     from .part import part_config
     from .part_report import report_from_part
+    from .clock_tree import add_clock_network
     if mode == "whole":
         rep, _ = measure(cfg, clock_mhz=clock_mhz, **common)
         rep["method"] = _whole_method(part, syn)
-        return rep
+        return add_clock_network(rep, syn)
     pcfg = part_config(cfg, mode)
     f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
     source = ("--clock-mhz" if clock_mhz is not None else
@@ -122,7 +123,7 @@ def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
     rep = report_from_part(cfg, pcfg, part, syn, prep, facts, common["workload"],
                            common["clock_ns"])
     rep["clock"]["source"] = source
-    return rep
+    return add_clock_network(rep, syn)
 
 
 def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,

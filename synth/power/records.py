@@ -10,8 +10,11 @@ NOT_MODELLED = [
     "zero-delay simulation: no glitches, no hazards (real activity of deep combinational "
     "logic such as multipliers and adder trees is higher)",
     "one fixed input slew for every internal-power table lookup (0.1 ns)",
-    "no clock tree: the clock net is the flops' clock pins, its switching is reported apart "
-    "and not in the total; the flops' clock-pin internal power is in the total",
+    "no clock tree built: the clock network is estimated from its sinks (clock_network: "
+    "the clock pins' switching and a CLKBUF1 tree sized by fanout) and added in "
+    "power_w.tile_with_clock_network, not in power_w.tile and total (the cells as "
+    "simulated); its wires are not modelled; the flops' clock-pin internal power is in "
+    "every total",
     "no wire load: OSU018 has no default wire-load model, net capacitance is pin "
     "capacitance only",
     "no state-dependent (`when`) internal power or leakage; leakage at the cell's default",
