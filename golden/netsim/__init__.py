@@ -13,7 +13,7 @@ from .simulate import (LAYER_REGISTERS, LayerResult, layer_cycles, layer_is_dept
                        simulate_layer, steps_independent, fc_layer_cycles, layer_fc_columns)
 from .network import default_workers, simulate_layers
 from .traffic import layer_output_traffic, network_output_traffic
-from .energy import (ACCESS_ENERGY, AccessEnergy, check_power_record, design_energy,
+from .energy import (check_power_record, design_energy,
                      layer_accesses, network_energy)
 
 __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerResult",
@@ -24,5 +24,5 @@ __all__ = ["LAYER_REGISTERS", "PRESETS", "PRESETS_BY_BITS", "REFERENCE", "LayerR
            "SIGNED_DIGITS", "DEFAULT_FC", "FC_MAPPINGS", "check_fc_mapping", "fc_layer_cycles",
            "layer_fc_columns", "sim_config",
            "simulate_layer", "simulate_layers", "steps_independent", "layer_output_traffic",
-           "network_output_traffic", "ACCESS_ENERGY", "AccessEnergy", "check_power_record",
+           "network_output_traffic", "check_power_record",
            "design_energy", "layer_accesses", "network_energy"]

@@ -25,139 +25,78 @@ filters)``), and every run writes all ``windows`` columns' partial sums of its r
 (``c = ceil(rounds / fc_rounds)`` K chunks), which the host reads back and sums: ``2 x c x
 windows x N x acc_bits + N x out_bits`` (never fused: the columns are reduced by the host).
 
-Off-chip traffic: each layer's weights, input activations and outputs move once between
-DRAM and the on-chip buffers, at the hardware width (``bits``), i.e. the on-chip buffers
-are assumed to hold a layer's working set (weights, inputs, partial sums). The layers hold
-every image simulated (their batch), so the weights are fetched once for all of them.
+Storage (:mod:`.storage`): every level is a bank of SRAM macros at its real shape
+(:mod:`termwise.golden.sram`: OpenRAM macros characterised by SPICE and scaled to OSU
+0.18 um), and each brick is charged once per level it crosses:
 
-Energies (:class:`AccessEnergy`): M. Horowitz, "Computing's energy problem (and what we can
-do about it)", ISSCC 2014, 45 nm at 0.9 V: a 64-bit SRAM access costs 10 pJ (8 KB), 20 pJ
-(32 KB), 100 pJ (1 MB); a 64-bit DRAM access 1.3-2.6 nJ. termwise's tiles are synthesised in
-OSU 0.18 um at 1.8 V, so the SRAM figure is brought to that node with E ~ C V^2 and C ~
-feature size: (180 / 45) x (1.8 / 0.9)^2 = 4 x 4 = 16. DRAM energy is dominated by the
-off-chip interface (I/O drivers, termination, the DRAM die's own process), not by the
-accelerator's node, and is not scaled. The 32 KB figure stands for a buffer bank that feeds
-one tile a layer's operands (the 8 KB one is smaller than the working sets of the networks'
-middle layers, the 1 MB one a whole chip's store); reads and writes cost the same (Horowitz
-gives one figure per access). The DRAM figure is the low end of the range: off-chip bits are
-the same for every design of a run, so the choice shifts every total alike.
+* the **tile buffers** (``depth`` rows of ``act_row_bits`` / ``wgt_row_bits``): a run
+  writes its rows once and reads each once, ``tile_act_rows`` / ``tile_wgt_rows`` below;
+* the **chip memories** above them (weights; activations: inputs and outputs): the tile's
+  operand loads (``act_read_bits``, ``wgt_read_bits``) and the host's partial-sum read-backs
+  are reads, the DRAM fills and the outputs are writes;
+* **DRAM**: each layer's weights, inputs and outputs once (:func:`.storage.refetch` when a
+  layer overflows the chip memories), the weights once for every image of the batch.
 
-Compute energy: a power record per design (``{"preset", "tile_w", "clock_mhz",
-"source"}``, the tile's power from ``termwise power`` under some activity) gives
-``tile_w x rtl_cycles / (clock_mhz x 1e6)``; ``rtl_cycles`` include the per-run overheads.
-The tile's power includes its own operand buffers (flops, ``depth`` rows): the on-chip SRAM
-term is the level above them. A design without a power record gets memory energy only, its
-``compute_j`` and ``total_j`` ``None``.
+Compute energy: a power record per design (``{"preset", "tile_w", "buffers_w",
+"clock_mhz", "source"}``, the tile's power from ``termwise power`` and the share of it in
+its flip-flop operand buffers, and the clock network's estimate, ``clock_without_buffers_w``)
+gives ``(tile_w - buffers_w + clock_without_buffers_w) x rtl_cycles / (clock_mhz x 1e6)``:
+the macros of the tile-buffer level stand for those flops (and their clock sinks), so the
+level is paid once; the clock network is in the total. (Buffers too shallow for a macro stay
+in flops: ``tile_w + clock_w``.) A record without the clock estimate adds none, and its
+source says so. ``rtl_cycles`` include the per-run overheads. Every macro's leakage is
+charged over
+the same time. A design without a power record gets its access energy only; its
+``compute_j``, leakage and ``total_j`` are ``None``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 from ...gen.spec import ConfigError
 from ..lowering import DEFAULT_DEPTHWISE, DEFAULT_ORDER, check_depthwise, conv_lowered_shape
 from .presets import REFERENCE
 from .simulate import layer_fc_columns
+from .storage import (DADIANNAO, HO_MAI_HOROWITZ, STORAGE, StorageModel, chip_levels,
+                      refetch, tile_levels)
 from .traffic import layer_lowered_shape, layer_output_traffic
 
-__all__ = ["AccessEnergy", "ACCESS_ENERGY", "MODEL", "MODELLED", "NOT_MODELLED",
+__all__ = ["MODEL", "MODELLED", "NOT_MODELLED", "DRAM_SENSITIVITY", "HOROWITZ",
            "layer_accesses", "check_power_record", "design_energy", "network_energy"]
 
 #: The energy model's name, as sim.json states it.
-MODEL = ("the tile's gate-level power x its RTL cycles, plus on-chip buffer and off-chip "
-         "accesses counted on each design's lowering at per-bit energies (Horowitz, ISSCC 2014; "
-         "SRAM scaled to 0.18 um)")
+MODEL = ("the tile's gate-level power without its flip-flop operand buffers x its RTL "
+         "cycles, plus every storage level as SRAM macros (OpenRAM, SPICE-characterised, "
+         "scaled to 0.18 um) at its real shape, each brick charged once per level it "
+         "crosses, plus DRAM")
 
-#: Horowitz, ISSCC 2014: 64-bit SRAM access energy at 45 nm, 0.9 V, per buffer size (pJ).
-HOROWITZ_SRAM_64B_PJ = {"8 KB": 10.0, "32 KB": 20.0, "1 MB": 100.0}
-#: Horowitz, ISSCC 2014: 64-bit DRAM access energy range (pJ).
-HOROWITZ_DRAM_64B_PJ = (1300.0, 2600.0)
 HOROWITZ = ('M. Horowitz, "Computing\'s energy problem (and what we can do about it)", '
-            "IEEE ISSCC 2014, pp. 10-14 (45 nm, 0.9 V)")
-
-
-@dataclass(frozen=True)
-class AccessEnergy:
-    """Energy per bit of the on-chip buffer and of DRAM.
-
-    Parameters
-    ----------
-    sram_size : str
-        Which of Horowitz's SRAM sizes (:data:`HOROWITZ_SRAM_64B_PJ`) stands for the
-        on-chip buffer: ``"32 KB"``, a bank feeding one tile a layer's operands.
-    sram_pj_per_64b_45nm : float
-        Horowitz, ISSCC 2014: 20 pJ per 64-bit access of a 32 KB SRAM at 45 nm, 0.9 V.
-    feature_factor : float
-        Capacitance ~ feature size: 180 nm / 45 nm = 4.
-    voltage_factor : float
-        Energy ~ V^2: (1.8 V / 0.9 V)^2 = 4 (OSU 0.18 um's nominal 1.8 V).
-    dram_pj_per_64b : float
-        Horowitz, ISSCC 2014: 1.3 nJ per 64-bit DRAM access (the low end of 1.3-2.6 nJ),
-        not scaled: the off-chip interface dominates it, not the accelerator's node.
-    """
-
-    sram_size: str = "32 KB"
-    sram_pj_per_64b_45nm: float = HOROWITZ_SRAM_64B_PJ["32 KB"]
-    feature_factor: float = 180 / 45
-    voltage_factor: float = (1.8 / 0.9) ** 2
-    dram_pj_per_64b: float = HOROWITZ_DRAM_64B_PJ[0]
-
-    @property
-    def node_factor(self) -> float:
-        """45 nm, 0.9 V -> 0.18 um, 1.8 V: ``feature_factor x voltage_factor`` (16)."""
-        return self.feature_factor * self.voltage_factor
-
-    @property
-    def sram_pj_per_bit(self) -> float:
-        """On-chip read or write energy per bit at 0.18 um, 1.8 V (5 pJ)."""
-        return self.sram_pj_per_64b_45nm / 64 * self.node_factor
-
-    @property
-    def dram_pj_per_bit(self) -> float:
-        """Off-chip energy per bit (20.3 pJ)."""
-        return self.dram_pj_per_64b / 64
-
-    def record(self) -> dict:
-        """The constants, the derived per-bit figures and their sources (for sim.json)."""
-        return dict(asdict(self), node_factor=self.node_factor,
-                    sram_pj_per_bit=self.sram_pj_per_bit,
-                    dram_pj_per_bit=self.dram_pj_per_bit,
-                    sources={
-                        "citation": HOROWITZ,
-                        "sram": "64-bit SRAM access 10 pJ (8 KB), 20 pJ (32 KB), 100 pJ "
-                                f"(1 MB) at 45 nm, 0.9 V; the {self.sram_size} figure is used "
-                                "(a buffer bank feeding one tile a layer's operands); reads "
-                                "and writes at the same energy",
-                        "sram_scaling": "to OSU 0.18 um at 1.8 V (termwise's synthesis "
-                                        "library): E ~ C V^2 with C ~ feature size, x "
-                                        f"{self.feature_factor:g} (180/45 nm) x "
-                                        f"{self.voltage_factor:g} ((1.8/0.9 V)^2) = x "
-                                        f"{self.node_factor:g}",
-                        "dram": "64-bit DRAM access 1.3-2.6 nJ; "
-                                f"{self.dram_pj_per_64b / 1000:g} nJ used, not scaled to "
-                                "0.18 um (the off-chip interface dominates it)",
-                        "sram_64b_pj_45nm_by_size": dict(HOROWITZ_SRAM_64B_PJ),
-                        "dram_64b_pj_range": list(HOROWITZ_DRAM_64B_PJ),
-                    })
-
-
-#: The constants ``termwise sim`` uses.
-ACCESS_ENERGY = AccessEnergy()
+            "IEEE ISSCC 2014, pp. 10-14: a 64-bit DRAM access costs 1.3-2.6 nJ")
+SRAM_SOURCE = ("OpenRAM 1.2.48 single-port macros compiled in scn4m_subm and characterised "
+               "by ngspice, scaled to OSU 0.18 um at 1.8 V and fitted per shape "
+               "(termwise.golden.sram, docs/sram.md); a wide level is macros side by side, "
+               "one macro per column active per access")
+#: The DRAM energies (x the model's) at which the table's sensitivity is printed: the ends
+#: of Horowitz's 1.3-2.6 nJ range and a quarter of it (a modern LPDDR interface).
+DRAM_SENSITIVITY = (0.25, 1.0, 2.0)
 
 #: What the energy model counts, as sim.json and sim.md state it.
 MODELLED = [
-    "on-chip buffer reads of activation bricks (once per group of `filters` filters) and "
-    "weight bricks (once per group of `windows` windows), on the design's own lowering "
-    "(brick padding, channel-diagonal packing, fc rounds included), at the hardware width",
-    "on-chip output traffic: partial sums written and read back at the accumulator width "
-    "and finished outputs written (golden/netsim/traffic.py; fused when the tile has an "
-    "output stage and one run holds the dot product)",
-    "off-chip DRAM traffic: each layer's weights, input activations and outputs once at the "
-    "hardware width (the on-chip buffers hold a layer's working set); the weights once for "
-    "the whole batch simulated, so their share per inference is 1/images",
-    "compute: the tile's gate-level power from `termwise power` x rtl_cycles / clock, for "
-    "the designs given a power record",
+    "tile buffers as SRAM macro banks at each design's shapes (depth x activation row, "
+    "depth x weight row; OpenRAM macros side by side): every row a run loads written once "
+    "and read once",
+    "chip memories above the tile (a 2 MB weight memory and a 4 MB activation memory, "
+    "DaDianNao's sizes) as macro banks plus the wire across the bank: operand loads into "
+    "the tile and partial-sum read-backs read them, DRAM fills and outputs write them",
+    "off-chip DRAM traffic: each layer's weights, input activations and outputs at the "
+    "hardware width, refetched when a layer overflows the chip memories; the weights once "
+    "for the whole batch simulated, so their share per inference is 1/images",
+    "leakage of every macro over the run time (designs with a power record)",
+    "compute: the tile's gate-level power from `termwise power` without its flip-flop "
+    "operand buffers (kind `buffers`, which the tile-buffer macros stand for), plus the "
+    "clock network of its other sinks (the report's clock_network estimate: clock pins "
+    "and a buffer tree), x rtl_cycles / clock, for the designs given a power record",
 ]
 
 #: What it does not count.
@@ -167,13 +106,14 @@ NOT_MODELLED = [
     "tile power is the report's, whatever workload and layers it was measured on",
     "power of a design's simulation configuration where it differs from its preset's "
     "(fc_columns and a deeper buffer set for the fc mapping): the preset's report is used",
-    "buffers smaller than a layer's working set (re-fetches from DRAM), inter-layer reuse "
-    "of outputs kept on chip",
-    "storage at reduced precision or compressed (every value at the hardware width, also "
-    "for the bit-serial designs whose profiled precision would allow fewer bits)",
-    "buffer leakage, address generation, interconnect between buffer and tile, the host "
-    "that reduces partial sums, DRAM refresh and standby",
-    "SRAM energy per access by the buffer's real size and port width (one 32 KB figure)",
+    "design-specific stores priced as the generic tile buffers: Cnvlutin's offset fields, "
+    "Bit-Tactical's h + 1 activation read ports and select metadata, Diffy's predecessor "
+    "store (their flip-flop power is removed with the kind `buffers`)",
+    "the per-column fc weight registers stay in the tile's logic power (kind control_glue)",
+    "inter-layer reuse of outputs kept on chip, storage at reduced precision or "
+    "compressed (every value at the hardware width)",
+    "address generation, the wires between the tile buffers and the PEs, the host that "
+    "reduces partial sums, DRAM refresh and standby",
 ]
 
 
@@ -190,8 +130,9 @@ def _lowering(layer, cfg, order: str, depthwise: str) -> tuple[int, int, int, in
 
 
 def layer_accesses(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER,
-                   depthwise: str = DEFAULT_DEPTHWISE) -> dict:
-    """Bits moved for ``layer`` on tile ``cfg`` (see the module docstring).
+                   depthwise: str = DEFAULT_DEPTHWISE,
+                   storage: StorageModel = STORAGE) -> dict:
+    """Bits and rows moved for ``layer`` on tile ``cfg`` (see the module docstring).
 
     Parameters
     ----------
@@ -204,16 +145,21 @@ def layer_accesses(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER,
         Width of the finished outputs and of the off-chip values (the hardware width).
     order, depthwise : str
         The brick order and depthwise mapping of the lowering.
+    storage : StorageModel
+        The chip memories' sizes (for the refetches).
 
     Returns
     -------
     dict
         ``mapping`` (``"lowered"`` or ``"fc_columns"``), ``groups``, ``rows`` (M),
-        ``filters`` (per group), ``k``, ``k_padded``, ``act_read_bits``, ``wgt_read_bits``,
-        ``output_bits``, ``output_fused``, ``onchip_bits`` (their sum) and ``offchip_bits``.
+        ``filters`` (per group), ``k``, ``k_padded``, ``act_read_bits``, ``wgt_read_bits``
+        (the tile's operand loads), ``output_bits`` (of which ``output_read_bits`` are
+        partial sums read back), ``output_fused``, ``onchip_bits`` (their sum),
+        ``tile_act_rows`` and ``tile_wgt_rows`` (rows each tile buffer writes, and reads,
+        once), ``dram_fill_wgt_bits`` / ``dram_fill_act_bits`` (written into the chip
+        memories from DRAM), ``refetch`` (:func:`.storage.refetch`) and ``offchip_bits``.
     """
     depthwise = check_depthwise(depthwise)
-    offchip = (layer.wgt.size + layer.act.size) * out_bits
     if layer_fc_columns(cfg, layer):
         n, k = layer.wgt.shape
         span = cfg.lanes * cfg.windows
@@ -225,22 +171,36 @@ def layer_accesses(layer, cfg, out_bits: int, order: str = DEFAULT_ORDER,
                "act_read_bits": kr * cfg.act_bits * math.ceil(n / cfg.filters),
                "wgt_read_bits": n * kr * cfg.wgt_bits,
                "output_bits": 2 * chunks * cfg.windows * n * cfg.acc_bits + n * out_bits,
+               "output_read_bits": chunks * cfg.windows * n * cfg.acc_bits,
                "output_fused": False}
+        rec["tile_act_rows"] = math.ceil(rec["act_read_bits"] / cfg.act_row_bits)
+        rec["tile_wgt_rows"] = math.ceil(rec["wgt_read_bits"] / cfg.wgt_row_bits)
         outputs = n
     else:
         g, m, kg, k = _lowering(layer, cfg, order, depthwise)
         kp = math.ceil(k / cfg.lanes) * cfg.lanes
         tr = layer_output_traffic(layer, cfg, out_bits, order, depthwise)
         fused = bool(cfg.output_stage)
+        done = fused and tr["fusable"]
         rec = {"mapping": "lowered", "groups": g, "rows": m, "filters": kg, "k": k,
                "k_padded": kp,
                "act_read_bits": g * m * kp * cfg.act_bits * math.ceil(kg / cfg.filters),
                "wgt_read_bits": g * kg * kp * cfg.wgt_bits * math.ceil(m / cfg.windows),
                "output_bits": tr["fused_bits"] if fused else tr["unfused_bits"],
-               "output_fused": fused and tr["fusable"]}
+               "output_read_bits": 0 if done else
+               tr["outputs"] * tr["chunks"] * cfg.acc_bits,
+               "output_fused": done}
+        # every run (a window group x a filter group) loads and reads one row per brick
+        runs = g * math.ceil(m / cfg.windows) * math.ceil(kg / cfg.filters)
+        rec["tile_act_rows"] = rec["tile_wgt_rows"] = runs * (kp // cfg.lanes)
         outputs = tr["outputs"]
     rec["onchip_bits"] = rec["act_read_bits"] + rec["wgt_read_bits"] + rec["output_bits"]
-    rec["offchip_bits"] = offchip + outputs * out_bits
+    ref = refetch(layer.wgt.size * out_bits, layer.act.size * out_bits, outputs * out_bits,
+                  storage)
+    rec["dram_fill_wgt_bits"] = layer.wgt.size * out_bits * ref["weight_passes"]
+    rec["dram_fill_act_bits"] = layer.act.size * out_bits * ref["input_passes"]
+    rec["refetch"] = ref
+    rec["offchip_bits"] = ref["offchip_bits"]
     return rec
 
 
@@ -252,12 +212,16 @@ def _positive(value) -> bool:
 def check_power_record(design: str, rec, preset: str | None = None,
                        field: str = "power") -> dict:
     """``rec`` as a power record of ``design`` (``{"preset": str, "tile_w": W > 0,
-    "clock_mhz": MHz > 0, "source": str}``), checked; a :class:`ConfigError` naming
-    ``field`` otherwise, also when ``preset`` is given and the record's differs."""
+    "buffers_w": 0 <= W < tile_w, "clock_mhz": MHz > 0, "source": str}``; ``buffers_w`` is
+    the tile power's share in its flip-flop operand buffers; optionally the clock network's
+    power, ``clock_w`` and ``clock_without_buffers_w``, both W >= 0), checked; a
+    :class:`ConfigError` naming ``field`` otherwise, also when ``preset`` is given and the
+    record's differs."""
+    keys = ("preset", "tile_w", "buffers_w", "clock_mhz", "source")
     if not isinstance(rec, dict):
-        raise ConfigError(field, f"{design}: a power record must be a dict with preset, "
-                                 f"tile_w, clock_mhz and source, got {rec!r}")
-    missing = [k for k in ("preset", "tile_w", "clock_mhz", "source") if k not in rec]
+        raise ConfigError(field, f"{design}: a power record must be a dict with "
+                                 f"{', '.join(keys)}, got {rec!r}")
+    missing = [k for k in keys if k not in rec]
     if missing:
         raise ConfigError(field, f"{design}: the power record lacks {', '.join(missing)}")
     if not isinstance(rec["preset"], str) or not isinstance(rec["source"], str):
@@ -266,16 +230,45 @@ def check_power_record(design: str, rec, preset: str | None = None,
         if not _positive(rec[key]):
             raise ConfigError(field, f"{design}: {key} must be a positive number, got "
                                      f"{rec[key]!r}")
+    b = rec["buffers_w"]
+    if not (b == 0 or _positive(b)) or isinstance(b, bool) or b >= rec["tile_w"]:
+        raise ConfigError(field, f"{design}: buffers_w must be a number from 0 to below "
+                                 f"tile_w ({rec['tile_w']!r}), got {b!r}")
+    clock = {k: rec[k] for k in ("clock_w", "clock_without_buffers_w") if k in rec}
+    if clock and len(clock) != 2:
+        raise ConfigError(field, f"{design}: clock_w and clock_without_buffers_w go "
+                                 "together")
+    for key, v in clock.items():
+        if not (v == 0 or _positive(v)) or isinstance(v, bool):
+            raise ConfigError(field, f"{design}: {key} must be a number >= 0, got {v!r}")
     if preset is not None and rec["preset"] != preset:
         raise ConfigError(field, f"{design}: the power record is of preset "
                                  f"{rec['preset']!r}, the design runs on {preset!r}")
     return {"preset": rec["preset"], "tile_w": float(rec["tile_w"]),
-            "clock_mhz": float(rec["clock_mhz"]), "source": rec["source"]}
+            "buffers_w": float(b), "clock_mhz": float(rec["clock_mhz"]),
+            "source": rec["source"], **{k: float(v) for k, v in clock.items()}}
+
+
+def _layer_energy(acc: dict, levels: dict, dram_pj: float) -> dict:
+    """Access energies (J) of one layer's :func:`layer_accesses` on ``levels``."""
+    am, wm = levels["activation_memory"], levels["weight_memory"]
+    tile = 0.0
+    if "act_buffer" in levels:      # else the buffers are flip-flops, in the tile's power
+        a, w = levels["act_buffer"], levels["wgt_buffer"]
+        tile = (acc["tile_act_rows"] * (a.read_pj + a.write_pj)
+                + acc["tile_wgt_rows"] * (w.read_pj + w.write_pj))
+    out_write = acc["output_bits"] - acc["output_read_bits"]
+    chip = (acc["wgt_read_bits"] * wm.read_pj_per_bit
+            + acc["dram_fill_wgt_bits"] * wm.write_pj_per_bit
+            + (acc["act_read_bits"] + acc["output_read_bits"]) * am.read_pj_per_bit
+            + (acc["dram_fill_act_bits"] + out_write) * am.write_pj_per_bit)
+    return {"tile_buffer_j": tile * 1e-12, "chip_memory_j": chip * 1e-12,
+            "offchip_j": acc["offchip_bits"] * dram_pj * 1e-12}
 
 
 def design_energy(layers, cfg, rtl_cycles, *, out_bits: int, images: int,
                   order: str = DEFAULT_ORDER, depthwise: str = DEFAULT_DEPTHWISE,
-                  power: dict | None = None, energy: AccessEnergy = ACCESS_ENERGY) -> dict:
+                  power: dict | None = None, storage: StorageModel = STORAGE) -> dict:
     """Energy of one design over ``layers`` (joules).
 
     Parameters
@@ -292,62 +285,106 @@ def design_energy(layers, cfg, rtl_cycles, *, out_bits: int, images: int,
     order, depthwise : str
         The lowering's brick order and depthwise mapping.
     power : dict or None
-        The tile's power record (:func:`check_power_record`); ``None``: memory only.
-    energy : AccessEnergy
+        The tile's power record (:func:`check_power_record`); ``None``: storage only.
+    storage : StorageModel
 
     Returns
     -------
     dict
-        ``compute_j`` (``None`` without ``power``), ``onchip_j``, ``offchip_j``,
-        ``memory_j``, ``total_j`` (``None`` without ``power``), ``per_inference`` (each of
-        them over ``images``), ``per_inference_j`` (the total's, or ``None``), ``time_s``
-        (``None`` without a clock), ``rtl_cycles``, ``power`` and ``layers`` (per layer the
-        access bits and energies).
+        ``compute_j``, ``leakage_j`` and ``total_j`` (``None`` without ``power``),
+        ``tile_buffer_j``, ``chip_memory_j``, ``onchip_j`` (the two, plus the leakage when
+        known), ``offchip_j``, ``memory_j`` (on- and off-chip), ``per_inference`` (each
+        over ``images``), ``per_inference_j``, ``time_s`` (``None`` without a clock),
+        ``rtl_cycles``, ``levels`` (each storage level's shape and energies), ``power``
+        and ``layers`` (per layer the accesses and energies).
     """
     if len(rtl_cycles) != len(layers):
         raise ValueError(f"rtl_cycles: {len(rtl_cycles)} values for {len(layers)} layers")
+    tile = tile_levels(cfg)
+    levels = {**(tile or {}), **chip_levels(storage)}
     hz = power["clock_mhz"] * 1e6 if power else None
+    # the tile-buffer macros stand for the flop buffers: their power, and their share of
+    # the clock network, leave the tile's
+    logic_w = None if power is None else \
+        power["tile_w"] - (power["buffers_w"] if tile else 0.0) \
+        + power.get("clock_without_buffers_w" if tile else "clock_w", 0.0)
+    leak_w = sum(lv.leakage_w for lv in levels.values())
     rows = []
     for layer, cyc in zip(layers, rtl_cycles):
-        acc = layer_accesses(layer, cfg, out_bits, order, depthwise)
-        rows.append(dict(name=layer.name, rtl_cycles=int(cyc), **acc,
-                         onchip_j=acc["onchip_bits"] * energy.sram_pj_per_bit * 1e-12,
-                         offchip_j=acc["offchip_bits"] * energy.dram_pj_per_bit * 1e-12,
-                         compute_j=power["tile_w"] * cyc / hz if power else None))
+        acc = layer_accesses(layer, cfg, out_bits, order, depthwise, storage)
+        e = _layer_energy(acc, levels, storage.dram_pj_per_bit)
+        leak = leak_w * cyc / hz if power else None
+        rows.append(dict(name=layer.name, rtl_cycles=int(cyc), **acc, **e,
+                         leakage_j=leak,
+                         onchip_j=e["tile_buffer_j"] + e["chip_memory_j"] + (leak or 0.0),
+                         compute_j=logic_w * cyc / hz if power else None))
     cycles = sum(r["rtl_cycles"] for r in rows)
-    onchip = sum(r["onchip_j"] for r in rows)
-    offchip = sum(r["offchip_j"] for r in rows)
-    compute = sum(r["compute_j"] for r in rows) if power else None
-    total = None if compute is None else compute + onchip + offchip
-    parts = {"compute_j": compute, "onchip_j": onchip, "offchip_j": offchip,
-             "memory_j": onchip + offchip, "total_j": total}
+
+    def total(key):
+        return None if power is None and key in ("compute_j", "leakage_j") else \
+            sum(r[key] for r in rows)
+
+    parts = {k: total(k) for k in ("compute_j", "leakage_j", "tile_buffer_j",
+                                   "chip_memory_j", "onchip_j", "offchip_j")}
+    parts["memory_j"] = parts["onchip_j"] + parts["offchip_j"]
+    parts["total_j"] = None if power is None else parts["compute_j"] + parts["memory_j"]
     return dict(parts, per_inference={k: None if v is None else v / images
                                       for k, v in parts.items()},
-                per_inference_j=None if total is None else total / images,
+                per_inference_j=None if power is None else parts["total_j"] / images,
                 time_s=cycles / hz if hz else None, rtl_cycles=cycles,
                 onchip_bits=sum(r["onchip_bits"] for r in rows),
                 offchip_bits=sum(r["offchip_bits"] for r in rows),
+                levels={k: lv.record() for k, lv in levels.items()},
+                tile_buffers="macros" if tile else "flip-flops (depth below the smallest "
+                                                   "macro): in the tile's power",
                 power=power, layers=rows)
+
+
+def _efficiency(designs: dict, dram_scale: float = 1.0) -> dict:
+    """Each design's baseline energy over its own, with the DRAM energy scaled by
+    ``dram_scale`` (``None`` where a total is missing)."""
+    def tot(rec):
+        if rec.get("total_j") is None:
+            return None
+        return rec["total_j"] + (dram_scale - 1.0) * rec["offchip_j"]
+    base = tot(designs[REFERENCE]) if REFERENCE in designs else None
+    return {d: (base / tot(r) if base and tot(r) else None) for d, r in designs.items()}
 
 
 def network_energy(layers, cfgs, rtl_cycles, *, out_bits: int, images: int,
                    order: str = DEFAULT_ORDER, depthwise: str = DEFAULT_DEPTHWISE,
-                   power: dict | None = None, energy: AccessEnergy = ACCESS_ENERGY) -> dict:
+                   power: dict | None = None, storage: StorageModel = STORAGE) -> dict:
     """The energy section of sim.json: :func:`design_energy` of every design of ``cfgs``
     (``{design: TileConfig}``) with ``rtl_cycles`` ``{design: per-layer cycles}`` and
-    ``power`` ``{design: power record}`` (designs absent: memory only), each design's
+    ``power`` ``{design: power record}`` (designs absent: storage only), each design's
     ``efficiency_over_baseline`` (the baseline's ``total_j`` over its own, when both have
-    compute energy, else ``None``), the model's name, constants, sources and what is and
-    is not modelled."""
+    compute energy, else ``None``), the same at other DRAM energies
+    (``dram_sensitivity``: the one constant no compiler gives), the model's name,
+    constants, sources and what is and is not modelled."""
     power = power or {}
     designs = {d: design_energy(layers, cfg, rtl_cycles[d], out_bits=out_bits, images=images,
                                 order=order, depthwise=depthwise, power=power.get(d),
-                                energy=energy)
+                                storage=storage)
                for d, cfg in cfgs.items()}
-    base = designs.get(REFERENCE, {}).get("total_j")
-    for rec in designs.values():
-        rec["efficiency_over_baseline"] = (base / rec["total_j"]
-                                           if base and rec["total_j"] else None)
+    for d, eff in _efficiency(designs).items():
+        designs[d]["efficiency_over_baseline"] = eff
+    sensitivity = {f"{s:g}": _efficiency(designs, s) for s in DRAM_SENSITIVITY}
     return {"model": MODEL, "images": images, "out_bits": out_bits,
-            "constants": energy.record(), "modelled": MODELLED,
-            "not_modelled": NOT_MODELLED, "designs": designs}
+            "constants": _constants(storage), "modelled": MODELLED,
+            "not_modelled": NOT_MODELLED, "dram_sensitivity": sensitivity,
+            "designs": designs}
+
+
+def _constants(storage: StorageModel) -> dict:
+    """The storage model's sizes, DRAM energy and sources (for sim.json)."""
+    from ..sram import FIT_ERROR
+    return {"weight_memory_kib": storage.weight_kib,
+            "activation_memory_kib": storage.activation_kib,
+            "chip_word_bits": storage.chip_word_bits,
+            "dram_pj_per_bit": storage.dram_pj_per_bit,
+            "dram_sensitivity_scales": list(DRAM_SENSITIVITY),
+            "sram_fit_error": FIT_ERROR,
+            "sources": {"sram": SRAM_SOURCE, "chip_memory_sizes": DADIANNAO,
+                        "wire": HO_MAI_HOROWITZ,
+                        "dram": f"{HOROWITZ}; 1.3 nJ per 64 bits used, not scaled to 0.18 um "
+                                "(the off-chip interface dominates it)"}}

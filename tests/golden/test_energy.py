@@ -1,6 +1,10 @@
-"""Energy per inference (golden/netsim/energy.py): access bits hand counted on small tiles
-and recounted over the lowered runs, the per-bit constants from Horowitz's figures, the
-energy arithmetic, the compute term from a power record, and designs without one."""
+"""Energy per inference (golden/netsim/energy.py, golden/netsim/storage.py): access bits and
+tile-buffer rows hand counted on small tiles and recounted over the lowered runs, the storage
+levels at each design's shapes from the SRAM macro model, every brick charged once per level
+(hand-summed energies), the compute term without the flop buffers, the refetch rule, the DRAM
+sensitivity, and designs without a power record."""
+import math
+
 
 import json
 
@@ -10,8 +14,10 @@ import pytest
 from termwise.gen.config import TileConfig
 from termwise.gen.spec import ConfigError
 from termwise.golden.lowering import ORDERS, iter_fc_columns, lower_conv2d, lower_matmul
-from termwise.golden.netsim import (ACCESS_ENERGY, check_power_record, design_energy,
-                                    layer_accesses, network_energy)
+from termwise.golden.netsim import (check_power_record, design_energy, layer_accesses,
+                                    network_energy)
+from termwise.golden.netsim.storage import STORAGE, StorageModel, chip_levels, refetch
+from termwise.golden.sram import bank
 from termwise.golden.workloads import Layer
 
 #: 3 filters x 4 windows x 4 lanes, 2-brick buffers, 8-bit operands, no output stage.
@@ -21,7 +27,9 @@ CFG = TileConfig(arch="baseline", filters=3, windows=4, lanes=4, act_bits=8, wgt
 FC_CFG = TileConfig(arch="stripes", filters=3, windows=2, lanes=4, act_bits=8, wgt_bits=8,
                     depth=4, fc_columns=1)
 
-SRAM_PJ = 20 / 64 * 4 * 4       # Horowitz 32 KB, 64-bit: 20 pJ; x4 (180/45 nm) x4 (V^2)
+#: CFG with 16-row buffers: macros (OpenRAM's smallest macro has 16 words).
+CFG16 = TileConfig(arch="baseline", filters=3, windows=4, lanes=4, act_bits=8, wgt_bits=8,
+                   depth=16)
 DRAM_PJ = 1300 / 64             # Horowitz DRAM, 64-bit: 1.3 nJ, not scaled
 
 
@@ -49,17 +57,48 @@ def fc_layer(batch):
                  r.integers(-3, 4, size=(7, 13)), 8)
 
 
-def test_constants_from_horowitz():
-    e = ACCESS_ENERGY
-    assert e.node_factor == 16
-    assert e.sram_pj_per_bit == pytest.approx(SRAM_PJ) == pytest.approx(5.0)
-    assert e.dram_pj_per_bit == pytest.approx(DRAM_PJ) == pytest.approx(20.3125)
-    rec = e.record()
-    assert rec["sram_pj_per_64b_45nm"] == 20 and rec["sram_size"] == "32 KB"
-    assert rec["sources"]["sram_64b_pj_45nm_by_size"] == {"8 KB": 10, "32 KB": 20, "1 MB": 100}
-    assert rec["sources"]["dram_64b_pj_range"] == [1300, 2600]
-    assert "Horowitz" in rec["sources"]["citation"] and "ISSCC 2014" in rec["sources"]["citation"]
-    json.dumps(rec)
+def test_storage_levels_at_the_designs_shapes():
+    """Tile buffers: depth x row width, from the macro model; chip memories: capacity /
+    128-bit words, plus the wire across the bank: 0.25 x bits x 0.2 pF/mm x side x 1.8^2."""
+    e = design_energy([fc_layer(2)], CFG16, [10], out_bits=8, images=2)
+    lv = e["levels"]
+    assert (lv["act_buffer"]["words"], lv["act_buffer"]["width"]) == (16, 4 * 4 * 8)
+    assert (lv["wgt_buffer"]["words"], lv["wgt_buffer"]["width"]) == (16, 3 * 4 * 8)
+    b = bank(16, 128)
+    assert lv["act_buffer"]["read_pj"] == b.read_pj and lv["act_buffer"]["wire_pj"] == 0
+    assert lv["act_buffer"]["write_pj"] == b.write_pj
+    assert e["tile_buffers"] == "macros"
+    w = lv["weight_memory"]
+    assert (w["words"], w["width"]) == (2048 * 1024 * 8 // 128, 128)
+    big = bank(w["words"], 128)
+    side_mm = math.sqrt(big.area_um2) / 1000
+    assert w["wire_pj"] == pytest.approx(0.25 * 128 * 0.2 * side_mm * 1.8 ** 2)
+    assert w["read_pj_per_bit"] == pytest.approx((big.read_pj + w["wire_pj"]) / 128)
+    assert lv["activation_memory"]["words"] == 4096 * 1024 * 8 // 128
+    # The bigger memory's word travels further.
+    assert lv["activation_memory"]["wire_pj"] > w["wire_pj"] > 0
+    with pytest.raises(ConfigError, match="weight_kib"):
+        StorageModel(weight_kib=0)
+    with pytest.raises(ConfigError, match="dram_pj_per_bit"):
+        StorageModel(dram_pj_per_bit=-1.0)
+
+
+def test_refetch_rule():
+    """Capacities of 1 KiB (8192 bits) of weights and 2 KiB of activations."""
+    m = StorageModel(weight_kib=1, activation_kib=2)
+    assert refetch(8192, 10000, 6000, m)["offchip_bits"] == 8192 + 10000 + 6000
+    # Weights in 2 chunks, activations fit: nothing fetched twice.
+    r = refetch(8193, 10000, 6000, m)
+    assert (r["weight_chunks"], r["activation_chunks"]) == (2, 1)
+    assert r["offchip_bits"] == 8193 + 10000 + 6000
+    # Both overflow (2 and 3 chunks): the smaller operand again for every chunk of the other.
+    r = refetch(9000, 30000, 10000, m)
+    assert (r["weight_chunks"], r["activation_chunks"]) == (2, 3)
+    assert (r["weight_passes"], r["input_passes"]) == (3, 1)
+    assert r["offchip_bits"] == 9000 * 3 + 30000 + 10000
+    r = refetch(40000, 20000, 1, m)
+    assert (r["weight_passes"], r["input_passes"]) == (1, 5)
+    assert r["offchip_bits"] == 40000 + 20000 * 5 + 1
 
 
 def test_conv_hand_count():
@@ -156,6 +195,9 @@ def test_reads_equal_count_over_lowered_runs(order, mapping):
         got = layer_accesses(layer, CFG, 8, order, mapping)
         assert (got["act_read_bits"], got["wgt_read_bits"]) == _count_runs(runs, CFG), \
             layer.name
+        # each run loads, and reads, one row of each buffer per brick it holds
+        rows = sum(run.k // CFG.lanes for run in runs)
+        assert got["tile_act_rows"] == got["tile_wgt_rows"] == rows, layer.name
 
 
 def test_fc_columns_reads_equal_count_over_runs():
@@ -173,57 +215,107 @@ def test_fc_columns_reads_equal_count_over_runs():
         assert got["output_bits"] == 2 * partial * FC_CFG.acc_bits + 7 * 8, k
 
 
-def test_energy_arithmetic_and_compute_term():
-    """Two images of the conv layer: M = 50 windows, 13 window groups; 0.5 W at 100 MHz
-    for 1000 cycles is 5 uJ."""
-    acc = CFG.acc_bits
+def _hand_energy(acc_bits):
+    """The conv layer (2 images) on CFG16, counted by hand: M = 50 windows in 13 window
+    groups, 5 filters in 2 filter groups, Kp = 72 (18 bricks, 2 chunks of at most 16), 250
+    outputs. Returns (bits and rows, joules by level) with the levels' per-access figures
+    from the macro model."""
+    runs, steps = 13 * 2, 18
+    n = {"act": 50 * 72 * 8 * 2, "wgt": 5 * 72 * 8 * 13, "rows": runs * steps,
+         "out_read": 250 * 2 * acc_bits, "out_write": 250 * (2 * acc_bits + 8),
+         "fill_wgt": 270 * 8, "fill_act": 300 * 8, "offchip": (270 + 300 + 250) * 8}
+    a, w = bank(16, 128), bank(16, 96)
+    chip = chip_levels(STORAGE)
+    am, wm = chip["activation_memory"], chip["weight_memory"]
+    j = {"tile": n["rows"] * (a.read_pj + a.write_pj + w.read_pj + w.write_pj) * 1e-12,
+         "chip": (n["wgt"] * wm.read_pj_per_bit + n["fill_wgt"] * wm.write_pj_per_bit
+                  + (n["act"] + n["out_read"]) * am.read_pj_per_bit
+                  + (n["fill_act"] + n["out_write"]) * am.write_pj_per_bit) * 1e-12,
+         "dram": n["offchip"] * DRAM_PJ * 1e-12,
+         "leak_w": a.leakage_w + w.leakage_w + am.leakage_w + wm.leakage_w}
+    return n, j
+
+
+def test_every_brick_charged_once_per_level():
+    """Each operand bit: one chip-memory read, one tile-buffer write and one read; each
+    DRAM bit one chip-memory write; compute without the flop buffers (0.5 - 0.2 W at
+    100 MHz for 1000 cycles = 3 uJ); leakage over the same 10 us."""
     layer = conv_layer(batch=2)
-    onchip = 50 * 72 * 8 * 2 + 5 * 72 * 8 * 13 + 250 * (18 * acc + 8)
-    offchip = (270 + 300 + 250) * 8
-    power = {"preset": "p", "tile_w": 0.5, "clock_mhz": 100.0, "source": "hand"}
-    e = design_energy([layer], CFG, [1000], out_bits=8, images=2, power=power)
-    assert e["onchip_bits"] == onchip and e["offchip_bits"] == offchip
-    assert e["onchip_j"] == pytest.approx(onchip * 5e-12)
-    assert e["offchip_j"] == pytest.approx(offchip * 20.3125e-12)
-    assert e["compute_j"] == pytest.approx(5e-6)
+    n, j = _hand_energy(CFG16.acc_bits)
+    got = layer_accesses(layer, CFG16, 8)
+    assert (got["act_read_bits"], got["wgt_read_bits"]) == (n["act"], n["wgt"])
+    assert got["tile_act_rows"] == got["tile_wgt_rows"] == n["rows"]
+    assert got["output_read_bits"] == n["out_read"]
+    assert got["output_bits"] == n["out_read"] + n["out_write"]
+    assert (got["dram_fill_wgt_bits"], got["dram_fill_act_bits"]) == (n["fill_wgt"],
+                                                                      n["fill_act"])
+    assert got["offchip_bits"] == n["offchip"]
+    power = {"preset": "p", "tile_w": 0.5, "buffers_w": 0.2, "clock_mhz": 100.0,
+             "source": "hand"}
+    e = design_energy([layer], CFG16, [1000], out_bits=8, images=2, power=power)
+    assert e["tile_buffer_j"] == pytest.approx(j["tile"], rel=1e-12)
+    assert e["chip_memory_j"] == pytest.approx(j["chip"], rel=1e-12)
+    assert e["offchip_j"] == pytest.approx(j["dram"], rel=1e-12)
+    assert e["compute_j"] == pytest.approx(3e-6)
+    assert e["leakage_j"] == pytest.approx(j["leak_w"] * 1e-5)
     assert e["time_s"] == pytest.approx(1e-5)
-    total = 5e-6 + onchip * 5e-12 + offchip * 20.3125e-12
+    total = 3e-6 + j["tile"] + j["chip"] + j["dram"] + j["leak_w"] * 1e-5
     assert e["total_j"] == pytest.approx(total)
     assert e["per_inference_j"] == pytest.approx(total / 2)
-    assert e["per_inference"]["onchip_j"] == pytest.approx(onchip * 5e-12 / 2)
-    assert e["layers"][0]["compute_j"] == pytest.approx(5e-6)
+    assert e["onchip_j"] == pytest.approx(j["tile"] + j["chip"] + j["leak_w"] * 1e-5)
     assert e["power"] == power
-    # Without a record: memory only, no compute, no total, no time.
-    e = design_energy([layer], CFG, [1000], out_bits=8, images=2)
-    assert e["compute_j"] is None and e["total_j"] is None and e["per_inference_j"] is None
+    # Without a record: access energy only, no compute, leakage, total or time.
+    e = design_energy([layer], CFG16, [1000], out_bits=8, images=2)
+    assert e["compute_j"] is None and e["total_j"] is None and e["leakage_j"] is None
     assert e["time_s"] is None and e["per_inference"]["compute_j"] is None
-    assert e["memory_j"] == pytest.approx(onchip * 5e-12 + offchip * 20.3125e-12)
+    assert e["memory_j"] == pytest.approx(j["tile"] + j["chip"] + j["dram"])
     with pytest.raises(ValueError, match="rtl_cycles"):
-        design_energy([layer], CFG, [1, 2], out_bits=8, images=2)
+        design_energy([layer], CFG16, [1, 2], out_bits=8, images=2)
 
 
-def test_network_efficiency_over_baseline():
+def test_buffers_below_a_macro_stay_in_the_tile_power():
+    """Depth 2 (below OpenRAM's 16 words): no tile-buffer level, the whole tile power."""
+    power = {"preset": "p", "tile_w": 0.5, "buffers_w": 0.2, "clock_mhz": 100.0,
+             "source": "hand"}
+    e = design_energy([conv_layer()], CFG, [1000], out_bits=8, images=1, power=power)
+    assert e["tile_buffer_j"] == 0 and "act_buffer" not in e["levels"]
+    assert e["compute_j"] == pytest.approx(5e-6)
+    assert e["tile_buffers"].startswith("flip-flops")
+
+
+def test_network_efficiency_over_baseline_and_dram_sensitivity():
     """The baseline's total over each design's, when both have compute energy. Same tile
-    for both: equal memory energy m, compute 1 uJ (baseline) and 0.25 uJ."""
+    for both: equal storage energy m (dram part d), compute 1 uJ and 0.25 uJ; at DRAM x s
+    the totals move by (s - 1) d."""
     layer = fc_layer(2)
-    cfgs = {"baseline": CFG, "stripes": CFG, "loom": CFG}
+    cfgs = {"baseline": CFG16, "stripes": CFG16, "loom": CFG16}
     cycles = {"baseline": [100], "stripes": [100], "loom": [100]}
 
     def rec(w):
-        return {"preset": "p", "tile_w": w, "clock_mhz": 100.0, "source": "hand"}
+        return {"preset": "p", "tile_w": w, "buffers_w": 0.0, "clock_mhz": 100.0,
+                "source": "hand"}
 
-    m = (768 + 896 + 14 * (4 * CFG.acc_bits + 8)) * 5e-12 + (91 + 26 + 14) * 8 * 20.3125e-12
     doc = network_energy([layer], cfgs, cycles, out_bits=8, images=2,
                          power={"baseline": rec(1.0), "stripes": rec(0.25)})
     d = doc["designs"]
-    assert d["baseline"]["total_j"] == pytest.approx(1e-6 + m)
-    assert d["stripes"]["total_j"] == pytest.approx(0.25e-6 + m)
+    m, dram = d["loom"]["memory_j"], d["loom"]["offchip_j"]
+    leak = d["baseline"]["leakage_j"]
+    assert dram == pytest.approx((91 + 26 + 14) * 8 * DRAM_PJ * 1e-12)
+    assert d["baseline"]["total_j"] == pytest.approx(1e-6 + m + leak)
+    assert d["stripes"]["total_j"] == pytest.approx(0.25e-6 + m + leak)
     assert d["baseline"]["efficiency_over_baseline"] == pytest.approx(1.0)
-    assert d["stripes"]["efficiency_over_baseline"] == pytest.approx((1e-6 + m) /
-                                                                    (0.25e-6 + m))
+    assert d["stripes"]["efficiency_over_baseline"] == pytest.approx(
+        (1e-6 + m + leak) / (0.25e-6 + m + leak))
     assert d["loom"]["compute_j"] is None and d["loom"]["efficiency_over_baseline"] is None
-    assert d["loom"]["memory_j"] == pytest.approx(m)
-    assert doc["images"] == 2 and doc["constants"]["sram_pj_per_bit"] == 5.0
+    for s in (0.25, 2.0):
+        x = (s - 1) * dram
+        assert doc["dram_sensitivity"][f"{s:g}"]["stripes"] == pytest.approx(
+            (1e-6 + m + leak + x) / (0.25e-6 + m + leak + x))
+    assert doc["dram_sensitivity"]["1"]["stripes"] == \
+        d["stripes"]["efficiency_over_baseline"]
+    assert doc["images"] == 2 and doc["constants"]["dram_pj_per_bit"] == DRAM_PJ
+    assert doc["constants"]["weight_memory_kib"] == 2048
+    assert "DaDianNao" in doc["constants"]["sources"]["chip_memory_sizes"]
     assert doc["modelled"] and doc["not_modelled"]
     json.dumps(doc)
     # No baseline record: no design has an efficiency.
@@ -232,13 +324,20 @@ def test_network_efficiency_over_baseline():
     assert all(r["efficiency_over_baseline"] is None for r in doc["designs"].values())
 
 
+_OK = {"preset": "p", "tile_w": 1.0, "buffers_w": 0.5, "clock_mhz": 100.0, "source": "s"}
+
+
 @pytest.mark.parametrize("rec, fragment", [
-    ({"preset": "p", "tile_w": 1.0, "clock_mhz": 100.0}, "lacks source"),
-    ({"preset": "p", "tile_w": 0, "clock_mhz": 100.0, "source": "s"}, "tile_w must be"),
-    ({"preset": "p", "tile_w": True, "clock_mhz": 100.0, "source": "s"}, "tile_w must be"),
-    ({"preset": "p", "tile_w": 1.0, "clock_mhz": float("nan"), "source": "s"}, "clock_mhz"),
-    ({"preset": 3, "tile_w": 1.0, "clock_mhz": 100.0, "source": "s"}, "must be text"),
-    ({"preset": "q", "tile_w": 1.0, "clock_mhz": 100.0, "source": "s"}, "runs on 'p'"),
+    ({"preset": "p", "tile_w": 1.0, "buffers_w": 0, "clock_mhz": 100.0}, "lacks source"),
+    ({k: v for k, v in _OK.items() if k != "buffers_w"}, "lacks buffers_w"),
+    (dict(_OK, buffers_w=1.0), "buffers_w must be"),
+    (dict(_OK, buffers_w=-0.1), "buffers_w must be"),
+    (dict(_OK, buffers_w=True), "buffers_w must be"),
+    (dict(_OK, tile_w=0), "tile_w must be"),
+    (dict(_OK, tile_w=True), "tile_w must be"),
+    (dict(_OK, clock_mhz=float("nan")), "clock_mhz"),
+    (dict(_OK, preset=3), "must be text"),
+    (dict(_OK, preset="q"), "runs on 'p'"),
     ("0.5 W", "must be a dict"),
 ])
 def test_bad_power_record(rec, fragment):
@@ -251,6 +350,7 @@ def _report(path, preset, tile_w=0.5, mhz=100.0, source="random"):
     path.mkdir(parents=True)
     (path / "power_report.json").write_text(json.dumps({
         "preset": preset, "power_w": {"tile": tile_w, "total": 2 * tile_w},
+        "by_kind_w": {"buffers": {"total_w": tile_w / 4}, "pe_lanes": {"total_w": 0.1}},
         "clock": {"mhz": mhz}, "activity": {"source": source}}))
 
 
@@ -262,7 +362,7 @@ def test_read_power_reports(tmp_path):
     reps = read_power_reports(str(tmp_path))
     assert set(reps) == {"baseline-16x16", "stripes-16x16", "loom-4x4"}
     rec = reps["stripes-16x16"]["b/deep/power_report.json"]
-    assert rec["tile_w"] == 0.25 and rec["clock_mhz"] == 50.0
+    assert rec["tile_w"] == 0.25 and rec["clock_mhz"] == 50.0 and rec["buffers_w"] == 0.0625
     assert "b/deep/power_report.json" in rec["source"] and "digits-cnn" in rec["source"]
     power, ignored = reports_for(["baseline", "stripes"], 16, reps)
     assert set(power) == {"baseline", "stripes"} and ignored == ["loom-4x4"]
@@ -273,7 +373,11 @@ def test_read_power_reports(tmp_path):
         reports_for(["stripes"], 16, read_power_reports(str(tmp_path)))
     for bad, fragment in (({"preset": "x", "power_w": {}}, "no power_w.tile"),
                           ({"preset": "x", "power_w": {"tile": -1}, "clock": {"mhz": 1},
-                            "activity": {"source": "random"}}, "power_w.tile must be")):
+                            "by_kind_w": {}, "activity": {"source": "random"}},
+                           "power_w.tile must be"),
+                          ({"preset": "x", "power_w": {"tile": 1}, "clock": {"mhz": 1},
+                            "by_kind_w": {"buffers": {"total_w": 2}},
+                            "activity": {"source": "random"}}, "buffers.total_w must be")):
         (tmp_path / "a" / "power_report.json").write_text(json.dumps(bad))
         with pytest.raises(ConfigError, match=fragment) as err:
             read_power_reports(str(tmp_path))

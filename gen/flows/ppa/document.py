@@ -15,7 +15,9 @@ METHODS = {
     "power": "termwise power --workload: gate-level simulation of sampled runs of "
              "every conv/fc layer of the workload (the same number per layer, not "
              "the network's mix), toggle counts to liberty internal, switching and "
-             "leakage power, at the design's Fmax; the tile without the IO wrapper",
+             "leakage power, at the design's Fmax; the tile without the IO wrapper, plus "
+             "the clock network estimated from its sinks (clock pins and a CLKBUF1 tree, "
+             "power report's clock_network)",
     "speedup (cycles)": "termwise sim: the baseline's cycles over the design's "
                         "(steady model)",
     "speedup (time)": "the RTL's cycles (per-run overheads included) at each "
@@ -67,11 +69,14 @@ def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
         "rows": rows,
         "common_differences": list(ppa.COMMON_DIFFERENCES),
         "energy_model": {k: sim["energy"][k] for k in ("model", "constants", "modelled",
-                                                       "not_modelled")},
+                                                       "not_modelled", "dram_sensitivity")},
         "methods": {**METHODS,
-                    "energy per inference": "tile power x the RTL's cycles / Fmax, plus "
-                                            "on-chip buffer and off-chip accesses (the "
-                                            "energy model), over the "
+                    "energy per inference": "the tile power without its flip-flop operand "
+                                            "buffers x the RTL's cycles / Fmax, plus "
+                                            "every storage level as SRAM macros at the "
+                                            "design's shapes (tile buffers, chip "
+                                            "memories: accesses and leakage) and DRAM "
+                                            "(the energy model, sim.md), over the "
                                             f"{n_images} inputs simulated"},
         "sim": {"dir": "sim", "seconds": sim.get("seconds")},
         "wall_s": {k: round(v, 1) for k, v in wall.items()},

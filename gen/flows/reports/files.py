@@ -71,13 +71,20 @@ def report_value(doc, path: str, keys: tuple, field: str, what: str = "power rep
 
 def power_record(doc, path: str, rel: str, field: str) -> dict:
     """The energy model's power record of a ``termwise power`` report: ``preset``,
-    ``tile_w`` (``power_w.tile``), ``clock_mhz`` (``clock.mhz``), ``activity``
-    (``activity.source``) and a ``source`` text naming the file (``rel``) and its activity.
+    ``tile_w`` (``power_w.tile``), ``buffers_w`` (``by_kind_w.buffers.total_w``: the
+    flip-flop operand buffers, which the energy model prices as SRAM macros instead; 0 for a
+    tile without them), ``clock_mhz`` (``clock.mhz``), ``activity`` (``activity.source``),
+    a ``source`` text naming the file (``rel``) and its activity, and when the report has
+    its ``clock_network`` estimate, ``clock_w`` and ``clock_without_buffers_w`` (the network
+    of every tile sink, and of those outside the flop buffers).
     A missing or ill-typed value is a :class:`ConfigError` naming ``field`` and the file."""
     preset = report_value(doc, path, ("preset",), field)
     tile_w = report_value(doc, path, ("power_w", "tile"), field)
     mhz = report_value(doc, path, ("clock", "mhz"), field)
     activity = report_value(doc, path, ("activity", "source"), field)
+    kinds = report_value(doc, path, ("by_kind_w",), field)
+    buffers = kinds.get("buffers", {"total_w": 0.0}) if isinstance(kinds, dict) else None
+    buffers_w = buffers.get("total_w") if isinstance(buffers, dict) else None
     for key, v in (("preset", preset), ("activity.source", activity)):
         if not isinstance(v, str) or not v:
             raise ConfigError(field, f"{path}: malformed power report: {key} must be text, "
@@ -87,7 +94,19 @@ def power_record(doc, path: str, rel: str, field: str) -> dict:
                 or v <= 0:
             raise ConfigError(field, f"{path}: malformed power report: {key} must be a "
                                      f"positive number, got {v!r}")
+    if isinstance(buffers_w, bool) or not isinstance(buffers_w, (int, float)) \
+            or not 0 <= buffers_w < tile_w:
+        raise ConfigError(field, f"{path}: malformed power report: by_kind_w.buffers.total_w "
+                                 f"must be a number from 0 to below power_w.tile, got "
+                                 f"{buffers_w!r}")
     act = "random operands" if activity == "random" else f"workload {activity}"
-    return {"preset": preset, "tile_w": float(tile_w), "clock_mhz": float(mhz),
-            "activity": activity,
-            "source": f"termwise power {rel}: tile power at {mhz:g} MHz, activity of {act}"}
+    rec = {"preset": preset, "tile_w": float(tile_w), "buffers_w": float(buffers_w),
+           "clock_mhz": float(mhz), "activity": activity,
+           "source": f"termwise power {rel}: tile power at {mhz:g} MHz, activity of {act}"}
+    net = doc.get("clock_network")
+    if net is None:
+        rec["source"] += "; no clock-network estimate in this report (none added)"
+    else:
+        for key, part in (("clock_w", "tile"), ("clock_without_buffers_w", "without_buffers")):
+            rec[key] = report_value(doc, path, ("clock_network", part, "total_w"), field)
+    return rec

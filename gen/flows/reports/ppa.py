@@ -118,14 +118,18 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "runs": sim_total.get("runs"),
         "speedup_cycles": sim_total["speedup"],
         "time_s": sim_total["rtl_cycles"] / (asic["fmax_mhz"] * 1e6),
-        "power_mw": None, "power_method": None, "power_activity": None,
+        "power_mw": None, "clock_network_mw": None, "power_method": None,
+        "power_activity": None,
         "power_error": power_error,
         "energy_per_inference_uj": None, "compute_uj": None, "onchip_uj": None,
         "offchip_uj": None,
     }
     if power is not None:
         act = power.get("activity", {})
-        row.update(power_mw=power["power_w"]["tile"] * 1e3,
+        pw = power["power_w"]
+        row.update(power_mw=pw.get("tile_with_clock_network", pw["tile"]) * 1e3,
+                   clock_network_mw=(pw["clock_network"] * 1e3 if "clock_network" in pw
+                                     else None),
                    power_method=method_text(power),
                    power_activity=(f"{act.get('source')}: {act.get('runs_completed')} runs "
                                    f"of {len(act.get('layers') or [])} layers, "
@@ -144,6 +148,22 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "energy_efficiency": claim.energy_efficiency, "energy_text": claim.energy_text,
         "area_text": claim.area_text, "why_different": claim.why_different}
     return row
+
+
+def _dram_sensitivity(rows: list[dict], sens: dict) -> list[str]:
+    """Energy efficiency over the baseline at each multiple of the DRAM energy per bit (the
+    one constant of the energy model no compiler gives)."""
+    if not sens:
+        return []
+    scales = list(sens)
+    lines = ["Energy efficiency (x base) at multiples of the DRAM energy per bit:", "",
+             "| design | " + " | ".join(f"DRAM x{s}" for s in scales) + " |",
+             "|---|" + "---|" * len(scales)]
+    for r in rows:
+        vals = [sens[s].get(r["design"]) for s in scales]
+        lines.append(f"| {r['design']} | " + " | ".join(
+            "-" if v is None else f"{v:.2f}x" for v in vals) + " |")
+    return lines + [""]
 
 
 def ratios(rows: list[dict], images: int) -> None:
@@ -251,7 +271,10 @@ def to_markdown(doc: dict) -> str:
         lines.append(f"| {r['design']} | {_f(r['compute_uj'])} | {_f(r['onchip_uj'])} | "
                      f"{_f(r['offchip_uj'])} | {_f(r['energy_per_inference_uj'])} | {src} |")
     e = doc.get("energy_model") or {}
-    lines += ["", f"Energy model: {e.get('model', '-')}.", ""]
+    lines += ["", f"Energy model: {e.get('model', '-')}. On-chip: the tile buffers and chip "
+              "memories as SRAM macros (accesses and leakage); compute: the tile power "
+              "without its flip-flop operand buffers, which those macros stand for.", ""]
+    lines += _dram_sensitivity(rows, e.get("dram_sensitivity") or {})
     lines += ["## How each figure is obtained", ""]
     lines += [f"* {k}: {v}" for k, v in doc["methods"].items()]
     lines += ["", "## Time on this machine", ""]

@@ -62,7 +62,8 @@ def summarise(results, archs) -> tuple[list, dict]:
 
 
 #: Per-layer energy columns of sim.csv, per design (joules; empty when not modelled).
-ENERGY_CSV = ("compute_j", "onchip_j", "offchip_j")
+ENERGY_CSV = ("compute_j", "tile_buffer_j", "chip_memory_j", "leakage_j", "onchip_j",
+              "offchip_j")
 
 
 def _sci(x) -> str:
@@ -332,8 +333,9 @@ def joules(x: float | None) -> str:
 
 
 def _energy_markdown(en, archs) -> list[str]:
-    """The energy per inference (:mod:`termwise.golden.netsim.energy`): a table per design
-    and the memory model with its constants, sources and what is not modelled."""
+    """The energy per inference (:mod:`termwise.golden.netsim.energy`): a table per design,
+    the storage levels, the table's sensitivity to the DRAM energy, and the model with its
+    constants, sources and what is not modelled."""
     if not en:
         return []
     c, src = en["constants"], en["constants"]["sources"]
@@ -341,11 +343,13 @@ def _energy_markdown(en, archs) -> list[str]:
     lines = ["", "## Energy", "",
              f"Per inference ({en['images']} input(s) simulated; the totals divided by "
              "them). Compute: the tile's power from a `termwise power` report of the "
-             "design's preset x its `rtl_cycles` / that report's clock; a design without a "
-             "power record has no compute energy (`-`) and no total: only its memory "
-             "energy is modelled.", "",
-             "| design | compute | on-chip | off-chip | total per inference | efficiency "
-             "over baseline | power source |", "|---|---:|---:|---:|---:|---:|---|"]
+             "design's preset without its flip-flop operand buffers (priced as the SRAM "
+             "macros of the tile-buffer level instead) x its `rtl_cycles` / that report's "
+             "clock; a design without a power record has no compute energy (`-`) and no "
+             "total: only its access energy is modelled.", "",
+             "| design | compute | tile buffers | chip memories | leakage | off-chip | "
+             "total per inference | efficiency over baseline | power source |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for a in archs:
         d = designs.get(a)
         if d is None:
@@ -354,26 +358,58 @@ def _energy_markdown(en, archs) -> list[str]:
         total = joules(e["total_j"]) if e["total_j"] is not None else \
             f"- (memory {joules(e['memory_j'])})"
         eff = d.get("efficiency_over_baseline")
-        source = d["power"]["source"] if d.get("power") else "none: memory only"
-        lines.append(f"| {a} | {joules(e['compute_j'])} | {joules(e['onchip_j'])} | "
+        source = d["power"]["source"] if d.get("power") else "none: access energy only"
+        lines.append(f"| {a} | {joules(e['compute_j'])} | {joules(e['tile_buffer_j'])} | "
+                     f"{joules(e['chip_memory_j'])} | {joules(e['leakage_j'])} | "
                      f"{joules(e['offchip_j'])} | {total} | "
                      f"{'-' if eff is None else f'{eff:.2f}x'} | {source} |")
-    lines += ["", "Memory model: every layer on each design's own lowering (brick padding, "
-              "channel-diagonal depthwise packing, fc rounds on the designs with per-column "
-              "weight registers included). On-chip: activation bricks read once per group of "
-              "`filters` filters, weight bricks once per group of `windows` windows, at the "
-              "hardware width, plus the output traffic (partial sums written and read back "
-              "at the accumulator width, finished outputs written; fused when the tile has an "
-              "output stage that can finish the layer). Off-chip: each layer's weights, input "
-              "activations and outputs once at the hardware width, assuming the on-chip "
-              "buffers hold a layer's working set; the weights once for all the inputs "
-              "simulated.", "",
-              f"- On-chip SRAM: {c['sram_pj_per_bit']:g} pJ/bit read or write = "
-              f"{c['sram_pj_per_64b_45nm']:g} pJ per 64-bit access ({c['sram_size']}, 45 nm, "
-              f"0.9 V) x {c['node_factor']:g}; {src['sram_scaling']}.",
-              f"- Off-chip DRAM: {c['dram_pj_per_bit']:.3g} pJ/bit = "
-              f"{c['dram_pj_per_64b']:g} pJ per 64-bit access, not scaled (the interface "
-              "dominates it).",
-              f"- Source: {src['citation']}. SRAM: {src['sram']}. DRAM: {src['dram']}.",
+    lines += _sensitivity_markdown(en, archs) + _levels_markdown(designs, archs)
+    lines += ["", "Storage model: every level is a bank of SRAM macros at its real shape, "
+              "and each brick is charged once per level it crosses. Tile buffers: a run "
+              "writes its rows once and reads each once. Chip memories: the tile's operand "
+              "loads (activation bricks once per group of `filters` filters, weight bricks "
+              "once per group of `windows` windows) and the partial-sum read-backs read "
+              "them; DRAM fills and outputs write them. Off-chip: each layer's weights, "
+              "inputs and outputs once at the hardware width (refetched when a layer "
+              "overflows the chip memories); the weights once for all the inputs simulated.",
+              "",
+              f"- Chip memories: {c['weight_memory_kib']} KiB of weights and "
+              f"{c['activation_memory_kib']} KiB of activations, "
+              f"{c['chip_word_bits']}-bit words ({src['chip_memory_sizes']}); the wire "
+              f"across each bank: {src['wire']}.",
+              f"- SRAM macros: {src['sram']}.",
+              f"- Off-chip DRAM: {c['dram_pj_per_bit']:.3g} pJ/bit; {src['dram']}.",
               "- Not modelled: " + "; ".join(en["not_modelled"]) + "."]
+    return lines
+
+
+def _sensitivity_markdown(en, archs) -> list[str]:
+    """Efficiency over the baseline at each DRAM energy scale of ``dram_sensitivity``."""
+    sens = en.get("dram_sensitivity") or {}
+    if not any(v is not None for row in sens.values() for v in row.values()):
+        return []
+    scales = list(sens)
+    lines = ["", "Sensitivity to the one constant no compiler gives, the DRAM energy per "
+             "bit (efficiency over the baseline at each multiple of it):", "",
+             "| design | " + " | ".join(f"DRAM x{s}" for s in scales) + " |",
+             "|---|" + "---:|" * len(scales)]
+    for a in archs:
+        vals = [sens[s].get(a) for s in scales]
+        if all(v is None for v in vals):
+            continue
+        lines.append(f"| {a} | " + " | ".join("-" if v is None else f"{v:.2f}x"
+                                              for v in vals) + " |")
+    return lines
+
+
+def _levels_markdown(designs, archs) -> list[str]:
+    """Each design's storage levels: shape, macros, energy per access."""
+    lines = ["", "| design | level | words x bits | macros | read pJ | write pJ | "
+             "leakage uW | area mm2 |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for a in archs:
+        for name, lv in (designs.get(a) or {}).get("levels", {}).items():
+            lines.append(f"| {a} | {name} | {lv['words']} x {lv['width']} | {lv['macros']} "
+                         f"| {lv['read_pj'] + lv['wire_pj']:.3g} | "
+                         f"{lv['write_pj'] + lv['wire_pj']:.3g} | "
+                         f"{lv['leakage_w'] * 1e6:.3g} | {lv['area_um2'] / 1e6:.3g} |")
     return lines

@@ -7,7 +7,8 @@ without one, through the measured store (:mod:`termwise.synth.measured_store`) a
 while their keys are current; they are never copied into the perf-db, whose power rows are
 keyed on termwise's version alone and would outlive a stale measurement.
 
-A report's record is ``{"tile_w": power_w.tile, "clock_mhz": clock.mhz, "source"}``, the
+A report's record is ``{"tile_w": power_w.tile, "buffers_w", "clock_mhz": clock.mhz,
+"source"}`` (``buffers_w``: the flip-flop operand buffers' share), the
 same record ``termwise sim --power-reports`` uses (:func:`termwise.golden.netsim.energy.
 check_power_record`). In the perf-db it is filed under problem ``power-<activity>``
 (``power-random``, ``power-workload-digits-cnn``, ...) with method ``{"activity"}``; a
@@ -77,12 +78,15 @@ def shipped_reports(tops, log=None) -> dict:
 
 
 def db_records(chain, candidates) -> dict:
-    """``{top: {activity: record}}`` of the candidates' power results in the perf-db."""
+    """``{top: {activity: record}}`` of the candidates' power results in the perf-db. A
+    record without ``buffers_w`` (written before the energy model priced the tile buffers
+    as SRAM macros) is not used: it cannot say which share of the power they replace."""
     out = {}
     for c in candidates:
         fields = c.cfg.to_dict()
         for r in chain.results(top=c.top):
-            if r["kind"] == "power" and r["status"] == "ok" and r["config"] == fields:
+            if r["kind"] == "power" and r["status"] == "ok" and r["config"] == fields \
+                    and "buffers_w" in r["value"]:
                 out.setdefault(c.top, {}).setdefault(r["method"]["activity"], r["value"])
     return out
 
