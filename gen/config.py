@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import designs
-from .fields import (CORE_FIELDS, MOVED_TO_RUNTIME, PE_STAGE_GROUP, PE_STAGE_MIN_PES, RANGES,
-                     check_int, clog2, fields_of, with_dtype_fields)
+from .fields import (BUFFERS, CORE_FIELDS, MACRO_MIN_WORDS, MOVED_TO_RUNTIME, PE_STAGE_GROUP,
+                     PE_STAGE_MIN_PES, RANGES, check_int, clog2, fields_of,
+                     with_dtype_fields)
 from .options import option_value, resolve_options, unknown_option
 from .runtime_registers import register_ranges, runtime_values
 from .spec import ConfigError, DesignSpec
@@ -67,6 +68,12 @@ class TileConfig:
         registered and replicated, one copy per :data:`PE_STAGE_GROUP` PEs), so that no
         broadcast reaches the whole array in one cycle. Each adds a cycle to every run.
         ``None`` derives it from the array size: 1 from :data:`PE_STAGE_MIN_PES` PEs on, else 0.
+    buffers : str
+        What the operand buffers are built from (:data:`termwise.gen.fields.BUFFERS`):
+        ``flops`` (default), or ``macros``: single-port SRAM macros of at most
+        :data:`~termwise.gen.fields.MACRO_MAX_WIDTH` bits side by side
+        (:class:`termwise.rtl.buffer.SramMacro`; needs ``depth`` >= 16 and tile operand
+        buffers, i.e. not Cnvlutin's or Bit-Tactical's own stores). Same cycles either way.
     name : str or None
         The preset name this configuration came from, if any (informational).
     **options
@@ -91,18 +98,20 @@ class TileConfig:
     activation: str = "none"
     out_bits: int | None = None
     pe_stages: int | None = None
+    buffers: str = "flops"
     #: ``((name, value), ...)`` in the spec's order.
     options: tuple = ()
     name: str | None = field(default=None, compare=False)
 
     def __init__(self, arch, filters, windows, lanes, act_bits, wgt_bits,
                  acc_bits=None, depth=64, dtype="int", bias=False, residual=False,
-                 activation="none", out_bits=None, pe_stages=None, name=None, **options):
+                 activation="none", out_bits=None, pe_stages=None, buffers="flops", name=None,
+                 **options):
         core = dict(arch=arch, filters=filters, windows=windows, lanes=lanes,
                     act_bits=act_bits, wgt_bits=wgt_bits,
                     acc_bits=acc_bits, depth=depth, dtype=dtype, bias=bias, residual=residual,
                     activation=activation, out_bits=out_bits, pe_stages=pe_stages,
-                    name=name)
+                    buffers=buffers, name=name)
         for key, value in core.items():
             object.__setattr__(self, key, value)
         object.__setattr__(self, "options", resolve_options(arch, dtype, options))
@@ -185,8 +194,22 @@ class TileConfig:
                 raise ConfigError("depth", f"must be at least windows ({self.windows}) with "
                                   "fc_columns = 1 (an fc round takes a weight row per "
                                   f"column), got {self.depth}")
+        self._check_buffers()
         if self.spec.check is not None:
             self.spec.check(self)
+
+    def _check_buffers(self):
+        if self.buffers not in BUFFERS:
+            raise ConfigError("buffers", f"must be one of {', '.join(BUFFERS)}, got "
+                              f"{self.buffers!r}")
+        if self.buffers != "macros":
+            return
+        if self.spec.own_stores is not None:
+            raise ConfigError("buffers", f"{self.arch} keeps its operands in stores of its "
+                              f"own ({self.spec.own_stores}), not in SRAM macros: use flops")
+        if self.depth < MACRO_MIN_WORDS:
+            raise ConfigError("depth", f"must be at least {MACRO_MIN_WORDS} with buffers = "
+                              f"macros (the smallest SRAM macro), got {self.depth}")
 
     # ---- derived values: computed here and only here --------------------------------------
     @property
@@ -219,6 +242,8 @@ class TileConfig:
                         + (f"q{self.out_bits}" if self.out_bits else ""))
         if self.pe_stages:
             options += f"_ps{self.pe_stages}"
+        if self.buffers == "macros":
+            options += "_sram"
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
                 f"_a{self.act_bits}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
                 f"{options}")
@@ -357,7 +382,7 @@ class TileConfig:
         d = {k: getattr(self, k) for k in CORE_FIELDS[:CORE_FIELDS.index("dtype")]}
         d.update(self.options)
         for key, default in (("dtype", "int"), ("bias", False), ("residual", False),
-                             ("activation", "none"), ("out_bits", None)):
+                             ("activation", "none"), ("out_bits", None), ("buffers", "flops")):
             if getattr(self, key) != default:
                 d[key] = getattr(self, key)
         if not self._pe_stages_derived:

@@ -16,12 +16,23 @@ from typing import Any
 from . import designs
 from .spec import ConfigError
 
-__all__ = ["CORE_FIELDS", "PE_STAGE_MIN_PES", "PE_STAGE_GROUP", "RANGES", "MOVED_TO_RUNTIME",
+__all__ = ["CORE_FIELDS", "BUFFERS", "MACRO_MIN_WORDS", "MACRO_MAX_WIDTH", "PE_STAGE_MIN_PES", "PE_STAGE_GROUP", "RANGES", "MOVED_TO_RUNTIME",
            "check_int", "clog2", "with_dtype_fields", "fields_of"]
 
 #: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
 #: on top, each accepted only by the designs that declare it.
-CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits", "pe_stages")
+CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers")
+
+#: What the tile's operand buffers are built from (``buffers``): flip-flops (Amaranth
+#: memories, mapped to flops by synthesis), or single-port SRAM macros side by side
+#: (:class:`termwise.rtl.buffer.SramMacro`, priced by :mod:`termwise.golden.sram`).
+BUFFERS = ("flops", "macros")
+#: The fewest words of a macro: OpenRAM's smallest bank (docs/sram.md); a shallower buffer
+#: stays in flops.
+MACRO_MIN_WORDS = 16
+#: The widest macro a buffer row is split into (bits): a 4096-bit row is 32 macros of 128
+#: bits side by side, one word each per access (docs/sram.md).
+MACRO_MAX_WIDTH = 128
 
 #: ``pe_stages`` when a configuration does not choose it: one stage of registered PE inputs
 #: (:mod:`termwise.rtl.pe_stage`) in arrays of at least this many PEs (the papers' 16x16

@@ -297,6 +297,10 @@ class DesignSpec:
         :class:`TuneAxis`; the candidates are the axes' cartesian product, each brought
         back to the preset's peak by its ``windows``. A design without one is tuned on its
         preset alone.
+    own_stores : str or None
+        What the design keeps its operands in when its array owns them (the array's
+        ``OWNS_OPERANDS``: no tile operand buffers), in words for the error that refuses
+        ``buffers = macros`` for it; None: the tile's operand buffers hold them.
     """
 
     arch: str
@@ -318,6 +322,7 @@ class DesignSpec:
     papers: dict = field(default_factory=dict)
     formal: FormalSpec | None = None
     tune_variants: dict = field(default_factory=dict)
+    own_stores: str | None = None
 
     def __post_init__(self):
         operator.index(self.order)

@@ -3,18 +3,24 @@
 * :func:`write_pointer` -- the row a write stream fills next, shared by every store that is
   filled row by row (:class:`OperandBuffer`, the stores of the arrays that keep their
   operands themselves);
-* :class:`OperandBuffer` -- the tile's buffer, read by address one cycle later;
+* :class:`OperandBuffer` -- the tile's buffer, read by address one cycle later, of
+  flip-flops or of SRAM macros side by side (``buffers = macros``);
+* :class:`SramMacro` -- the behavioural model of one single-port SRAM macro, emitted once
+  per shape (:mod:`.library`) so that synthesis can take it as a black box;
 * :class:`RowStore` -- a store read combinationally through several ports.
 """
 
+import math
 import operator
 
-from amaranth import Module, Signal, unsigned
+from amaranth import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
-__all__ = ["write_pointer", "OperandBuffer", "RowStore"]
+from ..gen.fields import MACRO_MAX_WIDTH
+
+__all__ = ["write_pointer", "OperandBuffer", "SramMacro", "macro_name", "RowStore"]
 
 
 def write_pointer(m, write, *, rows: int, enable, rewind, prefix: str = "", take=None):
@@ -64,21 +70,36 @@ class OperandBuffer(wiring.Component):
     the write pointer to row 0. ``write.ready`` is low while ``enable`` is low (the tile is
     running) and once all ``depth`` rows are written, so a host never overwrites a row in use.
     Reads are synchronous: ``read_data`` holds the row addressed on the previous cycle.
+
+    Parameters
+    ----------
+    width, depth : int
+    library : ModuleLibrary or None
+        None: an Amaranth memory (flip-flops once synthesised). Otherwise the buffer is
+        ``ceil(width / MACRO_MAX_WIDTH)`` :class:`SramMacro` of equal width side by side,
+        recorded in ``library`` and instantiated by name. A macro has one port, so it is
+        read only when the row it must show changes: when ``read_addr`` moves, and on the
+        first cycle after a write (reads and writes never meet: ``write.ready`` is low while
+        the tile runs). ``read_data`` is the same either way, cycle for cycle.
     """
 
-    def __init__(self, width: int, depth: int):
-        width = operator.index(width)
+    def __init__(self, width: int, depth: int, library=None):
+        self.width = operator.index(width)
         self.depth = operator.index(depth)
+        self.library = library
         super().__init__({
-            "write": In(stream.Signature(unsigned(width))),
+            "write": In(stream.Signature(unsigned(self.width))),
             "enable": In(1),
             "rewind": In(1),
             "read_addr": In(range(self.depth)),
-            "read_data": Out(unsigned(width)),
+            "read_data": Out(unsigned(self.width)),
         })
 
     def elaborate(self, platform):
         m = Module()
+        if self.library is not None:
+            self._macros(m)
+            return m
         m.submodules.mem = mem = memory.Memory(shape=self.read_data.shape(), depth=self.depth,
                                                init=[])
         wp = mem.write_port()
@@ -90,6 +111,80 @@ class OperandBuffer(wiring.Component):
             wp.data.eq(self.write.payload),
             rp.addr.eq(self.read_addr),
             self.read_data.eq(rp.data),
+        ]
+        return m
+
+    def _macros(self, m):
+        columns = math.ceil(self.width / MACRO_MAX_WIDTH)
+        each = math.ceil(self.width / columns)
+        name = macro_name(self.depth, each)
+        if name not in self.library.modules:
+            self.library.add(name, SramMacro(self.depth, each))
+        pointer, take = write_pointer(m, self.write, rows=self.depth, enable=self.enable,
+                                      rewind=self.rewind)
+        # Read when the row to show changes: a new address, or the first cycle after a
+        # write (which may have changed the row shown; no read happens while writing).
+        last = Signal.like(self.read_addr, name="last_read_addr")
+        stale = Signal(init=1)
+        read = Signal()
+        m.d.comb += read.eq(~take & (stale | (self.read_addr != last)))
+        with m.If(read):
+            m.d.sync += [last.eq(self.read_addr), stale.eq(0)]
+        with m.If(take):
+            m.d.sync += stale.eq(1)
+        payload = Signal(columns * each)
+        m.d.comb += payload.eq(self.write.payload)
+        outs = []
+        for c in range(columns):
+            port = self.library.instantiate(m, name, f"macro_{c}")
+            m.d.comb += [
+                port.ce.eq(take | read),
+                port.we.eq(take),
+                port.addr.eq(Mux(take, pointer, self.read_addr)),
+                port.din.eq(payload[c * each:(c + 1) * each]),
+            ]
+            outs.append(port.dout)
+        m.d.comb += self.read_data.eq(Cat(*outs))
+
+
+def macro_name(words: int, width: int) -> str:
+    """The Verilog module of a ``words`` x ``width`` macro (one per shape)."""
+    return f"termwise_sram_{operator.index(words)}x{operator.index(width)}"
+
+
+class SramMacro(wiring.Component):
+    """Behavioural model of a single-port SRAM macro of ``words`` x ``width`` bits, the
+    interface of an OpenRAM macro (docs/sram.md) with active-high enables.
+
+    At a rising clock edge with ``ce``: ``we`` writes ``din`` at ``addr``; otherwise the
+    word at ``addr`` is read and ``dout`` shows it from then on (it holds between reads).
+    Synthesis keeps it as a black box with the macro's area, timing and access energy.
+    """
+
+    def __init__(self, words: int, width: int):
+        self.words = operator.index(words)
+        self.width = operator.index(width)
+        super().__init__({
+            "ce": In(1),
+            "we": In(1),
+            "addr": In(range(self.words)),
+            "din": In(unsigned(self.width)),
+            "dout": Out(unsigned(self.width)),
+        })
+
+    def fresh(self) -> "SramMacro":
+        """Another macro of this shape (:class:`termwise.tb.amaranth_sim.InlineLibrary`)."""
+        return SramMacro(self.words, self.width)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.mem = mem = memory.Memory(shape=unsigned(self.width), depth=self.words,
+                                               init=[])
+        wp = mem.write_port()
+        rp = mem.read_port()
+        m.d.comb += [
+            wp.addr.eq(self.addr), wp.data.eq(self.din), wp.en.eq(self.ce & self.we),
+            rp.addr.eq(self.addr), rp.en.eq(self.ce & ~self.we), self.dout.eq(rp.data),
         ]
         return m
 

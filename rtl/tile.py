@@ -145,8 +145,9 @@ class Tile(wiring.Component):
             wiring.connect(m, wiring.flipped(self.wgt), array.wgt_write)
             wiring.connect(m, wiring.flipped(self.act), array.act_write)
             return None, None
-        m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth)
-        m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth)
+        macros = self.library if cfg.buffers == "macros" else None
+        m.submodules.wgt_buffer = wbuf = OperandBuffer(cfg.wgt_row_bits, cfg.depth, macros)
+        m.submodules.act_buffer = abuf = OperandBuffer(cfg.act_row_bits, cfg.depth, macros)
         wiring.connect(m, wiring.flipped(self.wgt), wbuf.write)
         wiring.connect(m, wiring.flipped(self.act), abuf.write)
         return wbuf, abuf

@@ -116,7 +116,11 @@ class TileDriver:
     def _find_memories(self) -> bool:
         """The word handles of ``wgt_buffer.mem`` and ``act_buffer.mem`` by address, into
         :attr:`_words`; ``False`` when the tile has no operand buffers (an ``OWNS_OPERANDS``
-        array), an error when it has them but the model keeps them private."""
+        array) or when they are SRAM macros (``buffers = macros``: loaded through their
+        write port, which a backdoor would bypass), an error when it has them but the model
+        keeps them private."""
+        if self.cfg.buffers == "macros":
+            return False
         try:
             for stream in ("wgt", "act"):
                 mem = getattr(self.dut, f"{stream}_buffer").mem

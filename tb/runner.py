@@ -225,21 +225,24 @@ def hier_block_names(verilog: str, blocks) -> tuple[str, dict]:
     ``<top>_hb_<part>``: whole identifiers only (a submodule's escaped name
     ``\\<top>__pe.x`` follows its module). Only the simulation model sees these names; the
     tile's ports and the operand memories are outside the blocks."""
-    names = {}
+    names, kept = {}, {}
     for b in blocks:
+        if "__" not in b:           # nothing to mangle (the SRAM macros): kept as it is
+            kept[b] = b
+            continue
         new = b.replace("__", "_hb_")
         while "__" in new:
             new = new.replace("__", "_")
         names[b] = new
     if not names:
-        return verilog, names
+        return verilog, kept
     taken = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_$]*\b", verilog))
     clash = [n for n in names.values() if n in taken]
     if clash:
         raise ValueError(f"hierarchy block names already used in the Verilog: {clash}")
     pattern = re.compile(r"(?<![A-Za-z0-9_$])(" + "|".join(
         re.escape(b) for b in sorted(names, key=len, reverse=True)) + r")(?![A-Za-z0-9_$])")
-    return pattern.sub(lambda mt: names[mt.group(1)], verilog), names
+    return pattern.sub(lambda mt: names[mt.group(1)], verilog), {**names, **kept}
 
 
 @dataclass
@@ -262,7 +265,9 @@ def build(cfg: TileConfig, *, waves: bool = False, hierarchical: bool | None = N
         hierarchical = chooses_hierarchical(gen.manifest)
     blocks = hier_blocks(gen.manifest) if hierarchical else []
     text = gen.verilog.read_text()
-    memories = operand_memories(text, gen.manifest["top"])
+    # SRAM-macro buffers are loaded through their write port (the backdoor would bypass
+    # the macros' read-enable logic): no memories to make public
+    memories = {} if cfg.buffers == "macros" else operand_memories(text, gen.manifest["top"])
     source, renamed = hier_block_names(text, blocks)
     vlt = control_file(gen.manifest, hier_blocks=[renamed[b] for b in blocks],
                        memories=[(module, var) for module, var, _, _ in memories.values()])

@@ -34,7 +34,7 @@ class Parser(argparse.ArgumentParser):
 
 #: Core fields settable on the command line (design options are added from the registry).
 _CORE_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
-              "dtype", "bias", "residual", "activation", "out_bits", "pe_stages")
+              "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers")
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,6 +53,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--pe-stages", type=int,
                    help="registers on every PE input, 0..4 (default: 1 in arrays of 256 PEs "
                         "or more, else 0; each adds a cycle per run)")
+    g.add_argument("--buffers", help="what the operand buffers are built from: flops "
+                   "(default) or macros (single-port SRAM macros side by side, docs/sram.md)")
     for name, specs in designs.options().items():
         per_design = "; ".join(f"{s.arch}: {s.option(name).shown()}" for s in specs)
         g.add_argument(f"--{name.replace('_', '-')}", type=specs[0].option(name).type,

@@ -9,6 +9,7 @@ SPEC = DesignSpec(
     description="Cnvlutin (ISCA 2016): zero activations skipped, zero-free bricks with "
                 "offsets, decoupled lanes",
     order=60,
+    own_stores="zero-free activation stores per window with offsets, weight banks per lane",
     worst_step_cycles=lambda cfg, p: 1,
     rtl="cnvlutin",
     golden="cnvlutin",

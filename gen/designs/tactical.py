@@ -106,6 +106,8 @@ SPEC = DesignSpec(
     description="Bit-Tactical (ASPLOS 2019): zero weights skipped by an offline schedule "
                 "within a lookahead/lookaside window; TCLp or TCLe back end",
     order=90,
+    own_stores="a dense activation store with h + 1 read ports, a packed weight store and "
+               "a select metadata store",
     options=(
         Option("backend", "tclp", ("tclp", "tcle"), "", "back end"),
         Option("shape", "T", ("T", "L"), "", "connectivity (T is <2,5>, L is <h,d>)"),

@@ -111,3 +111,26 @@ def test_verify_refuses_act_signed_in_a_config_file(tmp_path):
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     assert "act_signed: is a runtime register" in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+def test_verify_with_sram_macro_buffers(tmp_path):
+    """``--buffers macros``: the operand buffers are single-port SRAM macros side by side
+    (read only when the row shown changes, loaded through their write port); outputs and
+    cycles stay exact against the golden models."""
+    out = tmp_path / "out"
+    r = _termwise("verify", "--preset", "loom-4x4", "--buffers", "macros", "-o", str(out),
+                  cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "PASSED" in _regression_line(r.stdout)
+    record = json.loads((out / "verify.json").read_text())
+    assert record["config"]["buffers"] == "macros"
+    for run in record["runs"]:
+        assert run["outputs_match"] and run["cycles"] == run["model_cycles"], run
+    g = _termwise("gen", "--config", str(out / "config.toml"), "-o", str(tmp_path / "g"),
+                  cwd=tmp_path)
+    manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    assert manifest["top"].endswith("_sram")
+    # loom-4x4: 128-bit weight rows (one macro), 1024-bit activation rows (8 of 128 bits)
+    assert {"termwise_sram_64x128"} <= set(manifest["library_modules"])
+    verilog = (tmp_path / "g" / manifest["verilog"]["file"]).read_text()
+    assert verilog.count("termwise_sram_64x128 macro_") == 1 + 8

@@ -183,3 +183,35 @@ def test_runtime_values_produce_every_declared_register():
         diffy.runtime_values(restart=32)
     with pytest.raises(ConfigError, match="restart: is not a runtime register"):
         preset("stripes-4x4").runtime_values(restart=1)
+
+
+def test_buffers_of_sram_macros(tmp_path):
+    """``buffers = macros``: named in the top, kept by to_dict and TOML (absent at its
+    default, so every existing configuration's dict and name are unchanged), refused below
+    the smallest macro and for the designs that keep their operands in stores of their own
+    (the arrays with OWNS_OPERANDS)."""
+    from termwise.gen import designs
+    from termwise.gen.config import from_toml, to_toml
+    from termwise.rtl.tile import array_class
+    base = preset("stripes-4x4")
+    m = base.replace(buffers="macros")
+    assert m.top_name == base.top_name + "_sram" and "buffers" not in base.to_dict()
+    assert m.to_dict()["buffers"] == "macros" and from_mapping(m.to_dict()) == m
+    path = tmp_path / "m.toml"
+    path.write_text(to_toml(m))
+    assert from_toml(str(path)) == m
+    with pytest.raises(ConfigError, match="must be one of flops, macros") as e:
+        base.replace(buffers="sram")
+    assert e.value.field == "buffers"
+    with pytest.raises(ConfigError, match="at least 16") as e:
+        base.replace(buffers="macros", depth=8)
+    assert e.value.field == "depth"
+    for name in ("cnvlutin-4x4", "tactical-tclp-4x4"):
+        with pytest.raises(ConfigError, match="stores of its own") as e:
+            preset(name).replace(buffers="macros")
+        assert e.value.field == "buffers"
+    # a spec names its own stores exactly when its array owns its operands
+    for spec in designs.SPECS.values():
+        cfg = next(preset(p) for p in load_presets() if preset(p).spec is spec)
+        owns = getattr(array_class(cfg), "OWNS_OPERANDS", False)
+        assert (spec.own_stores is not None) == owns, spec.arch

@@ -134,6 +134,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
                    power_activity=(f"{act.get('source')}: {act.get('runs_completed')} runs "
                                    f"of {len(act.get('layers') or [])} layers, "
                                    f"{act.get('cycles_simulated')} cycles"))
+    row["storage"] = storage_text(energy)
     if energy:
         per = energy.get("per_inference") or {}
 
@@ -148,6 +149,21 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "energy_efficiency": claim.energy_efficiency, "energy_text": claim.energy_text,
         "area_text": claim.area_text, "why_different": claim.why_different}
     return row
+
+
+def storage_text(energy: dict | None) -> str:
+    """What the row's energy takes its storage from: each level's shape and macros, or the
+    flops the tile keeps."""
+    if not energy or "levels" not in energy:
+        return "-"
+    parts = []
+    for name, lv in energy["levels"].items():
+        parts.append(f"{name} {lv['words']}x{lv['width']} ({lv['macros']} macros, "
+                     f"{lv['area_um2'] / 1e6:.3g} mm2)")
+    if energy.get("tile_buffers", "macros") != "macros":
+        parts.insert(0, f"tile buffers: {energy['tile_buffers']}")
+    return "; ".join(parts) + "; column fc weight registers and every other register in " \
+        "flip-flops, clocks not gated"
 
 
 def _dram_sensitivity(rows: list[dict], sens: dict) -> list[str]:
@@ -270,6 +286,8 @@ def to_markdown(doc: dict) -> str:
                else f"not measured: {r['power_error']}")
         lines.append(f"| {r['design']} | {_f(r['compute_uj'])} | {_f(r['onchip_uj'])} | "
                      f"{_f(r['offchip_uj'])} | {_f(r['energy_per_inference_uj'])} | {src} |")
+    lines += ["", "Storage the energy column prices (SRAM macros, per design):", ""]
+    lines += [f"* {r['design']}: {r.get('storage', '-')}" for r in rows]
     e = doc.get("energy_model") or {}
     lines += ["", f"Energy model: {e.get('model', '-')}. On-chip: the tile buffers and chip "
               "memories as SRAM macros (accesses and leakage); compute: the tile power "
