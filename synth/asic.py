@@ -19,7 +19,9 @@ from string import Template
 
 from ..gen.results.versions import ASIC_SCRIPT_VERSION
 from . import buffer as buffer_mod
+from . import clock_gating as clock_gating_mod
 from . import liberty as liberty_mod
+from . import macros as macros_mod
 from . import parse, tools
 from .kinds import KINDS, kind_of
 from .path_kinds import path_kinds
@@ -173,8 +175,11 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     os.replace(stat_path, os.path.join(workdir, "stat_abc.json"))
     size = len(out.encode())
     if size <= RESTAT_CHECK_MAX_BYTES:
+        script = RESTAT_SCRIPT.format(lib="cells.lib", net="netlist.v", top=wrap)
+        if os.path.exists(os.path.join(workdir, macros_mod.LIBERTY_FILE)):
+            script = macros_mod.restat_lines(script)
         with open(os.path.join(workdir, "restat.ys"), "w", encoding="utf-8") as f:
-            f.write(RESTAT_SCRIPT.format(lib="cells.lib", net="netlist.v", top=wrap))
+            f.write(script)
         tools.run([tools.yosys_cmd(), "-q", "-l", "restat.log", "restat.ys"], workdir,
                   "restat.stdout")
         with open(stat_path, encoding="utf-8") as f:
@@ -199,9 +204,10 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
 
 
 def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, liberty: str,
-             buffering: bool | None = None) -> dict:
+             buffering: bool | None = None, clock_gating: bool = False) -> dict:
     """Synthesise the tile in ``verilog`` (the emitted file) in ``workdir``; returns the
-    ``asic`` section of the report."""
+    ``asic`` section of the report. ``clock_gating``: ICGs on the enabled flops
+    (:mod:`.clock_gating`; off: the script and netlist are those of the plain flow)."""
     top = manifest["top"]
     wrap = wrapper_name(top)
     os.makedirs(workdir, exist_ok=True)
@@ -213,12 +219,19 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     with open(os.path.join(workdir, "wrapper.v"), "w", encoding="utf-8") as f:
         f.write(asic_wrapper(top, manifest["ports"]))
     period_ps = int(round(clock_ns * 1000))
+    shapes = macros_mod.prepare(workdir)        # SRAM macros: black boxes (buffers = macros)
     t0 = time.monotonic()
     safe: list[str] = []
+    if clock_gating:
+        clock_gating_mod.write_icg(workdir)
     while True:
         ys = _template("asic.ys").substitute(
             VERILOG="tile.v", WRAPPER="wrapper.v", TOP=wrap, LIBERTY="cells.lib",
             ABC_COMMANDS=abc_commands(safe, "cells.lib", "cells.constr", period_ps))
+        if clock_gating:
+            ys = clock_gating_mod.add_to_script(ys)
+        if shapes:
+            ys = macros_mod.yosys_lines(ys, shapes)
         with open(os.path.join(workdir, "asic.ys"), "w", encoding="utf-8") as f:
             f.write(ys)
         try:
@@ -235,12 +248,17 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                 raise
             safe.append(bad)
     t_yosys = time.monotonic() - t0
+    gating = clock_gating_mod.summary(workdir, wrap) if clock_gating else None
     buffers = None
     if FANOUT_BUFFERING if buffering is None else buffering:
         buffers = buffer_step(workdir, liberty, wrap)
     t_buffer = time.monotonic() - t0 - t_yosys
     tcl = _template("sta.tcl").substitute(LIBERTY="cells.lib", NETLIST="netlist.v", TOP=wrap,
                                           PERIOD_NS=f"{clock_ns:g}")
+    if clock_gating:
+        tcl = clock_gating_mod.sta_script(tcl)
+    if shapes:
+        tcl = macros_mod.sta_lines(tcl)
     with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
     write_drv_files(workdir, liberty)
@@ -257,10 +275,17 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
         raise tools.ToolError("sta", None, os.path.join(workdir, "sta.log"),
                               f"could not read the netlist ({len(bad)} errors, first: "
                               f"{bad[0]})")
+    if clock_gating:
+        gating["timing"] = clock_gating_mod.timing(workdir, wrap, clock_ns)
     result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe
     result["fanout_buffers"] = buffers
+    if clock_gating:
+        result["clock_gating"] = gating
+        clock_gating_mod.apply_fmax(result)
+    if shapes:
+        result = macros_mod.cap_fmax(result, shapes)
     result["wall_s"] = {"yosys": round(t_yosys, 1), "buffer": round(t_buffer, 1),
                         "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
@@ -285,7 +310,12 @@ def refresh(result: dict, workdir: str, top: str, clock_ns: float) -> dict:
         mods = parse.parse_stat_json(f.read())
     with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
         sta_text = f.read()
-    return dict(result, **summarise(mods, top, sta_text, clock_ns))
+    out = dict(result, **summarise(mods, top, sta_text, clock_ns))
+    if out.get("clock_gating"):     # the gated Fmax first, as in run_asic, then the cap
+        out = clock_gating_mod.apply_fmax(out)
+    if out.get("macros"):
+        out = macros_mod.cap_fmax(out, macros_mod.shapes_of(out))
+    return out
 
 
 def _shrink(workdir: str) -> None:

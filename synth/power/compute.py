@@ -137,11 +137,12 @@ def flatten(text: str, top: str, lib: Library):
                 cpath = "/".join(child)
                 pins = {}
                 for pin, bits in inst.conns.items():
-                    if not bits:
-                        continue
-                    k = key(path, bits[-1])
-                    pins[pin] = k
-                    aliases.setdefault(k, []).append(f"{cpath}/{pin}")
+                    # a bus pin (an SRAM macro's) is one pin per bit, ``pin[i]``, LSB 0
+                    for i, bit in enumerate(reversed(bits)):
+                        name = pin if len(bits) == 1 else f"{pin}[{i}]"
+                        k = key(path, bit)
+                        pins[name] = k
+                        aliases.setdefault(k, []).append(f"{cpath}/{name}")
                 leaves.append(_Leaf(cpath, inst.type, mname, pins))
             elif inst.type in mods:
                 sub = mods[inst.type]
@@ -165,13 +166,15 @@ def flatten(text: str, top: str, lib: Library):
 def netlist_power(text: str, top: str, lib: Library,
                   rates: Mapping[str, float] | Callable[[str], float | None], *,
                   slew: float = 0.1, wire_cap_per_fanout: float = 0.0,
-                  default_rate: float | None = None) -> PowerReport:
+                  default_rate: float | None = None, access=None) -> PowerReport:
     """Power of the netlist ``text`` under ``top`` (W). ``rates``: transitions per second by
     hierarchical net name relative to ``top`` (``inst/sub/wire[3]`` or a leaf pin
     ``inst/_12_/Y``), e.g. :meth:`.saif.Saif.rates`; ``slew`` in the library's time unit;
     ``wire_cap_per_fanout`` in its capacitance unit (used only when the liberty has no
     default wire-load model); nets with no rate get ``default_rate`` (None: 0, listed in
-    ``nets_without_activity``)."""
+    ``nets_without_activity``). ``access(leaf, names)``, if given, is a leaf's power
+    beyond its liberty tables (an SRAM macro's reads and writes, :mod:`.macro_power`),
+    added to its internal power; ``names(pin)`` lists the names of the pin's net."""
     get = rates if callable(rates) else rates.get
     leaves, uf, names = flatten(text, top, lib)
     u = lib.units
@@ -185,6 +188,8 @@ def netlist_power(text: str, top: str, lib: Library,
     extrap = 0
     for lf in leaves:
         ip, n_extrap = _instance_power(lf, lib, nets, slew, v2)
+        if access is not None:
+            ip.internal_w += access(lf, lambda p, lf=lf: names.get(uf.find(lf.pins[p]), []))
         out.append(ip)
         extrap += n_extrap
     totals = {k: sum(ip.__getattribute__(k) for ip in out)

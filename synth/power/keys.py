@@ -143,7 +143,8 @@ def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -
         The synthesis key.
     """
     from ..api import asic_cache_key
-    return asic_cache_key(verilog_sha(cfg, memo_dir, sources), clock_ns, lib)
+    return asic_cache_key(verilog_sha(cfg, memo_dir, sources), clock_ns, lib,
+                          sram=cfg.buffers == "macros")
 
 
 def current_synthesis_key(cfg, clock_ns: float) -> str:

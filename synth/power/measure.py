@@ -113,7 +113,7 @@ def read_rates(saif_path: str, top: str) -> dict[str, float]:
 
 
 def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
-                    scale: float):
+                    scale: float, access=None):
     """:func:`.compute.netlist_power` of the simulated ``rates`` times ``scale``.
 
     Parameters
@@ -146,7 +146,7 @@ def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
         used[name] = r * scale
         return r * scale
 
-    return netlist_power(netlist, top, lib, rate), used
+    return netlist_power(netlist, top, lib, rate, access=access), used
 
 
 def average_activity(used: dict[str, float], period_ns: float) -> float:
@@ -194,10 +194,11 @@ class _Simulated:
 
 
 def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, top: str,
-              lib, lib_path: str, *, cycles: int, seed: int, f_mhz: float) -> _Simulated:
+              macros, lib_path: str, *, cycles: int, seed: int, f_mhz: float) -> _Simulated:
     """Run the model in a fresh folder of ``power_cache``, compute the power of its SAIF
-    at ``f_mhz`` and OpenSTA's at the same average activity. The folder is removed after,
-    or kept (``failed.run-*``) when a tool failed, for its logs."""
+    at ``f_mhz`` (``macros``: the liberty, and the SRAM macros' accesses if the tile has
+    them, :mod:`.macro_power`) and OpenSTA's at the same average activity. The folder is
+    removed after, or kept (``failed.run-*``) when a tool failed, for its logs."""
     from .opensta import opensta_power
     from .stimulus import write_stimulus
     from .workload import stimulus_rows
@@ -212,14 +213,21 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
         stats = run_model(exe, run_dir, cycles, seed, stimulus)
         t3 = time.monotonic()
         scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
-        rep, used = simulated_power(netlist, top, lib,
-                                    read_rates(os.path.join(run_dir, "dump.saif"), top), scale)
+        saif_path = os.path.join(run_dir, "dump.saif")
+        access = None
+        if macros.energies:
+            from .macro_power import access_power
+            from .saif import read_saif
+            access = access_power(read_saif(saif_path), top, f_mhz * 1e6, macros.energies)
+        rep, used = simulated_power(netlist, top, macros.lib, read_rates(saif_path, top),
+                                    scale, access=access)
         t4 = time.monotonic()
         period_ns = 1000.0 / f_mhz
         activity = average_activity(used, period_ns)
         with open(os.path.join(run_dir, "netlist.v"), "w", encoding="utf-8") as f:
             f.write(netlist)
-        sta = opensta_power("netlist.v", lib_path, top, period_ns, activity, run_dir)
+        sta = opensta_power("netlist.v", lib_path, top, period_ns, activity, run_dir,
+                            extra_liberty=macros.liberty)
         t5 = time.monotonic()
     except ToolError as err:       # keep the failed run's folder and logs for the reader
         kept = os.path.join(power_cache, "failed" + os.path.basename(run_dir))
@@ -294,6 +302,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     from ..wrapper import wrapper_name
     from .cache import power_cache_dir
     from .cells import read_library
+    from .macro_power import setup as macro_setup
     from .model import build_model
     from .stimulus import RESET_CYCLES
     from .workload import plan_workload
@@ -315,17 +324,19 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
                    encoding="utf-8") as f:
         netlist = f.read()
     lib = read_library(lib_path)
+    macros = macro_setup(syn["cache"]["asic"]["dir"], text_v, lib)   # buffers = macros
     harness, bricks = tile_harness(cfg, man)
     power_cache = power_cache_dir(cache_root)
     t1 = time.monotonic()
     exe, build = build_model(netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
-                             power_cache)
+                             power_cache, extra_models=macros.models)
     if not build["hit"]:
         log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
     t_build = time.monotonic() - t1
     f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
-    sim = _simulate(exe, power_cache, cfg, man, plan, netlist, wrap, lib, lib_path,
+    sim = _simulate(exe, power_cache, cfg, man, plan, netlist, wrap, macros, lib_path,
                     cycles=cycles, seed=seed, f_mhz=f_mhz)
+    lib = macros.lib
     rep = sim.power
     clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
                   if "CLK" in lib.cells[i.cell].pins)

@@ -33,7 +33,7 @@ def cells_used(netlist_text: str, lib) -> list[str]:
 
 
 def build_model(netlist_text: str, top: str, lib, harness: str, synth_key: str,
-                cache_dir: str) -> tuple[str, dict]:
+                cache_dir: str, extra_models: str = "") -> tuple[str, dict]:
     """The Verilated model of a netlist, built once and cached.
 
     Parameters
@@ -48,6 +48,8 @@ def build_model(netlist_text: str, top: str, lib, harness: str, synth_key: str,
         The C++ main driving ``Vdut``.
     synth_key : str
         The synthesis entry the netlist comes from (a name in the model's key).
+    extra_models : str
+        Verilog of the netlist's black boxes (the SRAM macros' behavioural models).
     cache_dir : str
         The power cache.
 
@@ -65,7 +67,8 @@ def build_model(netlist_text: str, top: str, lib, harness: str, synth_key: str,
         its log there).
     """
     from .cell_models import verilog_models
-    models = verilog_models(lib, cells_used(netlist_text, lib))
+    # the cells' models, and the black boxes' own (the SRAM macros', :mod:`.macro_power`)
+    models = verilog_models(lib, cells_used(netlist_text, lib)) + extra_models
     key = sha256_hex(json.dumps([synth_key, sha256_hex(netlist_text), sha256_hex(models),
                                  sha256_hex(harness), MODEL_BUILD_FLAGS]))[:24]
     final = os.path.join(cache_dir, key)

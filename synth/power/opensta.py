@@ -29,7 +29,7 @@ _STA_ROW = re.compile(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", re.M)
 
 
 def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
-                  activity: float, workdir: str) -> dict:
+                  activity: float, workdir: str, extra_liberty: str | None = None) -> dict:
     """OpenSTA's power of a netlist with every net at one activity.
 
     Parameters
@@ -46,6 +46,8 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
         Transitions per clock period of every net (duty 0.5).
     workdir : str
         Where ``power.tcl`` and ``power.log`` are written.
+    extra_liberty : str or None
+        A second liberty read after ``liberty`` (the SRAM macros', :mod:`..macros`).
 
     Returns
     -------
@@ -59,7 +61,8 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
         OpenSTA failed, or printed no power table.
     """
     from ..tools import check_sta
-    tcl = (f"read_liberty {liberty}\nread_verilog {netlist_path}\nlink_design {top}\n"
+    extra = f"read_liberty {extra_liberty}\n" if extra_liberty else ""
+    tcl = (f"read_liberty {liberty}\n{extra}read_verilog {netlist_path}\nlink_design {top}\n"
            f"create_clock -name clk -period {period_ns:g} [get_ports clk]\n"
            f"sta::set_power_global_activity {activity:.6g} 0.5\n"
            f"report_power -digits 6\nexit\n")
