@@ -74,6 +74,10 @@ class TileConfig:
         :data:`~termwise.gen.fields.MACRO_MAX_WIDTH` bits side by side
         (:class:`termwise.rtl.buffer.SramMacro`; needs ``depth`` >= 16 and tile operand
         buffers, i.e. not Cnvlutin's or Bit-Tactical's own stores). Same cycles either way.
+    clock_gating : bool
+        Synthesis gates the clocks of the registers that hold (an ICG of OSU018 cells per
+        enable, :mod:`termwise.synth.clock_gating`, docs/clock-gating.md). The RTL is the
+        same but for its name (``_cg``), so every result of a gated tile is keyed apart.
     name : str or None
         The preset name this configuration came from, if any (informational).
     **options
@@ -99,19 +103,20 @@ class TileConfig:
     out_bits: int | None = None
     pe_stages: int | None = None
     buffers: str = "flops"
+    clock_gating: bool = False
     #: ``((name, value), ...)`` in the spec's order.
     options: tuple = ()
     name: str | None = field(default=None, compare=False)
 
     def __init__(self, arch, filters, windows, lanes, act_bits, wgt_bits,
                  acc_bits=None, depth=64, dtype="int", bias=False, residual=False,
-                 activation="none", out_bits=None, pe_stages=None, buffers="flops", name=None,
-                 **options):
+                 activation="none", out_bits=None, pe_stages=None, buffers="flops",
+                 clock_gating=False, name=None, **options):
         core = dict(arch=arch, filters=filters, windows=windows, lanes=lanes,
                     act_bits=act_bits, wgt_bits=wgt_bits,
                     acc_bits=acc_bits, depth=depth, dtype=dtype, bias=bias, residual=residual,
                     activation=activation, out_bits=out_bits, pe_stages=pe_stages,
-                    buffers=buffers, name=name)
+                    buffers=buffers, clock_gating=clock_gating, name=name)
         for key, value in core.items():
             object.__setattr__(self, key, value)
         object.__setattr__(self, "options", resolve_options(arch, dtype, options))
@@ -154,7 +159,7 @@ class TileConfig:
         return designs.spec(self)
 
     def _validate(self):
-        for flag in ("bias", "residual"):
+        for flag in ("bias", "residual", "clock_gating"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(flag, f"must be true or false, got {getattr(self, flag)!r}")
         if self.activation not in ("none", "relu", "relu6"):
@@ -244,6 +249,8 @@ class TileConfig:
             options += f"_ps{self.pe_stages}"
         if self.buffers == "macros":
             options += "_sram"
+        if self.clock_gating:
+            options += "_cg"
         return (f"termwise_{self.arch}_f{self.filters}w{self.windows}l{self.lanes}"
                 f"_a{self.act_bits}w{self.wgt_bits}_acc{self.acc_bits}_d{self.depth}"
                 f"{options}")
@@ -382,7 +389,8 @@ class TileConfig:
         d = {k: getattr(self, k) for k in CORE_FIELDS[:CORE_FIELDS.index("dtype")]}
         d.update(self.options)
         for key, default in (("dtype", "int"), ("bias", False), ("residual", False),
-                             ("activation", "none"), ("out_bits", None), ("buffers", "flops")):
+                             ("activation", "none"), ("out_bits", None), ("buffers", "flops"),
+                             ("clock_gating", False)):
             if getattr(self, key) != default:
                 d[key] = getattr(self, key)
         if not self._pe_stages_derived:

@@ -21,7 +21,7 @@ __all__ = ["CORE_FIELDS", "BUFFERS", "MACRO_MIN_WORDS", "MACRO_MAX_WIDTH", "PE_S
 
 #: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
 #: on top, each accepted only by the designs that declare it.
-CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers")
+CORE_FIELDS = ("arch", "filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth", "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers", "clock_gating")
 
 #: What the tile's operand buffers are built from (``buffers``): flip-flops (Amaranth
 #: memories, mapped to flops by synthesis), or single-port SRAM macros side by side

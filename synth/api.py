@@ -119,16 +119,18 @@ def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
 def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CLOCK_NS,
                target: str = "asic", liberty: str | None = None,
                cache_root: str | None = None, use_cache: bool = True,
-               precision: int | None = None, clock_gating: bool = False) -> dict:
+               precision: int | None = None, clock_gating: bool | None = None) -> dict:
     """Synthesise ``cfg`` for ``target`` at ``clock_ns``; write ``synth_report.json`` and
     ``synth_report.md`` to ``outdir`` (unless None) and return the report dict.
 
     Peak throughput is stated at ``precision``-bit activations (default: 16 bits, or the
     configuration's ``act_bits`` if narrower). Bad options raise :class:`ConfigError` before
     anything is written. ``clock_gating``: the ASIC run gates the clocks of enabled flops
-    (:mod:`.clock_gating`, opt-in; its own cache key).
-    """
+    (:mod:`.clock_gating`; its own cache key); None: the configuration's
+    ``clock_gating``."""
     from ..gen.emit import emit
+    if clock_gating is None:
+        clock_gating = cfg.clock_gating
     clock_ns, target, lib = check_options(clock_ns, target, liberty)
     if precision is None:
         precision = min(16, cfg.act_bits)

@@ -34,7 +34,7 @@ class Parser(argparse.ArgumentParser):
 
 #: Core fields settable on the command line (design options are added from the registry).
 _CORE_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
-              "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers")
+              "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers", "clock_gating")
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,6 +53,9 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--pe-stages", type=int,
                    help="registers on every PE input, 0..4 (default: 1 in arrays of 256 PEs "
                         "or more, else 0; each adds a cycle per run)")
+    g.add_argument("--clock-gating", action="store_true", default=None,
+                   help="ASIC: gate the clocks of enabled flops with ICGs built from OSU018 "
+                        "cells (docs/clock-gating.md)")
     g.add_argument("--buffers", help="what the operand buffers are built from: flops "
                    "(default) or macros (single-port SRAM macros side by side, docs/sram.md)")
     for name, specs in designs.options().items():

@@ -19,7 +19,7 @@ def register(subparsers) -> None:
         cfg = config_from_args(args)
         check_options(args.clock_ns, args.target, args.liberty)
         rep = synthesise(cfg, args.output, precision=args.precision,
-                         clock_gating=args.clock_gating, **synth_kwargs(args))
+                         **synth_kwargs(args))
         a, f, t = rep["asic"], rep["fpga"], rep["throughput"]
         parts = []
         if a:
@@ -50,8 +50,5 @@ def register(subparsers) -> None:
                               "ECP5 resources/Fmax); writes synth_report.json/.md")
     add_config_arguments(p)
     add_flow_arguments(p)
-    p.add_argument("--clock-gating", action="store_true",
-                   help="ASIC: gate the clocks of enabled flops with ICGs built from OSU018 "
-                        "cells (docs/clock-gating.md); a cache key of its own")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=cmd_synth)

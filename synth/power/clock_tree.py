@@ -28,7 +28,8 @@ import math
 
 from ..kinds import kind_of
 
-__all__ = ["TREE_BUFFER", "SLEW", "METHOD", "clock_sinks", "tree_max_load", "clock_network"]
+__all__ = ["TREE_BUFFER", "SLEW", "METHOD", "clock_sinks", "gated_sinks", "tree_max_load",
+           "clock_network", "report_record", "add_clock_network"]
 
 #: The tree's buffer: OSU018's clock buffer, its input and output pins.
 TREE_BUFFER = ("CLKBUF1", "A", "Y")
@@ -139,13 +140,34 @@ def clock_network(sink_cap: float, lib, f_hz: float, *, max_load: float) -> dict
             "pins_w": pins_w, "tree_w": tree_w, "total_w": pins_w + tree_w}
 
 
+def gated_sinks(sinks: dict, gating: dict, modules: dict, top: str, lib) -> dict:
+    """``sinks`` of a clock-gated tile (:mod:`termwise.synth.clock_gating`'s record): the
+    gated flops' clock pins leave the root net (they hang off their ICG, whose output net
+    the gate-level run simulates), the ICGs' inverter and AND inputs join it. A gated flop
+    is counted at DFFPOSX1's clock pin."""
+    inst = {k.lstrip("\\"): v["instances"] for k, v in modules.items()}
+    flop = lib.cells["DFFPOSX1"].pins["CLK"].capacitance
+    icg = lib.cells["INVX1"].pins["A"].capacitance + lib.cells["AND2X2"].pins["A"].capacitance
+    out = {k: dict(v) for k, v in sinks.items()}
+    for name, g in gating.get("by_module", {}).items():
+        n = inst.get(name.lstrip("\\"), 0)
+        rec = out.setdefault(kind_of(name.lstrip("\\"), top) or "control_glue",
+                             {"pins": 0, "cap": 0.0})
+        rec["pins"] += n * (2 * g["icgs"] - g["gated_flops"])
+        rec["cap"] += n * (g["icgs"] * icg - g["gated_flops"] * flop)
+    return out
+
+
 def report_record(stat: dict, modules: dict, top: str, lib, liberty_path: str,
-                  f_hz: float) -> dict:
+                  f_hz: float, gating: dict | None = None) -> dict:
     """The power report's ``clock_network`` record of a synthesised tile at ``f_hz``: the
-    sinks by kind, and the network (:func:`clock_network`) of every tile sink (the IO
-    wrapper's excluded) and of the tile's sinks outside its flip-flop operand buffers (kind
-    ``buffers``, which the energy model prices as SRAM macros)."""
+    sinks by kind (of a gated tile, :func:`gated_sinks`), and the network
+    (:func:`clock_network`) of every tile sink (the IO wrapper's excluded) and of the
+    tile's sinks outside its flip-flop operand buffers (kind ``buffers``, which the energy
+    model prices as SRAM macros)."""
     sinks = clock_sinks(stat, modules, top, lib)
+    if gating:
+        sinks = gated_sinks(sinks, gating, modules, top, lib)
     u = lib.units
     limit = tree_max_load(liberty_path)
     tile = sum(v["cap"] for k, v in sinks.items() if k != "io_wrapper")
@@ -171,7 +193,7 @@ def add_clock_network(rep: dict, syn: dict) -> dict:
         stat = json.load(f)
     lib = read_library(lib_path)
     rec = report_record(stat, syn["asic"]["modules"], rep["top"], lib, lib_path,
-                        rep["clock"]["mhz"] * 1e6)
+                        rep["clock"]["mhz"] * 1e6, syn["asic"].get("clock_gating"))
     rep["clock_network"] = rec
     rep["power_w"]["clock_network"] = rec["tile"]["total_w"]
     rep["power_w"]["tile_with_clock_network"] = rep["power_w"]["tile"] + rec["tile"]["total_w"]

@@ -144,7 +144,7 @@ def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -
     """
     from ..api import asic_cache_key
     return asic_cache_key(verilog_sha(cfg, memo_dir, sources), clock_ns, lib,
-                          sram=cfg.buffers == "macros")
+                          clock_gating=cfg.clock_gating, sram=cfg.buffers == "macros")
 
 
 def current_synthesis_key(cfg, clock_ns: float) -> str:

@@ -215,3 +215,14 @@ def test_buffers_of_sram_macros(tmp_path):
         cfg = next(preset(p) for p in load_presets() if preset(p).spec is spec)
         owns = getattr(array_class(cfg), "OWNS_OPERANDS", False)
         assert (spec.own_stores is not None) == owns, spec.arch
+
+
+def test_clock_gating_field():
+    """``clock_gating``: a bool, named ``_cg`` in the top, kept by to_dict only when on."""
+    base = preset("baseline-4x4")
+    g = base.replace(clock_gating=True)
+    assert g.top_name == base.top_name + "_cg" and g.to_dict()["clock_gating"] is True
+    assert "clock_gating" not in base.to_dict() and from_mapping(g.to_dict()) == g
+    with pytest.raises(ConfigError, match="true or false") as e:
+        base.replace(clock_gating=1)
+    assert e.value.field == "clock_gating"

@@ -84,3 +84,20 @@ def test_sinks_by_kind_and_record(lib):
     assert rec["without_buffers"]["sink_cap_pf"] == pytest.approx(tile - 10 * DFF_CLK)
     assert rec["tile"]["total_w"] > rec["without_buffers"]["total_w"] > 0
     assert "CLKBUF1" in rec["method"] and not math.isnan(rec["tile"]["tree_w"])
+
+
+def test_gated_tile_root_net(lib):
+    """A gated tile (synth/clock_gating.py's record): 3 PEs whose module holds 2 ICGs
+    gating 8 of its flops leave 3 x 8 DFFPOSX1 clock pins off the root net and put 3 x 2
+    x (INVX1.A + AND2X2.A) on it."""
+    from termwise.synth.power.clock_tree import gated_sinks
+    top = "termwise_x"
+    modules = {top: {"instances": 1}, f"{top}__pe": {"instances": 3}}
+    sinks = {"pe_lanes": {"pins": 30, "cap": 30 * DFF_CLK}}
+    gating = {"by_module": {f"{top}__pe": {"icgs": 2, "gated_flops": 8, "flops": 10}}}
+    inv_a = lib.cells["INVX1"].pins["A"].capacitance
+    and_a = lib.cells["AND2X2"].pins["A"].capacitance
+    out = gated_sinks(sinks, gating, modules, top, lib)
+    assert out["pe_lanes"]["pins"] == 30 - 24 + 12
+    assert out["pe_lanes"]["cap"] == pytest.approx(6 * DFF_CLK + 6 * (inv_a + and_a))
+    assert sinks["pe_lanes"]["pins"] == 30          # the input is not changed
