@@ -82,9 +82,6 @@ def power_record(doc, path: str, rel: str, field: str) -> dict:
     tile_w = report_value(doc, path, ("power_w", "tile"), field)
     mhz = report_value(doc, path, ("clock", "mhz"), field)
     activity = report_value(doc, path, ("activity", "source"), field)
-    kinds = report_value(doc, path, ("by_kind_w",), field)
-    buffers = kinds.get("buffers", {"total_w": 0.0}) if isinstance(kinds, dict) else None
-    buffers_w = buffers.get("total_w") if isinstance(buffers, dict) else None
     for key, v in (("preset", preset), ("activity.source", activity)):
         if not isinstance(v, str) or not v:
             raise ConfigError(field, f"{path}: malformed power report: {key} must be text, "
@@ -94,6 +91,9 @@ def power_record(doc, path: str, rel: str, field: str) -> dict:
                 or v <= 0:
             raise ConfigError(field, f"{path}: malformed power report: {key} must be a "
                                      f"positive number, got {v!r}")
+    kinds = report_value(doc, path, ("by_kind_w",), field)
+    buffers = kinds.get("buffers", {"total_w": 0.0}) if isinstance(kinds, dict) else None
+    buffers_w = buffers.get("total_w") if isinstance(buffers, dict) else None
     if isinstance(buffers_w, bool) or not isinstance(buffers_w, (int, float)) \
             or not 0 <= buffers_w < tile_w:
         raise ConfigError(field, f"{path}: malformed power report: by_kind_w.buffers.total_w "
