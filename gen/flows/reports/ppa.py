@@ -134,7 +134,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
                    power_activity=(f"{act.get('source')}: {act.get('runs_completed')} runs "
                                    f"of {len(act.get('layers') or [])} layers, "
                                    f"{act.get('cycles_simulated')} cycles"))
-    row["storage"] = storage_text(energy)
+    row["storage"] = storage_text(energy, synth["asic"])
     if energy:
         per = energy.get("per_inference") or {}
 
@@ -151,19 +151,25 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
     return row
 
 
-def storage_text(energy: dict | None) -> str:
-    """What the row's energy takes its storage from: each level's shape and macros, or the
-    flops the tile keeps."""
+def storage_text(energy: dict | None, asic: dict) -> str:
+    """What the row's energy takes its storage from (each level's shape and macros, or the
+    flops the tile keeps) and how the synthesised tile stores and clocks (its ``asic``
+    section: SRAM macros, clock gating)."""
     if not energy or "levels" not in energy:
         return "-"
-    parts = []
+    built = ("synthesised with SRAM macro buffers" if asic.get("macros") else
+             "synthesised with flip-flop buffers (priced as the macros below)")
+    gating = asic.get("clock_gating")
+    built += (f"; {gating['gated_flops']:,} of {gating['flops']:,} flops clock-gated"
+              if gating else "; clocks not gated")
+    parts = [built]
     for name, lv in energy["levels"].items():
         parts.append(f"{name} {lv['words']}x{lv['width']} ({lv['macros']} macros, "
                      f"{lv['area_um2'] / 1e6:.3g} mm2)")
     if energy.get("tile_buffers", "macros") != "macros":
         parts.insert(0, f"tile buffers: {energy['tile_buffers']}")
-    return "; ".join(parts) + "; column fc weight registers and every other register in " \
-        "flip-flops, clocks not gated"
+    return "; ".join(parts) + "; the column fc weight registers and every other register " \
+        "in flip-flops"
 
 
 def _dram_sensitivity(rows: list[dict], sens: dict) -> list[str]:
