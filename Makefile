@@ -58,3 +58,11 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info
+
+# SRAM macros (docs/sram.md): OpenRAM 1.2.48 in its own venv (.venv-openram, numpy<2) with
+# Debian's ngspice, characterised by SPICE one shape at a time (cached in build/sram), then
+# golden/sram/openram_scn4m_subm.json rewritten. SRAM_SHAPES=16x32,64x64 picks shapes.
+.PHONY: sram
+sram: venv
+	@bash synth/sram/openram_env.sh
+	$(BIN)/python -m termwise.synth.sram $(if $(SRAM_SHAPES),--shapes $(SRAM_SHAPES))

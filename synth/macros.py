@@ -15,7 +15,9 @@ to ``stat`` and OpenSTA in a liberty of its own, written here from the macro mod
 * pin capacitances -- OpenRAM registers every input in a flip-flop (M. Guthaus et al.,
   "OpenRAM: An Open-Source Memory Compiler", ICCAD 2016): each input pin is one OSU018
   DFFPOSX1 ``D`` pin, ``clk`` one ``CLK`` pin per input flop;
-* ``cell_leakage_power`` -- the macro's leakage.
+* ``cell_leakage_power`` -- 0: the characterised static current is an artefact of
+  OpenRAM's scn4m_subm netlist (docs/sram.md), and a 0.18 um macro's real leakage (tens
+  of nW) is negligible.
 
 The macros' access energy is not in a liberty table (reads and writes differ, and the power
 flow reads no ``when`` conditions): the energy model prices it per access
@@ -74,7 +76,7 @@ def _cell(name: str, words: int, width: int, d_pf: float, clk_pf: float) -> str:
                 f"        rise_transition (scalar) {{ values (\"0.1\"); }}\n"
                 f"        fall_transition (scalar) {{ values (\"0.1\"); }} }}\n    }}\n")
     return (f"  cell ({name}) {{\n    /* {m.source} */\n    area : {m.area_um2:.6g};\n"
-            f"    cell_leakage_power : {m.leakage_w * 1e9:.6g};\n    dont_touch : true;\n"
+            "    cell_leakage_power : 0;\n    dont_touch : true;\n"
             f"    dont_use : true;\n" + "".join(pins) + "  }\n")
 
 

@@ -44,10 +44,9 @@ gives ``(tile_w - buffers_w + clock_without_buffers_w) x rtl_cycles / (clock_mhz
 the macros of the tile-buffer level stand for those flops (and their clock sinks), so the
 level is paid once; the clock network is in the total. (Buffers too shallow for a macro stay
 in flops: ``tile_w + clock_w``.) A record without the clock estimate adds none, and its
-source says so. ``rtl_cycles`` include the per-run overheads. Every macro's leakage is
-charged over
-the same time. A design without a power record gets its access energy only; its
-``compute_j``, leakage and ``total_j`` are ``None``.
+source says so. ``rtl_cycles`` include the per-run overheads. The macros' leakage is not
+charged (:mod:`.storage`). A design without a power record gets its access energy only;
+its ``compute_j`` and ``total_j`` are ``None``.
 """
 
 from __future__ import annotations
@@ -92,7 +91,6 @@ MODELLED = [
     "off-chip DRAM traffic: each layer's weights, input activations and outputs at the "
     "hardware width, refetched when a layer overflows the chip memories; the weights once "
     "for the whole batch simulated, so their share per inference is 1/images",
-    "leakage of every macro over the run time (designs with a power record)",
     "compute: the tile's gate-level power from `termwise power` without its flip-flop "
     "operand buffers (kind `buffers`, which the tile-buffer macros stand for), plus the "
     "clock network of its other sinks (the report's clock_network estimate: clock pins "
@@ -110,6 +108,9 @@ NOT_MODELLED = [
     "Bit-Tactical's h + 1 activation read ports and select metadata, Diffy's predecessor "
     "store (their flip-flop power is removed with the kind `buffers`)",
     "the per-column fc weight registers stay in the tile's logic power (kind control_glue)",
+    "the macros' leakage: the characterised static current is an artefact of OpenRAM's "
+    "scn4m_subm netlist (10^4-10^5 x a published 180 nm macro's, docs/sram.md); a real "
+    "0.18 um macro's tens of nW are negligible against its accesses",
     "inter-layer reuse of outputs kept on chip, storage at reduced precision or "
     "compressed (every value at the hardware width)",
     "address generation, the wires between the tile buffers and the PEs, the host that "
@@ -291,9 +292,8 @@ def design_energy(layers, cfg, rtl_cycles, *, out_bits: int, images: int,
     Returns
     -------
     dict
-        ``compute_j``, ``leakage_j`` and ``total_j`` (``None`` without ``power``),
-        ``tile_buffer_j``, ``chip_memory_j``, ``onchip_j`` (the two, plus the leakage when
-        known), ``offchip_j``, ``memory_j`` (on- and off-chip), ``per_inference`` (each
+        ``compute_j`` and ``total_j`` (``None`` without ``power``), ``tile_buffer_j``,
+        ``chip_memory_j``, ``onchip_j`` (the two), ``offchip_j``, ``memory_j`` (on- and off-chip), ``per_inference`` (each
         over ``images``), ``per_inference_j``, ``time_s`` (``None`` without a clock),
         ``rtl_cycles``, ``levels`` (each storage level's shape and energies), ``power``
         and ``layers`` (per layer the accesses and energies).
@@ -308,23 +308,20 @@ def design_energy(layers, cfg, rtl_cycles, *, out_bits: int, images: int,
     logic_w = None if power is None else \
         power["tile_w"] - (power["buffers_w"] if tile else 0.0) \
         + power.get("clock_without_buffers_w" if tile else "clock_w", 0.0)
-    leak_w = sum(lv.leakage_w for lv in levels.values())
     rows = []
     for layer, cyc in zip(layers, rtl_cycles):
         acc = layer_accesses(layer, cfg, out_bits, order, depthwise, storage)
         e = _layer_energy(acc, levels, storage.dram_pj_per_bit)
-        leak = leak_w * cyc / hz if power else None
         rows.append(dict(name=layer.name, rtl_cycles=int(cyc), **acc, **e,
-                         leakage_j=leak,
-                         onchip_j=e["tile_buffer_j"] + e["chip_memory_j"] + (leak or 0.0),
+                         onchip_j=e["tile_buffer_j"] + e["chip_memory_j"],
                          compute_j=logic_w * cyc / hz if power else None))
     cycles = sum(r["rtl_cycles"] for r in rows)
 
     def total(key):
-        return None if power is None and key in ("compute_j", "leakage_j") else \
+        return None if power is None and key == "compute_j" else \
             sum(r[key] for r in rows)
 
-    parts = {k: total(k) for k in ("compute_j", "leakage_j", "tile_buffer_j",
+    parts = {k: total(k) for k in ("compute_j", "tile_buffer_j",
                                    "chip_memory_j", "onchip_j", "offchip_j")}
     parts["memory_j"] = parts["onchip_j"] + parts["offchip_j"]
     parts["total_j"] = None if power is None else parts["compute_j"] + parts["memory_j"]

@@ -12,18 +12,23 @@ at each level's real shape:
   *without* them and charges the macros instead, so the level is paid once.
 * **chip buffers** -- the level above that refills the tile: a weight memory and an
   activation memory (inputs and outputs), sized as DaDianNao's per-tile eDRAM synapse
-  buffer and its central neuron memory (:data:`DADIANNAO`), built of the largest
-  characterised macro, plus the wire that brings a word from the addressed macro to the
-  memory's port (:data:`WIRE_PF_PER_MM`; half the wires toggle on random data).
+  buffer and its central neuron memory (:data:`DADIANNAO`), built of
+  :data:`CHIP_MACRO` macros (256 words x 128 bits, a compiler's usual bank; the fit
+  extrapolates it from the characterised 16-64 x 16-32 shapes, and the level's ``source``
+  says so: a memory of the tiny characterised macros would be mostly periphery), plus the
+  wire that brings a word from the addressed macro to the memory's port
+  (:data:`WIRE_PF_PER_MM`; half the wires toggle on random data).
   The tile's operand loads are its reads (the bits of :func:`.energy.layer_accesses`); the
   DRAM fills and the tile's outputs are its writes; the host's partial-sum read-backs are
   reads.
 * **DRAM** -- each layer's weights, inputs and outputs once, unless the layer's weights
   exceed the weight memory and its activations the activation memory (:func:`refetch`).
 
-Leakage of every macro is charged over the run time. The DRAM energy per bit is the one
-constant no compiler gives: :func:`.energy.network_energy` prints the table's sensitivity
-to it.
+Leakage is not charged: the characterised macros' static current is an artefact of the
+scn4m_subm netlist (10^4-10^5 x a published 180 nm macro's, docs/sram.md), and a real
+0.18 um macro's leakage (tens of nW) is negligible against its accesses. The DRAM energy
+per bit is the one constant no compiler gives: :func:`.energy.network_energy` prints the
+table's sensitivity to it.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from dataclasses import asdict, dataclass
 
 from ...gen.errors import ConfigError
 
-__all__ = ["DADIANNAO", "WIRE_PF_PER_MM", "HO_MAI_HOROWITZ", "StorageModel", "STORAGE",
-           "Level", "tile_levels", "chip_levels", "refetch"]
+__all__ = ["DADIANNAO", "WIRE_PF_PER_MM", "HO_MAI_HOROWITZ", "CHIP_MACRO", "StorageModel",
+           "STORAGE", "Level", "tile_levels", "chip_levels", "refetch"]
 
 DADIANNAO = ('Y. Chen et al., "DaDianNao: A Machine-Learning Supercomputer", MICRO 2014: '
              "each tile keeps a 2 MB eDRAM synapse buffer (weights); the chip's central "
@@ -47,6 +52,8 @@ HO_MAI_HOROWITZ = ('R. Ho, K. W. Mai, M. A. Horowitz, "The future of wires", Pro
                    "89(4):490-504, 2001: about 0.2 pF/mm for intermediate-layer wires")
 #: OSU 0.18 um nominal supply (the liberty's ``nom_voltage``).
 VDD = 1.8
+#: The chip memories' macro (words, bits): a 4 KB bank.
+CHIP_MACRO = (256, 128)
 
 
 @dataclass(frozen=True)
@@ -58,10 +65,10 @@ class Level:
     width: int
     read_pj: float
     write_pj: float
-    leakage_w: float
     area_um2: float
     macros: int
     wire_pj: float = 0.0
+    source: str = ""
 
     @property
     def read_pj_per_bit(self) -> float:
@@ -85,7 +92,7 @@ class StorageModel:
     weight_kib, activation_kib : int
         Capacities of the chip's weight and activation memories (DaDianNao: 2 MB and 4 MB).
     chip_word_bits : int
-        Word width of one chip-memory access (one macro's word).
+        Word width of one chip-memory access (one macro's word, :data:`CHIP_MACRO`).
     dram_pj_per_bit : float
         Horowitz, ISSCC 2014: 1.3 nJ per 64-bit DRAM access (the low end of 1.3-2.6 nJ),
         not scaled: the off-chip interface dominates it, not the accelerator's node.
@@ -110,19 +117,20 @@ class StorageModel:
 STORAGE = StorageModel()
 
 
-def _level(name: str, words: int, width: int, *, wire: bool = False) -> Level:
+def _level(name: str, words: int, width: int, *, wire: bool = False, **shape) -> Level:
     """A level of ``words`` x ``width`` bits from the macro model (:func:`termwise.golden.
-    sram.bank`); with ``wire``, the word also crosses the bank: one side of its square
-    footprint (an H-tree from the macro addressed to the port at the centre runs half the
-    side across and half along), half its wires toggling."""
+    sram.bank`, its macros at most ``shape``'s ``max_width`` x ``max_words``); with
+    ``wire``, the word also crosses the bank: one side of its square footprint (an H-tree
+    from the macro addressed to the port at the centre runs half the side across and half
+    along), half its wires toggling."""
     from ..sram import bank
-    b = bank(words, width)
+    b = bank(words, width, **shape)
     wire_pj = 0.0
     if wire:
         side_mm = math.sqrt(b.area_um2) / 1000.0
         wire_pj = 0.5 * 0.5 * width * WIRE_PF_PER_MM * side_mm * VDD ** 2
-    return Level(name, words, width, b.read_pj, b.write_pj, b.leakage_w, b.area_um2,
-                 b.macros, wire_pj)
+    return Level(name, words, width, b.read_pj, b.write_pj, b.area_um2, b.macros, wire_pj,
+                 b.source)
 
 
 def tile_levels(cfg) -> dict[str, Level] | None:
@@ -142,7 +150,8 @@ def chip_levels(model: StorageModel = STORAGE) -> dict[str, Level]:
     for name, kib in (("weight_memory", model.weight_kib),
                       ("activation_memory", model.activation_kib)):
         words = kib * 1024 * 8 // model.chip_word_bits
-        out[name] = _level(name, words, model.chip_word_bits, wire=True)
+        out[name] = _level(name, words, model.chip_word_bits, wire=True,
+                           max_words=CHIP_MACRO[0], max_width=CHIP_MACRO[1])
     return out
 
 

@@ -160,7 +160,8 @@ def _power_report(path, cfg, tile_w, mhz):
     (path / "power_report.json").write_text(json.dumps({
         "top": cfg.top_name, "preset": None, "config": cfg.to_dict(),
         "clock": {"mhz": mhz}, "activity": {"source": "random"},
-        "power_w": {"tile": tile_w, "total": tile_w}}))
+        "power_w": {"tile": tile_w, "total": tile_w},
+        "by_kind_w": {"buffers": {"total_w": tile_w / 2}}}))
 
 
 def test_energy_objective_from_power_reports(termwise, tmp_path, golden):
@@ -185,7 +186,8 @@ def test_energy_objective_from_power_reports(termwise, tmp_path, golden):
         if p.top_name in power:
             w, mhz = power[p.top_name]
             e = design_energy(layers, p, [rc for _, rc in golden[p.top_name]], out_bits=8,
-                              images=360, power={"preset": "x", "tile_w": w, "clock_mhz": mhz,
+                              images=360, power={"preset": "x", "tile_w": w,
+                                                 "buffers_w": w / 2, "clock_mhz": mhz,
                                                  "source": "test"})
             want[p.top_name] = e["per_inference_j"]
     assert [x["top"] for x in doc["ranking"]] == sorted(want, key=want.get)

@@ -130,7 +130,7 @@ def test_verify_with_sram_macro_buffers(tmp_path):
                   cwd=tmp_path)
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert manifest["top"].endswith("_sram")
-    # loom-4x4: 128-bit weight rows (one macro), 1024-bit activation rows (8 of 128 bits)
-    assert {"termwise_sram_64x128"} <= set(manifest["library_modules"])
+    # loom-4x4: 128-bit weight rows (4 macros of 32 bits), 1024-bit activation rows (32)
+    assert {"termwise_sram_64x32"} <= set(manifest["library_modules"])
     verilog = (tmp_path / "g" / manifest["verilog"]["file"]).read_text()
-    assert verilog.count("termwise_sram_64x128 macro_") == 1 + 8
+    assert verilog.count("termwise_sram_64x32 macro_") == 4 + 32

@@ -30,7 +30,7 @@ def test_shapes_and_liberty():
     for name, words, width in shapes:
         cell, m = lib.cells[name], macro(words, width)
         assert cell.area == pytest.approx(m.area_um2, rel=1e-5)
-        assert cell.leakage == pytest.approx(m.leakage_w * 1e9, rel=1e-5)
+        assert cell.leakage == 0          # the characterised static current is no leakage
         abits = math.ceil(math.log2(words))
         # every input registered in the macro: one flop clock pin each (addr, din, ce, we)
         assert cell.pins["clk"].clock

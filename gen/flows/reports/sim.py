@@ -62,8 +62,7 @@ def summarise(results, archs) -> tuple[list, dict]:
 
 
 #: Per-layer energy columns of sim.csv, per design (joules; empty when not modelled).
-ENERGY_CSV = ("compute_j", "tile_buffer_j", "chip_memory_j", "leakage_j", "onchip_j",
-              "offchip_j")
+ENERGY_CSV = ("compute_j", "tile_buffer_j", "chip_memory_j", "onchip_j", "offchip_j")
 
 
 def _sci(x) -> str:
@@ -347,9 +346,9 @@ def _energy_markdown(en, archs) -> list[str]:
              "macros of the tile-buffer level instead) x its `rtl_cycles` / that report's "
              "clock; a design without a power record has no compute energy (`-`) and no "
              "total: only its access energy is modelled.", "",
-             "| design | compute | tile buffers | chip memories | leakage | off-chip | "
+             "| design | compute | tile buffers | chip memories | off-chip | "
              "total per inference | efficiency over baseline | power source |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
     for a in archs:
         d = designs.get(a)
         if d is None:
@@ -360,7 +359,7 @@ def _energy_markdown(en, archs) -> list[str]:
         eff = d.get("efficiency_over_baseline")
         source = d["power"]["source"] if d.get("power") else "none: access energy only"
         lines.append(f"| {a} | {joules(e['compute_j'])} | {joules(e['tile_buffer_j'])} | "
-                     f"{joules(e['chip_memory_j'])} | {joules(e['leakage_j'])} | "
+                     f"{joules(e['chip_memory_j'])} | "
                      f"{joules(e['offchip_j'])} | {total} | "
                      f"{'-' if eff is None else f'{eff:.2f}x'} | {source} |")
     lines += _sensitivity_markdown(en, archs) + _levels_markdown(designs, archs)
@@ -405,11 +404,11 @@ def _sensitivity_markdown(en, archs) -> list[str]:
 def _levels_markdown(designs, archs) -> list[str]:
     """Each design's storage levels: shape, macros, energy per access."""
     lines = ["", "| design | level | words x bits | macros | read pJ | write pJ | "
-             "leakage uW | area mm2 |", "|---|---|---|---:|---:|---:|---:|---:|"]
+             "area mm2 | macro model |", "|---|---|---|---:|---:|---:|---:|---|"]
     for a in archs:
         for name, lv in (designs.get(a) or {}).get("levels", {}).items():
             lines.append(f"| {a} | {name} | {lv['words']} x {lv['width']} | {lv['macros']} "
                          f"| {lv['read_pj'] + lv['wire_pj']:.3g} | "
                          f"{lv['write_pj'] + lv['wire_pj']:.3g} | "
-                         f"{lv['leakage_w'] * 1e6:.3g} | {lv['area_um2'] / 1e6:.3g} |")
+                         f"{lv['area_um2'] / 1e6:.3g} | {lv['source']} |")
     return lines
