@@ -103,10 +103,14 @@ def run_model(exe: str, run_dir: str, cycles: int, seed: int,
 
 def read_rates(saif_path: str, top: str) -> dict[str, float]:
     """Toggle rates (per second of simulated time) of the nets under ``TOP/top`` in a
-    SAIF file the model wrote (:meth:`.saif.Saif.rates`); the harness's timescale (1 ps) is
-    checked, the rates depend on it."""
+    SAIF file the model wrote (:func:`saif_rates`)."""
     from .saif import read_saif
-    saif = read_saif(saif_path)
+    return saif_rates(read_saif(saif_path), top)
+
+
+def saif_rates(saif, top: str) -> dict[str, float]:
+    """:meth:`.saif.Saif.rates` of the nets under ``TOP/top``; the harness's timescale
+    (1 ps) is checked, the rates depend on it."""
     if abs(saif.timescale_s - 1e-12) > 1e-18:
         raise RuntimeError(f"SAIF timescale {saif.timescale_s} s, the harness assumed 1 ps")
     return saif.rates(f"TOP/{top}")
@@ -213,14 +217,14 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
         stats = run_model(exe, run_dir, cycles, seed, stimulus)
         t3 = time.monotonic()
         scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
-        saif_path = os.path.join(run_dir, "dump.saif")
+        from .saif import read_saif
+        saif = read_saif(os.path.join(run_dir, "dump.saif"))     # read once: rates, duties
         access = None
         if macros.energies:
             from .macro_power import access_power
-            from .saif import read_saif
-            access = access_power(read_saif(saif_path), top, f_mhz * 1e6, macros.energies)
-        rep, used = simulated_power(netlist, top, macros.lib, read_rates(saif_path, top),
-                                    scale, access=access)
+            access = access_power(saif, top, f_mhz * 1e6, macros.energies)
+        rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
+                                    access=access)
         t4 = time.monotonic()
         period_ns = 1000.0 / f_mhz
         activity = average_activity(used, period_ns)

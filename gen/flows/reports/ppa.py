@@ -157,8 +157,10 @@ def storage_text(energy: dict | None, asic: dict) -> str:
     section: SRAM macros, clock gating)."""
     if not energy or "levels" not in energy:
         return "-"
+    priced = energy.get("tile_buffers", "macros") == "macros"
     built = ("synthesised with SRAM macro buffers" if asic.get("macros") else
-             "synthesised with flip-flop buffers (priced as the macros below)")
+             "synthesised with flip-flop buffers" + (" (priced as the macros below)"
+                                                     if priced else ""))
     gating = asic.get("clock_gating")
     built += (f"; {gating['gated_flops']:,} of {gating['flops']:,} flops clock-gated"
               if gating else "; clocks not gated")
@@ -166,7 +168,7 @@ def storage_text(energy: dict | None, asic: dict) -> str:
     for name, lv in energy["levels"].items():
         parts.append(f"{name} {lv['words']}x{lv['width']} ({lv['macros']} macros, "
                      f"{lv['area_um2'] / 1e6:.3g} mm2)")
-    if energy.get("tile_buffers", "macros") != "macros":
+    if not priced:
         parts.insert(0, f"tile buffers: {energy['tile_buffers']}")
     return "; ".join(parts) + "; the column fc weight registers and every other register " \
         "in flip-flops"
