@@ -33,6 +33,7 @@ from .toml_io import load_presets, preset_table, read_config_table, to_toml
 
 __all__ = [
     "ConfigError", "TileConfig", "load_presets", "preset", "from_toml", "from_mapping",
+    "storage_variant",
     "with_dtype_fields", "to_toml", "clog2", "CORE_FIELDS",
     # defined beside this module (fields), importable from here as before
     "RANGES", "PE_STAGE_MIN_PES", "PE_STAGE_GROUP", "MOVED_TO_RUNTIME",
@@ -418,6 +419,19 @@ class TileConfig:
         fields.update(changes)
         fields.setdefault("name", self.name)
         return TileConfig(**fields)
+
+
+def storage_variant(cfg: TileConfig, buffers: str, clock_gating: bool) -> TileConfig:
+    """``cfg`` with its operand buffers as ``buffers`` and ``clock_gating`` set, where the
+    configuration allows them: ``macros`` stay ``flops`` for a design that keeps operands in
+    stores of its own or a buffer shallower than the smallest macro (each report row says
+    how its tile stores). ``ConfigError`` on an unknown ``buffers``."""
+    if buffers not in BUFFERS:
+        raise ConfigError("buffers", f"must be one of {', '.join(BUFFERS)}, got {buffers!r}")
+    if buffers == "macros" and (cfg.spec.own_stores is not None
+                                or cfg.depth < MACRO_MIN_WORDS):
+        buffers = "flops"
+    return cfg.replace(buffers=buffers, clock_gating=bool(clock_gating))
 
 
 def from_mapping(mapping: dict[str, Any], *, name: str | None = None) -> TileConfig:

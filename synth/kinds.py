@@ -15,7 +15,7 @@ __all__ = ["KINDS", "FRONT_END_KINDS", "COMMON_KINDS", "KIND_TABLE", "kind_of"]
 
 #: Kinds in report order. ``io_wrapper`` is the flow's own register wrapper, not the tile.
 KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "front_end", "reconstruction",
-         "buffers", "output_stage", "control_glue", "io_wrapper")
+         "buffers", "fc_weight_registers", "output_stage", "control_glue", "io_wrapper")
 
 #: Kinds that exist only because of a value-based front end placed before an otherwise
 #: unchanged back end (Bit-Tactical's multiplexers before Dynamic Stripes / Pragmatic,
@@ -35,6 +35,10 @@ COMMON_KINDS: list[tuple[str, str, str]] = [
     (r"^\.array\.(act_store_w\d+|wgt_store)$", "buffers",
      "operand stores an array keeps in a layout of its own (Cnvlutin zero-free activation "
      "stores and per-lane weight banks; Bit-Tactical packed weight store)"),
+    (r"^\.column_weights$", "fc_weight_registers",
+     "per-column fc weight registers (`fc_columns`): storage the tile keeps in flip-flops "
+     "(not the operand buffers the energy model prices as macros; gated with "
+     "`clock_gating`)"),
     (r"^\.array\.(act_store|meta_store)$", "buffers",
      "Bit-Tactical dense activation store (h + 1 read ports) and select metadata store"),
     (r"^\.array\.(front_end|lane_mux)$", "front_end",

@@ -80,8 +80,8 @@ def register(subparsers) -> None:
                               "power_report.json/.md")
     add_config_arguments(p)
     p.add_argument("--cycles", default="2000",
-                   help="simulated cycles (default 2000; with --workload a bound: as many "
-                        "runs of each layer as fit, at most 8)")
+                   help="simulated cycles (default 2000; with --workload a bound: runs "
+                        "drawn in the network's mix of layers while they fit)")
     p.add_argument("--seed", default="1", help="stimulus seed: the random operands, or the "
                    "workload runs drawn (default 1)")
     p.add_argument("--workload", default=None, metavar="W",

@@ -1,6 +1,7 @@
 """``termwise report``: the family's PPA table on one workload, at equal peak throughput.
 
     termwise report --workload W [--precision 8|16] [--designs all|D,D...]
+                    [--buffers flops|macros] [--clock-gating]
                     [--power-cycles N] [--seed S] [--reports DIR] -o DIR
 
 For every design (each on the configuration ``termwise sim`` simulates: its equal-peak
@@ -57,6 +58,7 @@ def _cmd_report(args) -> int:
         raise ConfigError("seed", f"must be an integer >= 0, got {args.seed!r}")
     doc = run_report(args.workload, args.precision, args.output, designs=args.designs,
                      power_cycles=cycles, seed=seed, images=args.images, fc=args.fc,
+                     buffers=args.buffers, clock_gating=args.clock_gating,
                      reports=args.reports, cache_root=args.cache_dir,
                      use_cache=not args.no_cache, plots=not args.no_plots)
     for r in doc["rows"]:
@@ -83,6 +85,12 @@ def register(subparsers) -> None:
     p.add_argument("--fc", choices=("columns", "window"), default="columns",
                    help="the fc mapping of termwise sim (columns: per-column weight "
                         "registers on the designs that have them, synthesised as such)")
+    p.add_argument("--buffers", default="flops",
+                   help="the tiles' operand buffers: flops (default) or macros (SRAM macros, "
+                        "docs/sram.md; a design with stores of its own, Cnvlutin and "
+                        "Bit-Tactical, keeps flops, and its row says so)")
+    p.add_argument("--clock-gating", action="store_true",
+                   help="gate the clocks of registers that hold (docs/clock-gating.md)")
     p.add_argument("--images", type=int, default=None,
                    help="inputs simulated (default: the workload's own)")
     p.add_argument("--power-cycles", default=str(DEFAULT_POWER_CYCLES),

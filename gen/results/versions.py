@@ -39,14 +39,16 @@ FPGA_SCRIPT_VERSION = "ecp5-1"
 #: cell_models.py and tables.py (the cells, their models and tables), saif.py, compute.py
 #: and synth/netlist.py (the power arithmetic), opensta.py (the cross-check), part.py and
 #: part_report.py (part scaling), records.py (energy and activity); and the stimulus code
-#: they call (golden/lowering.py, the cycle model, golden/packing.py). Version 1 is the
-#: flow the shipped reports (synth/measured/power) were measured with.
-POWER_FLOW_VERSION = 1
+#: they call (golden/lowering.py, the cycle model, golden/packing.py), phases.py. Version 1
+#: is the flow the shipped reports (synth/measured/power) were measured with; version 2
+#: (issue 41) draws the workload's runs in the network's mix and measures busy, load and
+#: idle cycles apart (phases.py).
+POWER_FLOW_VERSION = 2
 
 #: The layout of a stored power report (power_report.json and the inputs its key hashes).
 #: Bump it when a field is added, removed or renamed in either, so that an old entry is
 #: never read as a new one.
-POWER_REPORT_LAYOUT_VERSION = 2
+POWER_REPORT_LAYOUT_VERSION = 3
 
 #: The cycle model (termwise.golden: tile_model.py, arch/, primitives/, lowering.py,
 #: registers.py, netsim/simulate.py and what they call), in every perf-db ``cycles``

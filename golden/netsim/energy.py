@@ -44,8 +44,13 @@ gives ``(tile_w - buffers_w + clock_without_buffers_w) x rtl_cycles / (clock_mhz
 the macros of the tile-buffer level stand for those flops (and their clock sinks), so the
 level is paid once; the clock network is in the total. (Buffers too shallow for a macro stay
 in flops: ``tile_w + clock_w``.) A record without the clock estimate adds none, and its
-source says so. ``rtl_cycles`` include the per-run overheads. The macros' leakage is not
-charged (:mod:`.storage`). A design without a power record gets its access energy only;
+source says so. ``rtl_cycles`` include the per-run overheads. A record with the phase
+fields (:data:`PHASE_KEYS`, :mod:`termwise.synth.power.phases`) is charged as the cycles
+are spent: ``busy_w`` (the tile's power while it computes, without ``busy_buffers_w``) in
+place of the stimulus's average ``tile_w`` for the ``rtl_cycles``, plus ``load_row_pj``
+(what a loaded row adds to a cycle, without ``load_row_buffers_pj``) for every row the
+tile buffers are written (``tile_act_rows + tile_wgt_rows``): in the papers' tiles the loads
+overlap compute. The macros' leakage is not charged (:mod:`.storage`). A design without a power record gets its access energy only;
 its ``compute_j`` and ``total_j`` are ``None``.
 """
 
@@ -61,7 +66,10 @@ from .storage import (DADIANNAO, HO_MAI_HOROWITZ, STORAGE, StorageModel, chip_le
                       refetch, tile_levels)
 from .traffic import layer_lowered_shape, layer_output_traffic
 
-__all__ = ["MODEL", "MODELLED", "NOT_MODELLED", "DRAM_SENSITIVITY", "HOROWITZ",
+#: The power record's phase fields (:mod:`termwise.synth.power.phases`): all or none.
+PHASE_KEYS = ("busy_w", "busy_buffers_w", "load_row_pj", "load_row_buffers_pj")
+
+__all__ = ["PHASE_KEYS", "MODEL", "MODELLED", "NOT_MODELLED", "DRAM_SENSITIVITY", "HOROWITZ",
            "layer_accesses", "check_power_record", "design_energy", "network_energy"]
 
 #: The energy model's name, as sim.json states it.
@@ -94,7 +102,10 @@ MODELLED = [
     "compute: the tile's gate-level power from `termwise power` without its flip-flop "
     "operand buffers (kind `buffers`, which the tile-buffer macros stand for), plus the "
     "clock network of its other sinks (the report's clock_network estimate: clock pins "
-    "and a buffer tree), x rtl_cycles / clock, for the designs given a power record",
+    "and a buffer tree), x rtl_cycles / clock, for the designs given a power record; "
+    "where the report measured busy, load and idle cycles apart, the power while busy "
+    "for the rtl_cycles and each loaded row's energy over an idle cycle for the rows "
+    "loaded (else the stimulus's average power, loads and gaps included)",
 ]
 
 #: What it does not count.
@@ -242,12 +253,24 @@ def check_power_record(design: str, rec, preset: str | None = None,
     for key, v in clock.items():
         if not (v == 0 or _positive(v)) or isinstance(v, bool):
             raise ConfigError(field, f"{design}: {key} must be a number >= 0, got {v!r}")
+    phases = {k: rec[k] for k in PHASE_KEYS if k in rec}
+    if phases and len(phases) != len(PHASE_KEYS):
+        raise ConfigError(field, f"{design}: {', '.join(PHASE_KEYS)} go together")
+    for key, v in phases.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ConfigError(field, f"{design}: {key} must be a number, got {v!r}")
+    if phases and not (_positive(phases["busy_w"])
+                       and 0 <= phases["busy_buffers_w"] < phases["busy_w"]):
+        raise ConfigError(field, f"{design}: busy_w must be positive and busy_buffers_w from "
+                                 f"0 to below it, got {phases['busy_w']!r} and "
+                                 f"{phases['busy_buffers_w']!r}")
     if preset is not None and rec["preset"] != preset:
         raise ConfigError(field, f"{design}: the power record is of preset "
                                  f"{rec['preset']!r}, the design runs on {preset!r}")
     return {"preset": rec["preset"], "tile_w": float(rec["tile_w"]),
             "buffers_w": float(b), "clock_mhz": float(rec["clock_mhz"]),
-            "source": rec["source"], **{k: float(v) for k, v in clock.items()}}
+            "source": rec["source"], **{k: float(v) for k, v in clock.items()},
+            **{k: float(v) for k, v in phases.items()}}
 
 
 def _layer_energy(acc: dict, levels: dict, dram_pj: float) -> dict:
@@ -265,6 +288,23 @@ def _layer_energy(acc: dict, levels: dict, dram_pj: float) -> dict:
             + (acc["dram_fill_act_bits"] + out_write) * am.write_pj_per_bit)
     return {"tile_buffer_j": tile * 1e-12, "chip_memory_j": chip * 1e-12,
             "offchip_j": acc["offchip_bits"] * dram_pj * 1e-12}
+
+
+def _logic_rates(power: dict | None, macros: bool) -> tuple[float | None, float]:
+    """The tile's logic power per compute cycle (W) and energy per loaded row (J) of a
+    power record: with its phases (:mod:`termwise.synth.power.phases`), the power while
+    busy and a loaded row's energy over an idle cycle; else the stimulus's average power
+    and no row energy (in the average). When the tile-buffer level is macros
+    (``macros``), the tile's own operand buffers (kind ``buffers``) leave it, with their
+    share of the clock network: the level's macros stand for them, paid once."""
+    if power is None:
+        return None, 0.0
+    clock = power.get("clock_without_buffers_w" if macros else "clock_w", 0.0)
+    if "busy_w" in power:
+        return (power["busy_w"] - (power["busy_buffers_w"] if macros else 0.0) + clock,
+                (power["load_row_pj"] - (power["load_row_buffers_pj"] if macros else 0.0))
+                * 1e-12)
+    return power["tile_w"] - (power["buffers_w"] if macros else 0.0) + clock, 0.0
 
 
 def design_energy(layers, cfg, rtl_cycles, *, out_bits: int, images: int,
@@ -303,18 +343,15 @@ def design_energy(layers, cfg, rtl_cycles, *, out_bits: int, images: int,
     tile = tile_levels(cfg)
     levels = {**(tile or {}), **chip_levels(storage)}
     hz = power["clock_mhz"] * 1e6 if power else None
-    # the tile-buffer macros stand for the flop buffers: their power, and their share of
-    # the clock network, leave the tile's
-    logic_w = None if power is None else \
-        power["tile_w"] - (power["buffers_w"] if tile else 0.0) \
-        + power.get("clock_without_buffers_w" if tile else "clock_w", 0.0)
+    logic_w, row_j = _logic_rates(power, bool(tile))
     rows = []
     for layer, cyc in zip(layers, rtl_cycles):
         acc = layer_accesses(layer, cfg, out_bits, order, depthwise, storage)
         e = _layer_energy(acc, levels, storage.dram_pj_per_bit)
+        loaded = acc["tile_act_rows"] + acc["tile_wgt_rows"]
         rows.append(dict(name=layer.name, rtl_cycles=int(cyc), **acc, **e,
                          onchip_j=e["tile_buffer_j"] + e["chip_memory_j"],
-                         compute_j=logic_w * cyc / hz if power else None))
+                         compute_j=(logic_w * cyc / hz + row_j * loaded) if power else None))
     cycles = sum(r["rtl_cycles"] for r in rows)
 
     def total(key):

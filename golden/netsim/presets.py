@@ -64,15 +64,21 @@ def check_fc_mapping(value: str) -> str:
     return value
 
 
-def sim_config(design: str, bits: int = 16, fc: str = DEFAULT_FC):
+def sim_config(design: str, bits: int = 16, fc: str = DEFAULT_FC, buffers: str = "flops",
+               clock_gating: bool = False):
     """The configuration ``design`` is simulated on: :func:`design_config`, with the
     ``fc_columns`` option set when ``fc`` is ``"columns"`` and the design has it (and the
     buffers at least ``windows`` rows deep, so that they hold one round of weights: Loom's
-    64-window presets have 16-row buffers)."""
+    64-window presets have 16-row buffers), and its storage as ``buffers`` (macros where
+    the design allows them) and ``clock_gating`` (:func:`termwise.gen.config.
+    storage_variant`)."""
+    from ...gen.config import storage_variant
     cfg = design_config(design, bits)
     if check_fc_mapping(fc) == "columns" and cfg.spec.option("fc_columns"):
         # An fc round takes a weight row per column: the buffer holds at least one round.
         cfg = cfg.replace(fc_columns=1, depth=max(cfg.depth, cfg.windows))
+    if buffers != "flops" or clock_gating:
+        cfg = storage_variant(cfg, buffers, clock_gating)
     return cfg
 
 

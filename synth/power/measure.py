@@ -64,7 +64,7 @@ def tile_harness(cfg, man: dict) -> tuple[str, int]:
 
 
 def run_model(exe: str, run_dir: str, cycles: int, seed: int,
-              stimulus: str | None = None) -> dict:
+              stimulus: str | None = None, idle: bool = False) -> dict:
     """Run a gate-level model in ``run_dir``: it writes ``dump.saif`` there.
 
     Parameters
@@ -77,6 +77,8 @@ def run_model(exe: str, run_dir: str, cycles: int, seed: int,
         Cycles to simulate (a bound with a stimulus file) and the random operands' seed.
     stimulus : str or None
         A stimulus file in ``run_dir`` (:func:`.stimulus.write_stimulus`), else None.
+    idle : bool
+        The harness's ``idle`` mode: after reset, the clock alone.
 
     Returns
     -------
@@ -90,8 +92,10 @@ def run_model(exe: str, run_dir: str, cycles: int, seed: int,
         The model failed (its output in ``run_dir/model.log``).
     """
     argv = [exe, str(cycles), str(seed), "dump.saif"]
-    if stimulus is not None:
-        argv.append(stimulus)
+    if stimulus is not None or idle:
+        argv.append(stimulus or "-")
+    if idle:
+        argv.append("idle")
     out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, timeout=7200)
     if out.returncode != 0:
         with open(os.path.join(run_dir, "model.log"), "w", encoding="utf-8") as f:
@@ -187,22 +191,65 @@ def power_by_kind(by_module: dict, top: str) -> tuple[dict, list]:
     return {k: v for k, v in by_kind.items() if v["cells"]}, unmapped
 
 
+#: Cycles of the idle run (:mod:`.phases`): the clock alone, the same every cycle after
+#: reset, so a short run gives its energy per cycle.
+IDLE_CYCLES = 1000
+
+
 @dataclass
 class _Simulated:
-    """What one run of the model gave."""
-    stats: dict              # the harness's counts
-    power: object            # PowerReport
+    """What the runs of the model gave."""
+    stats: dict              # the harness's counts (the stimulus run)
+    power: object            # PowerReport (the stimulus run)
     activity: float          # average transitions per net per clock period
     sta: dict                # OpenSTA's vectorless figure
-    seconds: dict            # simulation, power, opensta
+    seconds: dict            # simulation, power, opensta, phases
+    phases: list             # (stats, by_module) of the workload, loads and idle runs, or []
+
+
+def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycles: int,
+                 seed: int, f_mhz: float, stimulus: str | None = None, idle: bool = False):
+    """One run of the model in ``run_dir`` and the power of its SAIF at ``f_mhz``
+    (``macros``: the liberty, and the SRAM macros' accesses if the tile has them,
+    :mod:`.macro_power`): ``(stats, PowerReport, used rates)``."""
+    from .saif import read_saif
+    stats = run_model(exe, run_dir, cycles, seed, stimulus, idle)
+    scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
+    saif = read_saif(os.path.join(run_dir, "dump.saif"))     # read once: rates, duties
+    access = None
+    if macros.energies:
+        from .macro_power import access_power
+        access = access_power(saif, top, f_mhz * 1e6, macros.energies)
+    rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
+                                access=access)
+    return stats, rep, used
+
+
+def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
+                macros, *, cycles: int, seed: int, f_mhz: float, main) -> list:
+    """The loads and idle runs of :mod:`.phases` beside the stimulus run ``main`` (its
+    ``(stats, PowerReport)``): ``[(stats, by_module)]`` of the three, in
+    :data:`.phases.RUNS` order."""
+    from .stimulus import without_bricks, write_stimulus
+    from .workload import stimulus_rows
+    layout = man["command_layout"]
+    write_stimulus(os.path.join(run_dir, "loads.bin"), man["ports"],
+                   ((without_bricks(layout, c), w, a) for c, w, a in stimulus_rows(cfg, plan)))
+    out = [(main[0], main[1].by_module)]
+    for stimulus, idle, n in (("loads.bin", False, cycles), (None, True,
+                                                             min(cycles, IDLE_CYCLES))):
+        stats, rep, _ = _model_power(exe, run_dir, netlist, top, macros, cycles=n,
+                                     seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle)
+        out.append((stats, rep.by_module))
+    return out
 
 
 def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, top: str,
               macros, lib_path: str, *, cycles: int, seed: int, f_mhz: float) -> _Simulated:
     """Run the model in a fresh folder of ``power_cache``, compute the power of its SAIF
-    at ``f_mhz`` (``macros``: the liberty, and the SRAM macros' accesses if the tile has
-    them, :mod:`.macro_power`) and OpenSTA's at the same average activity. The folder is
-    removed after, or kept (``failed.run-*``) when a tool failed, for its logs."""
+    at ``f_mhz`` and OpenSTA's at the same average activity; with a workload, also the
+    loads and idle runs of :mod:`.phases`. The folder is removed after, or kept
+    (``failed.run-*``) when a tool failed, for its logs."""
     from .opensta import opensta_power
     from .stimulus import write_stimulus
     from .workload import stimulus_rows
@@ -214,17 +261,8 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
             write_stimulus(os.path.join(run_dir, "stimulus.bin"), man["ports"],
                            stimulus_rows(cfg, plan))
             stimulus = "stimulus.bin"
-        stats = run_model(exe, run_dir, cycles, seed, stimulus)
-        t3 = time.monotonic()
-        scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
-        from .saif import read_saif
-        saif = read_saif(os.path.join(run_dir, "dump.saif"))     # read once: rates, duties
-        access = None
-        if macros.energies:
-            from .macro_power import access_power
-            access = access_power(saif, top, f_mhz * 1e6, macros.energies)
-        rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
-                                    access=access)
+        stats, rep, used = _model_power(exe, run_dir, netlist, top, macros, cycles=cycles,
+                                        seed=seed, f_mhz=f_mhz, stimulus=stimulus)
         t4 = time.monotonic()
         period_ns = 1000.0 / f_mhz
         activity = average_activity(used, period_ns)
@@ -233,6 +271,10 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
         sta = opensta_power("netlist.v", lib_path, top, period_ns, activity, run_dir,
                             extra_liberty=macros.liberty)
         t5 = time.monotonic()
+        phases = [] if plan is None else _phase_runs(
+            exe, run_dir, cfg, man, plan, netlist, top, macros, cycles=cycles, seed=seed,
+            f_mhz=f_mhz, main=(stats, rep))
+        t6 = time.monotonic()
     except ToolError as err:       # keep the failed run's folder and logs for the reader
         kept = os.path.join(power_cache, "failed" + os.path.basename(run_dir))
         os.replace(run_dir, kept)
@@ -240,8 +282,9 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
     return _Simulated(stats, rep, activity, sta,
-                      {"simulation": round(t3 - t2, 1), "power": round(t4 - t3, 1),
-                       "opensta": round(t5 - t4, 1)})
+                      {"simulation_and_power": round(t4 - t2, 1),
+                       "opensta": round(t5 - t4, 1), "phases": round(t6 - t5, 1)},
+                      phases)
 
 
 def _activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str, str]:
@@ -260,13 +303,13 @@ def _activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str
     return (
         f"tile runs through the IO wrapper: reset held {RESET_CYCLES} cycles, then "
         f"{len(plan.runs)} runs of {plan.workload}'s layers read from a stimulus file "
-        f"({plan.runs_per_layer} per layer, interleaved layer by layer): each run's "
+        "(the network's mix: drawn from every layer's runs together): each run's "
         "weight rows and activation rows loaded through the streams (weights reloaded "
         "every run), its command (its bricks and the layer's runtime registers), "
         f"{cfg.windows} output row(s) read, 2 idle cycles; the simulation ends after "
         f"the last run or at {cycles} cycles",
         f"{plan.workload} at {plan.bits} bits: runs drawn at random (numpy "
-        f"default_rng({seed})) from each layer's lowering onto the tile "
+        f"default_rng({seed})) from the layers' lowerings onto the tile "
         "(golden.lowering.lower_layer, as the real regression lowers it), the layer's "
         "runtime registers (golden.netsim.layer_runtime); no bias row, zero residual "
         "rows")
@@ -353,13 +396,17 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     report = _report(cfg, syn, sim, plan, lib_path=lib_path, clock_ns=clock_ns,
                      clock=clock, clock_net_w=clock_net_w, cycles=cycles, seed=seed,
                      bricks=bricks)
+    if sim.phases:
+        from .phases import phase_record
+        report["phases"] = phase_record(
+            [(st, power_by_kind(bm, cfg.top_name)[0]) for st, bm in sim.phases], f_mhz * 1e6)
     report["model_cache"] = build
     report["wall_s"] = {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
                         "model_build": round(t_build, 1), **sim.seconds,
                         "total": round(time.monotonic() - t0, 1)}
     return report, {"by_module": rep.by_module, "lib": lib, "syn": syn,
                     "sim_s": sim.stats["cycles"] / (f_mhz * 1e6), "plan": plan,
-                    "clk_cap": clk_cap,
+                    "clk_cap": clk_cap, "phase_runs": sim.phases,
                     "port_switching_w": max(rep.port_switching_w - clock_net_w, 0.0)}
 
 

@@ -252,5 +252,11 @@ def report_from_part(cfg, pcfg, requested: str, syn: dict, prep: dict, facts: di
                                   simulated=f"the part {pcfg.top_name} (one PE row"
                                             + (f", {pcfg.windows} of {cfg.windows} windows)"
                                                if sliced else ")"))
+    if facts.get("phase_runs"):
+        from .phases import phase_record
+        rep["phases"] = dict(phase_record(
+            [(st, _scaled_power(cfg, pcfg, syn, prep, dict(facts, by_module=bm))["by_kind"])
+             for st, bm in facts["phase_runs"]], power["f_hz"]),
+            scaled="each run's power scaled to the whole tile as the report's (method)")
     rep["wall_s"] = dict(prep["wall_s"], scaling=round(time.monotonic() - t0, 1))
     return rep

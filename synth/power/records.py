@@ -122,12 +122,12 @@ def activity_record(cfg, plan, stats: dict, cycles: int, bricks: int) -> dict:
             d["runs_completed"] += 1
             d["real_macs"] += s.useful_macs
             d["macs_issued"] += s.padded_macs
-    rec.update(bits=plan.bits, runs_per_layer=plan.runs_per_layer,
+    rec.update(bits=plan.bits,
                runs_in_stimulus=len(plan.runs), runs_reached=len(outcomes),
                estimated_cycles=plan.estimated_cycles, layers=list(layers.values()),
                macs_issued=sum(d["macs_issued"] for d in layers.values()),
                real_macs=sum(d["real_macs"] for d in layers.values()),
-               what="sampled runs of each layer (the same number per layer, not the "
-                    "network's mix of layers), weights reloaded every run, no weight "
+               what="runs drawn from every layer's runs together (the network's mix of "
+                    "layers, in expectation), weights reloaded every run, no weight "
                     "reuse across window groups; not a whole inference")
     return rec

@@ -93,6 +93,7 @@ def to_markdown(r: dict) -> str:
               "* per real MAC: " + (f"{real:.4g} pJ" if real is not None else
                                      "- (no run completed)")
               + f" ({e['per_real_mac_note']})", ""]
+    lines += _phase_lines(r.get("phases"))
     lines += _activity_lines(act)
     lines += ["", "## Activity source", "",
               f"* stimulus: {a['stimulus']}",
@@ -117,6 +118,25 @@ def to_markdown(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _phase_lines(ph: dict | None) -> list[str]:
+    """Markdown: the energy of a busy, a load and an idle cycle (:mod:`.phases`)."""
+    if not ph:
+        return []
+    t = ph["per_cycle_pj"]["tile"]
+    lines = ["## Busy, load and idle cycles", "",
+             f"{ph['how']}{' (' + ph['scaled'] + ')' if ph.get('scaled') else ''}.", "",
+             "| run | busy cycles | load cycles | other cycles | tile energy |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {x['run']} | {x['busy_cycles']} | {x['load_cycles']} | "
+              f"{x['other_cycles']} | {x['tile_j'] * 1e9:.4g} nJ |" for x in ph["runs"]]
+    lines += ["", f"Tile energy per busy cycle {t['busy']:.4g} pJ ({_w(ph['busy_w'])} while "
+              f"computing; buffers {_w(ph['busy_buffers_w'])}), per load cycle "
+              f"{t['load']:.4g} pJ, per idle cycle {t['idle']:.4g} pJ ({_w(ph['idle_w'])}); "
+              f"a loaded row adds {ph['load_row_pj']:.4g} pJ to an idle cycle (buffers "
+              f"{ph['load_row_buffers_pj']:.4g} pJ).", ""]
+    return lines
+
+
 def _activity_lines(act: dict) -> list[str]:
     """Markdown: the ``activity`` record (and its layers' table, for a workload)."""
     lines = ["## Activity", "",
@@ -125,8 +145,8 @@ def _activity_lines(act: dict) -> list[str]:
              f"completed, {act['timeouts']} timeouts, {act['macs_issued']} MACs issued, "
              f"{act['real_macs']} real MACs"]
     if act["layers"]:
-        lines += [f"* {act['what']}; {act['runs_per_layer']} runs per layer drawn, "
-                  f"{act['runs_in_stimulus']} in the stimulus, {act['runs_reached']} "
+        lines += [f"* {act['what']}; "
+                  f"{act['runs_in_stimulus']} runs in the stimulus, {act['runs_reached']} "
                   f"reached; the cycle model expected {act['estimated_cycles']} cycles", "",
                   "| layer | shape | runtime registers | lowered runs | runs | completed | "
                   "real MACs | MACs issued |", "|---|---|---|---|---|---|---|---|"]

@@ -42,6 +42,15 @@ simulated, runs completed, timeouts, cycles with ``busy`` seen high, rows writte
 (workload) the runs in the file and one outcome letter per run it reached (``c``
 completed, ``t`` timed out).
 
+*idle* (``sim cycles seed saif - idle``): reset, then every input held still (no ``valid``,
+``out.ready`` high) for the rest of the cycles: the energy of a cycle in which the clock
+runs and nothing happens (:mod:`.phases`).
+
+Besides the cycles with ``busy`` high, the harness counts the *load cycles*: cycles of the
+weight and activation phases with ``busy`` low (a row written, nothing computed).
+:mod:`.phases` splits the energy by these counts; a stimulus whose commands ask for no
+brick (:func:`without_bricks`) loads the same rows and computes nothing.
+
 The stimulus file (:func:`write_stimulus`, :func:`read_stimulus`), version 2: little-endian
 32-bit words; a header ``MAGIC, VERSION, runs, wgt_words, act_words, cmd_words`` (words per
 ``wgt``/``act``/``cmd`` payload, checked by the harness against its ports), then per run
@@ -54,6 +63,7 @@ had one ``bricks`` count for both.)
 from __future__ import annotations
 
 __all__ = ["RESET_CYCLES", "STIMULUS_MAGIC", "STIMULUS_VERSION", "command_word",
+           "without_bricks",
            "tile_run_harness_cpp", "write_stimulus", "read_stimulus"]
 
 #: Cycles with ``rst`` high at the start.
@@ -70,6 +80,14 @@ def command_word(layout: dict, fields: dict) -> int:
     for name, f in layout.items():
         word |= (int(fields[name]) & ((1 << f["width"]) - 1)) << f["offset"]
     return word
+
+
+def without_bricks(layout: dict, word: int) -> int:
+    """The command ``word`` with its ``bricks`` field 0: an empty run (one cycle and the
+    pipeline registers, :func:`termwise.golden.cycles.run_cycles`; proven with every array's
+    formal harness), its other registers as they were."""
+    f = layout["bricks"]
+    return int(word) & ~(((1 << f["width"]) - 1) << f["offset"])
 
 
 def _cn(name: str) -> str:
@@ -158,12 +176,13 @@ def _harness_prelude(cls: str, ww: int, aw: int, cw: int) -> str:
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 static uint64_t state = 1;
 static uint64_t rnd() {{ state ^= state << 13; state ^= state >> 7; state ^= state << 17;
   return state; }}
-enum Phase {{ RESET, BIAS, LOAD_W, LOAD_A, CMD, WAIT, GAP }};
+enum Phase {{ RESET, BIAS, LOAD_W, LOAD_A, CMD, WAIT, GAP, IDLE }};
 // the stimulus file (termwise.synth.power.stimulus.write_stimulus)
 static const long WW = {ww}, AW = {aw}, CW = {cw};
 static std::vector<uint32_t> stim;
@@ -193,12 +212,14 @@ static const char* load_stimulus(const char* path) {{
 def _harness_setup(cls: str, init: list[str], bricks: int) -> str:
     """``main`` up to the cycle loop: arguments, the model, SAIF, inputs at 0, counters."""
     return f"""int main(int argc, char** argv) {{
-  if (argc < 4) {{ fprintf(stderr, "usage: %s cycles seed saif [stimulus]\\n", argv[0]);
+  if (argc < 4) {{ fprintf(stderr, "usage: %s cycles seed saif [stimulus|-] [idle]\\n",
+                          argv[0]);
     return 2; }}
   long cycles = atol(argv[1]);
   state = (uint64_t)atoll(argv[2]) * 0x9E3779B97F4A7C15ull + 1;
   for (int i = 0; i < 8; i++) rnd();
-  const bool wl = argc > 4;   // workload runs from the stimulus file
+  const bool wl = argc > 4 && strcmp(argv[4], "-");   // runs from the stimulus file
+  const bool idle = argc > 5 && !strcmp(argv[5], "idle");   // no run: the clock only
   if (wl) {{
     const char* err = load_stimulus(argv[4]);
     if (err) {{ fprintf(stderr, "%s: %s\\n", argv[4], err); return 3; }}
@@ -214,6 +235,7 @@ def _harness_setup(cls: str, init: list[str], bricks: int) -> str:
   {chr(10).join("  " + s for s in init).strip()}
   Phase ph = RESET;
   long k = 0, runs = 0, timeouts = 0, busy_cycles = 0, wrows = 0, arows = 0, outs = 0;
+  long load_cycles = 0;       // cycles of a row load with busy low
   long wait = 0, nb = {bricks}, na = {bricks}, c = 0;   // weight, activation rows per run
   size_t ri = 0;              // the stimulus run in progress
   const uint32_t* run = 0;    // its header in the stimulus
@@ -232,8 +254,9 @@ def _harness_inputs(w: dict[str, int], has_bias: bool, has_res: bool, command: i
     t->{_cn("out__ready")} = ph != RESET;
     t->{_cn("wgt__valid")} = 0; t->{_cn("act__valid")} = 0; t->{_cn("cmd__valid")} = 0;
     {"t->" + _cn("bias__valid") + " = 0;" if has_bias else ""}
-    {("t->" + _cn("residual__valid") + " = ph != RESET; "
-      + "if (!wl) { " + _set_random("residual__payload", res_w) + " }") if has_res else ""}
+    {("t->" + _cn("residual__valid") + " = ph != RESET && ph != IDLE; "
+      + "if (!wl && ph != IDLE) { " + _set_random("residual__payload", res_w) + " }")
+     if has_res else ""}
     switch (ph) {{
       case BIAS: {_set_random("bias__payload", w.get("bias__payload", 1)) if has_bias else ""}
         {"t->" + _cn("bias__valid") + " = 1;" if has_bias else ""} break;
@@ -270,10 +293,12 @@ def _harness_next_phase(has_busy: bool, bias_first: str, windows: int,
                         timeout_cycles: int) -> str:
     """The cycle loop's tail: the next phase from the outputs after the rising edge."""
     return f"""    // outputs after the rising edge (the wrapper's registers): next cycle's phase
-    {"if (t->busy) busy_cycles++;" if has_busy else ""}
+    {"const bool busy = t->busy; if (busy) busy_cycles++;" if has_busy else
+     "const bool busy = false;"}
+    if (!busy && (ph == LOAD_W || ph == LOAD_A)) load_cycles++;
     switch (ph) {{
-      case RESET: if (++k >= {RESET_CYCLES}) {{ ph = wl ? (nb ? LOAD_W : LOAD_A) : {bias_first};
-          k = 0; }}
+      case RESET: if (++k >= {RESET_CYCLES}) {{
+          ph = idle ? IDLE : wl ? (nb ? LOAD_W : LOAD_A) : {bias_first}; k = 0; }}
         break;
       case BIAS: ph = LOAD_W; k = 0; break;
       case LOAD_W: if (++k >= nb) {{ ph = LOAD_A; k = 0; }} break;
@@ -304,8 +329,8 @@ _HARNESS_END = """  tfp->dump(time);  // the last half period: DURATION = cycles
   tfp->close();
   t->final();
   printf("{\\"cycles\\": %ld, \\"runs_completed\\": %ld, \\"timeouts\\": %ld, "
-         "\\"busy_cycles\\": %ld, \\"wgt_rows\\": %ld, \\"act_rows\\": %ld",
-         c, runs, timeouts, busy_cycles, wrows, arows);
+         "\\"busy_cycles\\": %ld, \\"load_cycles\\": %ld, \\"wgt_rows\\": %ld, "
+         "\\"act_rows\\": %ld", c, runs, timeouts, busy_cycles, load_cycles, wrows, arows);
   if (wl) printf(", \\"stimulus_runs\\": %ld, \\"outcomes\\": \\"%s\\"", (long)run_at.size(),
                  outcomes.c_str());
   printf("}\\n");

@@ -30,13 +30,15 @@ the design's regression driver sends it (:func:`run_rows`, :func:`run_registers`
 
 The command word is :func:`.stimulus.command_word` of ``bricks`` and the run's registers.
 
-What the activity is: ``n`` runs of every chosen layer (at most :data:`MAX_RUNS_PER_LAYER`,
-``n`` the most that fit the cycle budget by the golden cycle model), drawn with ``seed``: at
-random without replacement, interleaved layer by layer; chained runs: ``n`` consecutive runs
-from a random start, layer after layer. Weights are loaded for every run. What it is not: a
-whole inference (the layers' shares of the cycles are not the network's: every layer gets
-the same number of runs), nor the weight reuse of a scheduler that keeps weights across
-window groups; the fused output stage sees zero bias and residual.
+What the activity is: the network's mix of runs. Runs are drawn with ``seed`` at random
+from the runs of all chosen layers together (each run of the network equally likely) while
+their cycles by the cycle model fit the budget, so that each layer's share of the
+stimulus's cycles is, in expectation, its share of the network's (a small layer may get no
+run); chained runs: per layer as many consecutive runs from a random start as the draw gave
+it, layer after layer. Weights are loaded for every run; the energy of a loaded row and of
+a busy cycle are separated by :mod:`.phases`. What it is not: a whole inference (a sample
+of its runs), nor the weight reuse of a scheduler that keeps weights across window groups;
+the fused output stage sees zero bias and residual.
 
 A design whose regression is its own testbench and whose golden model has neither hook
 (bfloat16 tiles: the workloads are integer traces) is refused by :func:`check_drivable`.
@@ -50,13 +52,11 @@ import numpy as np
 
 from ...gen.spec import ConfigError
 
-__all__ = ["MAX_RUNS_PER_LAYER", "RUN_SLACK_CYCLES", "HOST_HOOKS", "StimulusRun",
+__all__ = ["RUN_SLACK_CYCLES", "HOST_HOOKS", "StimulusRun",
            "WorkloadPlan", "check_drivable", "workload_bits", "load_layers", "run_useful_macs",
            "run_rows", "run_registers", "chained", "estimate_run_cycles", "plan_workload",
            "stimulus_rows", "trace_sha256"]
 
-#: At most this many sampled runs of each layer ("a few").
-MAX_RUNS_PER_LAYER = 8
 #: Cycles a run costs in the harness besides its loads, command, compute and output rows:
 #: the wrapper's input and output registers and the two idle cycles.
 RUN_SLACK_CYCLES = 4
@@ -89,7 +89,6 @@ class WorkloadPlan:
     bits: int
     layers: list[dict]                  # per chosen layer: name, kind, shape, runtime, ...
     runs: list[StimulusRun] = field(default_factory=list)   # in the harness's order
-    runs_per_layer: int = 0
     estimated_cycles: int = 0
 
 
@@ -286,79 +285,113 @@ def estimate_run_cycles(cfg, run, rt, rows: tuple[int, int] | None = None) -> in
             + RUN_SLACK_CYCLES)
 
 
-def _picks(cfg, rng, count: int) -> list[int]:
-    """The runs of a layer of ``count`` runs to send: at most :data:`MAX_RUNS_PER_LAYER`
-    drawn without replacement, or (:func:`chained`) consecutive ones from a random start."""
-    n = min(MAX_RUNS_PER_LAYER, count)
-    if chained(cfg):
-        start = int(rng.integers(0, count - n + 1))
-        return list(range(start, start + n))
-    return [int(i) for i in rng.choice(count, n, replace=False)]
+def _draw(rng, sizes: list[int]):
+    """Every run of every layer once, in a random order (``rng.permutation`` of the runs of
+    all layers together): ``(layer, run)`` index pairs."""
+    offsets = np.cumsum([0] + list(sizes))
+    for flat in rng.permutation(int(offsets[-1])):
+        layer = int(np.searchsorted(offsets, flat, side="right") - 1)
+        yield layer, int(flat - offsets[layer])
+
+
+def _sample(cfg, rng, layers: list, lowered: list, rts: list, budget: int) -> tuple[list, int]:
+    """The runs drawn (:func:`_draw`) while their estimated cycles fit ``budget``:
+    ``([(layer, run, cycles, rows)], need)``, ``need`` the first refused run's cycles (0
+    when every run fit). A :func:`chained` design's picks are, per layer, as many
+    consecutive runs from a random start as the draw gave that layer (with their own
+    registers, :func:`run_registers`), the longest chain shortened while they do not fit."""
+    picks, total, need = [], 0, 0
+    for li, i in _draw(rng, [len(runs) for runs, _ in lowered]):
+        run = lowered[li][0][i]
+        bricks, wrows, arows = run_rows(cfg, run)
+        est = estimate_run_cycles(cfg, run, rts[li], (len(wrows), len(arows)))
+        if total + est > budget:
+            need = est
+            break
+        picks.append((li, i, est, (bricks, wrows, arows)))
+        total += est
+    if not chained(cfg) or not picks:
+        return picks, need
+    chains = {}
+    for li in dict.fromkeys(p[0] for p in picks):
+        n = sum(1 for p in picks if p[0] == li)
+        runs, spans = lowered[li]
+        start = int(rng.integers(0, len(runs) - n + 1))
+        idx = list(range(start, start + n))
+        regs = run_registers(cfg, layers[li], runs, spans, rts[li], idx)
+        chain = []
+        for i, r in zip(idx, regs):
+            bricks, wrows, arows = run_rows(cfg, runs[i])
+            chain.append((li, i, estimate_run_cycles(cfg, runs[i], r, (len(wrows),
+                                                                        len(arows))),
+                          (bricks, wrows, arows)))
+        chains[li] = chain
+    while sum(p[2] for c in chains.values() for p in c) > budget:
+        longest = max(chains, key=lambda li: len(chains[li]))
+        chains[longest].pop()       # consecutive runs may take longer than those drawn
+    return [p for li in sorted(chains) for p in chains[li]], need
 
 
 def plan_workload(cfg, command_layout: dict, workload: str, names: list[str] | None, *,
                   cycles: int, seed: int, reset_cycles: int, log=None) -> WorkloadPlan:
     """The stimulus runs of ``workload``'s layers ``names`` (default all conv/fc layers) for
-    ``cycles`` simulated cycles: ``n`` runs of each layer (the most that fit after
-    ``reset_cycles`` by :func:`estimate_run_cycles`, at most :data:`MAX_RUNS_PER_LAYER` or
-    the layer's run count), drawn with ``numpy.random.default_rng(seed)`` (:func:`_picks`),
-    in rounds of one run per layer, or for a :func:`chained` design each layer's runs
-    together. ``ConfigError`` on ``cycles`` when one run of every layer does not fit."""
+    ``cycles`` simulated cycles, in the network's mix: runs drawn at random from the runs of
+    every layer together (``numpy.random.default_rng(seed)``, :func:`_sample`), as many as
+    fit after ``reset_cycles`` by :func:`estimate_run_cycles`, so that each layer's share
+    of the stimulus's cycles is, in expectation, its share of the network's; a
+    :func:`chained` design's runs consecutive within each layer, layer after layer.
+    ``ConfigError`` on ``cycles`` when not even the first run drawn fits."""
     from ...golden.lowering import lower_layer
     from ...golden.netsim import layer_runtime
     from .stimulus import command_word
     check_drivable(cfg)
     wl, layers = load_layers(cfg, workload, names, log)
     rng = np.random.default_rng(seed)
-    budget = cycles - reset_cycles
-    per_layer, info = [], []
-    for layer in layers:
-        runs, spans = lower_layer(cfg, layer)
-        rt = layer_runtime(cfg, layer)
-        picks = _picks(cfg, rng, len(runs))
-        useful = run_useful_macs(cfg, layer, runs, spans, picks)
-        regs = run_registers(cfg, layer, runs, spans, rt, picks)
+    lowered = [lower_layer(cfg, layer) for layer in layers]
+    rts = [layer_runtime(cfg, layer) for layer in layers]
+    picks, need = _sample(cfg, rng, layers, lowered, rts, cycles - reset_cycles)
+    if not picks:
+        raise ConfigError("cycles", f"{cycles} cycles do not hold one run of "
+                          f"{workload}'s layers (about {reset_cycles + need} cycles by the "
+                          "cycle model): give more --cycles or fewer --layers")
+    by_layer = {}
+    for li, i, est, rows in picks:
+        by_layer.setdefault(li, []).append((i, est, rows))
+    stim, info = {}, []
+    for li, layer in enumerate(layers):
+        (runs, spans), rt = lowered[li], rts[li]
+        mine = by_layer.get(li, [])
+        idx = [i for i, _, _ in mine]
+        useful = run_useful_macs(cfg, layer, runs, spans, idx)
+        regs = run_registers(cfg, layer, runs, spans, rt, idx)
         chosen = []
-        for i, u, r in zip(picks, useful, regs):
+        for (i, est, (bricks, wrows, arows)), u, r in zip(mine, useful, regs):
             run = runs[i]
-            bricks, wrows, arows = run_rows(cfg, run)
             fields = {k: r[k] for k in rt}         # the command's registers
             chosen.append(StimulusRun(
                 layer.name, i, run, fields,
                 command_word(command_layout, {"bricks": bricks, **fields}),
                 u, (run.k // cfg.lanes) * cfg.lanes * cfg.filters * cfg.windows,
                 estimate_run_cycles(cfg, run, r, (len(wrows), len(arows))), wrows, arows))
-        per_layer.append(chosen)
+        stim[li] = chosen
         varying = [k for k in rt if any(s.runtime[k] != rt[k] for s in chosen)]
-        info.append({"name": layer.name, "kind": layer.kind, "shape": layer.shape_text(),
-                     "runtime": {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v))
-                                 for k, v in rt.items() if k not in varying},
-                     "lowered_runs": len(runs)})
-        if varying:         # registers of each run (Diffy's restart bits), filled in below
-            info[-1]["run_registers"] = dict.fromkeys(varying)
-    n, total = 0, 0
-    while n < MAX_RUNS_PER_LAYER:
-        more = sum(c[n].estimated_cycles for c in per_layer if n < len(c))
-        if not more or total + more > budget:
-            break
-        n, total = n + 1, total + more
-    if n == 0:
-        need = reset_cycles + sum(c[0].estimated_cycles for c in per_layer)
-        raise ConfigError("cycles", f"{cycles} cycles do not hold one run of each of the "
-                          f"{len(layers)} layers of {workload} (about {need} cycles by the "
-                          "cycle model): give more --cycles or fewer --layers")
-    plan = WorkloadPlan(wl.name, workload_bits(cfg), info, runs_per_layer=n,
-                        estimated_cycles=reset_cycles + total)
+        d = {"name": layer.name, "kind": layer.kind, "shape": layer.shape_text(),
+             "runtime": {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v))
+                         for k, v in rt.items() if k not in varying},
+             "lowered_runs": len(runs), "runs": len(chosen)}
+        if varying:         # registers of each run (Diffy's restart bits)
+            d["run_registers"] = {k: [int(s.runtime[k]) for s in chosen] for k in varying}
+        info.append(d)
+    plan = WorkloadPlan(wl.name, workload_bits(cfg), info)
     if chained(cfg):
-        for c in per_layer:
-            plan.runs += c[:n]
-    else:
-        for r in range(n):
-            plan.runs += [c[r] for c in per_layer if r < len(c)]
-    for d, c in zip(info, per_layer):
-        d["runs"] = min(n, len(c))
-        for k in d.get("run_registers", ()):
-            d["run_registers"][k] = [int(s.runtime[k]) for s in c[:n]]
+        for li in range(len(layers)):
+            plan.runs += stim[li]
+    else:           # in the order drawn
+        at = dict.fromkeys(range(len(layers)), 0)
+        for li, _, _, _ in picks:
+            plan.runs.append(stim[li][at[li]])
+            at[li] += 1
+    plan.estimated_cycles = reset_cycles + sum(s.estimated_cycles for s in plan.runs)
     return plan
 
 

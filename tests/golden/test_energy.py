@@ -273,6 +273,29 @@ def test_every_brick_charged_once_per_level():
         design_energy([layer], CFG16, [1, 2], out_bits=8, images=2)
 
 
+def test_busy_power_and_loaded_rows():
+    """A record with busy, load and idle cycles apart: the power while busy without its
+    buffers (0.8 - 0.3 W) for the RTL cycles (1000 at 100 MHz: 5 uJ), and per row written
+    into the tile buffers (n["rows"] activation + weight rows) what a loaded row adds
+    without its buffers (40 - 30 pJ); the stimulus's average (tile_w) is not used."""
+    layer = conv_layer(batch=2)
+    n, _ = _hand_energy(CFG16.acc_bits)
+    power = {"preset": "p", "tile_w": 0.5, "buffers_w": 0.2, "clock_mhz": 100.0,
+             "source": "hand", "busy_w": 0.8, "busy_buffers_w": 0.3, "load_row_pj": 40.0,
+             "load_row_buffers_pj": 30.0}
+    e = design_energy([layer], CFG16, [1000], out_bits=8, images=2, power=power)
+    assert e["compute_j"] == pytest.approx(5e-6 + 2 * n["rows"] * 10e-12, rel=1e-12)
+    # flop buffers below a macro's depth: the tile's own buffers stay in
+    e = design_energy([conv_layer()], CFG, [1000], out_bits=8, images=1, power=power)
+    rows = sum(layer_accesses(conv_layer(), CFG, 8)[k] for k in ("tile_act_rows",
+                                                                 "tile_wgt_rows"))
+    assert e["compute_j"] == pytest.approx(8e-6 + rows * 40e-12, rel=1e-12)
+    with pytest.raises(ConfigError, match="go together"):
+        check_power_record("d", {k: v for k, v in power.items() if k != "load_row_pj"})
+    with pytest.raises(ConfigError, match="busy_buffers_w"):
+        check_power_record("d", dict(power, busy_buffers_w=0.9))
+
+
 def test_buffers_below_a_macro_stay_in_the_tile_power():
     """Depth 2 (below OpenRAM's 16 words): no tile-buffer level, the whole tile power."""
     power = {"preset": "p", "tile_w": 0.5, "buffers_w": 0.2, "clock_mhz": 100.0,

@@ -18,7 +18,7 @@ from termwise.golden.lowering import lower_layer
 from termwise.golden.netsim import layer_runtime
 from termwise.golden.workloads import Layer, load_workload
 from termwise.synth.power.stimulus import RESET_CYCLES, read_stimulus, write_stimulus
-from termwise.synth.power.workload import (MAX_RUNS_PER_LAYER, RUN_SLACK_CYCLES,
+from termwise.synth.power.workload import (RUN_SLACK_CYCLES,
                                            check_drivable, plan_workload, run_useful_macs,
                                            stimulus_rows)
 
@@ -70,10 +70,11 @@ def test_stimulus_file_holds_the_lowered_runs(tiles, digits, tmp_path, name):
     plan, got = _plan_and_file(cfg, man, tmp_path)
     layers = {layer.name: layer for layer in digits.layers}
     assert [d["name"] for d in plan.layers] == list(layers)
-    n = plan.runs_per_layer
-    assert 1 <= n <= MAX_RUNS_PER_LAYER
-    # rounds of one run per layer, the plan's estimate within the budget
-    assert [s.layer for s in plan.runs[:len(layers)]] == list(layers)
+    assert [d["runs"] for d in plan.layers] == \
+        [sum(s.layer == name for s in plan.runs) for name in layers]
+    # runs of the layers mixed, none sent twice, the plan's estimate within the budget
+    assert len({s.layer for s in plan.runs}) > 1
+    assert len({(s.layer, s.index) for s in plan.runs}) == len(plan.runs)
     assert RESET_CYCLES + sum(s.estimated_cycles for s in plan.runs) == plan.estimated_cycles
     assert plan.estimated_cycles <= 2000
     widths = {p["name"]: p["width"] for p in man["ports"]}
@@ -129,11 +130,34 @@ def _untactical(cfg, wgt_rows):
     return dense, steps
 
 
+def test_runs_follow_the_networks_mix(tiles, digits):
+    """Each layer's share of the stimulus's compute cycles is close to its share of the
+    network's (every run of every layer by the golden cycle model), whatever the layers'
+    run counts: the draw weights a layer by its cycles, not one sample per layer."""
+    cfg, man = tiles["baseline-4x4"]
+    network = {}
+    for layer in digits.layers:
+        rt = layer_runtime(cfg, layer)
+        network[layer.name] = sum(run_cycles(cfg, r.act, r.wgt, rt)
+                                  for r in lower_layer(cfg, layer)[0])
+    plan = plan_workload(cfg, man["command_layout"], "digits-cnn", None, cycles=60000,
+                         seed=3, reset_cycles=RESET_CYCLES)
+    sampled = dict.fromkeys(network, 0)
+    for s in plan.runs:
+        sampled[s.layer] += run_cycles(cfg, s.run.act, s.run.wgt, s.runtime)
+    runs = {d["name"]: d["lowered_runs"] for d in plan.layers}
+    assert max(runs.values()) > 3 * min(runs.values())      # the layers differ in size
+    for name in network:
+        share, want = sampled[name] / sum(sampled.values()), \
+            network[name] / sum(network.values())
+        assert abs(share - want) < 0.06, (name, share, want)
+
+
 def test_tactical_stimulus_holds_the_schedule(tiles, digits, tmp_path):
     cfg, man = tiles["tactical-tcle-4x4"]
     plan, got = _plan_and_file(cfg, man, tmp_path)
     layers = {layer.name: layer for layer in digits.layers}
-    assert [s.layer for s in plan.runs[:len(layers)]] == list(layers)
+    assert {s.layer for s in plan.runs} <= set(layers)
     lowered = {name: lower_layer(cfg, layer)[0] for name, layer in layers.items()}
     skipped = 0
     for s, r in zip(plan.runs, got["runs"]):
@@ -177,20 +201,24 @@ def test_diffy_stimulus_chains_runs(tiles, digits, tmp_path):
     cfg, man = tiles["diffy-4x4"]
     plan, got = _plan_and_file(cfg, man, tmp_path)
     layers = {layer.name: layer for layer in digits.layers}
-    n = plan.runs_per_layer
-    assert n >= 2
+    counts = {d["name"]: d["runs"] for d in plan.layers}
+    assert sum(n >= 2 for n in counts.values()) >= 2
     # each layer's runs together, consecutive runs of its lowering
-    assert [s.layer for s in plan.runs] == [name for name in layers for _ in range(n)]
-    kept_predecessor = 0
-    for k, name in enumerate(layers):
-        layer = layers[name]
+    assert [s.layer for s in plan.runs] == [name for name in layers
+                                            for _ in range(counts[name])]
+    kept_predecessor, at = 0, 0
+    for name in layers:
+        layer, n = layers[name], counts[name]
+        if not n:
+            continue
         runs = lower_layer(cfg, layer)[0]
-        mine = plan.runs[k * n:(k + 1) * n]
+        mine, sent_rows = plan.runs[at:at + n], got["runs"][at:at + n]
+        at += n
         sent = [s.index for s in mine]
         assert sent == list(range(sent[0], sent[0] + n))
         rt = layer_runtime(cfg, layer)
         restarts = _diffy_restarts(cfg, layer, runs, sent)
-        for s, r, restart in zip(mine, got["runs"][k * n:(k + 1) * n], restarts):
+        for s, r, restart in zip(mine, sent_rows, restarts):
             run = runs[s.index]
             bricks = run.k // cfg.lanes
             assert len(r["wgt_rows"]) == len(r["act_rows"]) == bricks
@@ -202,9 +230,11 @@ def test_diffy_stimulus_chains_runs(tiles, digits, tmp_path):
         if layer.kind == "fc":      # a batch row is no neighbour of the next: all restart
             assert set(restarts) == {(1 << cfg.windows) - 1}
     assert kept_predecessor > 0, "no run continued the previous one's row"
-    assert plan.layers[0]["run_registers"]["restart"] == _diffy_restarts(
+    first = plan.layers[0]
+    assert first["name"] == "conv1" and first["runs"] >= 2
+    assert first["run_registers"]["restart"] == _diffy_restarts(
         cfg, layers["conv1"], lower_layer(cfg, layers["conv1"])[0],
-        [s.index for s in plan.runs[:n]])
+        [s.index for s in plan.runs[:first["runs"]]])
 
 
 @pytest.mark.parametrize("name", ["tactical-tcle-4x4", "diffy-4x4"])
@@ -275,15 +305,15 @@ def test_layers_budget_and_refusals(tiles):
                       reset_cycles=RESET_CYCLES)
     assert e.value.field == "workload" and "digits-cnn" in str(e.value)
     with pytest.raises(ConfigError) as e:
-        plan_workload(cfg, layout, "digits-cnn", None, cycles=100, seed=1,
+        plan_workload(cfg, layout, "digits-cnn", None, cycles=RESET_CYCLES + 5, seed=1,
                       reset_cycles=RESET_CYCLES)
     assert e.value.field == "cycles"
     # the budget it names (read by `termwise report` to raise a slow design's budget) is
-    # the smallest that holds one run of each layer
+    # the smallest that holds the first run drawn
     need = needed_cycles(e.value)
     one = plan_workload(cfg, layout, "digits-cnn", None, cycles=need, seed=1,
                         reset_cycles=RESET_CYCLES)
-    assert one.runs_per_layer == 1 and one.estimated_cycles == need
+    assert len(one.runs) == 1 and one.estimated_cycles == need
     with pytest.raises(ConfigError):
         plan_workload(cfg, layout, "digits-cnn", None, cycles=need - 1, seed=1,
                       reset_cycles=RESET_CYCLES)

@@ -20,11 +20,14 @@ __all__ = ["run_report"]
 def run_report(workload: str, precision, out_dir: str, *, designs="all",
                power_cycles: int = DEFAULT_POWER_CYCLES, seed: int = 1,
                images: int | None = None, fc: str | None = None,
+               buffers: str = "flops", clock_gating: bool = False,
                reports: str | None = None, cache_root: str | None = None,
                use_cache: bool = True, plots: bool = True, log=None) -> dict:
     """Synthesis, power and simulation of every design; writes the report (report.json,
     .md, .csv, plots, ``sim/`` and ``designs/<design>/``) and returns its document. Bad
-    options raise :class:`~termwise.gen.errors.ConfigError` before anything runs."""
+    options raise :class:`~termwise.gen.errors.ConfigError` before anything runs.
+    ``buffers`` and ``clock_gating``: every tile's storage
+    (:func:`termwise.gen.config.storage_variant`)."""
     from ....golden import netsim
     from ....golden.workloads import check_workload, load_workload
     from ....synth.api import DEFAULT_CLOCK_NS, check_options
@@ -44,7 +47,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     # the report before hours of runs and before anything is written.
     loaded = load_workload(workload, bits, log=log,
                            **({} if images is None else {"images": images}))
-    cfgs = {a: netsim.sim_config(a, bits, fc) for a in archs}
+    cfgs = {a: netsim.sim_config(a, bits, fc, buffers, clock_gating) for a in archs}
     if any(cfgs[a].top_name not in synth_found for a in archs):
         check_options(DEFAULT_CLOCK_NS, "asic", None)
     t0 = time.monotonic()

@@ -76,7 +76,9 @@ def power_record(doc, path: str, rel: str, field: str) -> dict:
     tile without them), ``clock_mhz`` (``clock.mhz``), ``activity`` (``activity.source``),
     a ``source`` text naming the file (``rel``) and its activity, and when the report has
     its ``clock_network`` estimate, ``clock_w`` and ``clock_without_buffers_w`` (the network
-    of every tile sink, and of those outside the flop buffers).
+    of every tile sink, and of those outside the flop buffers), and when it measured busy,
+    load and idle cycles apart (``phases``), their fields
+    (:data:`termwise.golden.netsim.energy.PHASE_KEYS`).
     A missing or ill-typed value is a :class:`ConfigError` naming ``field`` and the file."""
     preset = report_value(doc, path, ("preset",), field)
     tile_w = report_value(doc, path, ("power_w", "tile"), field)
@@ -103,6 +105,12 @@ def power_record(doc, path: str, rel: str, field: str) -> dict:
     rec = {"preset": preset, "tile_w": float(tile_w), "buffers_w": float(buffers_w),
            "clock_mhz": float(mhz), "activity": activity,
            "source": f"termwise power {rel}: tile power at {mhz:g} MHz, activity of {act}"}
+    phases = doc.get("phases")
+    if isinstance(phases, dict):
+        from ....golden.netsim.energy import PHASE_KEYS
+        for key in PHASE_KEYS:
+            rec[key] = report_value(doc, path, ("phases", key), field)
+        rec["source"] += "; busy, load and idle cycles measured apart"
     net = doc.get("clock_network")
     if net is None:
         rec["source"] += "; no clock-network estimate in this report (none added)"
