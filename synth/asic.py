@@ -148,7 +148,9 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     from ``liberty``), then re-measure the area: the pre-buffer ``stat.json`` plus the
     buffers inserted (:func:`stat_with_buffers`), checked against yosys ``stat`` on the
     buffered netlist when yosys can read it (:data:`RESTAT_CHECK_MAX_BYTES`). Returns
-    ``{"buffers", "nets", "by_module", "restat"}`` (per module definition)."""
+    ``{"buffers", "nets", "cell", "clock_buffers", "clock_cell", "by_module", "restat"}``
+    (per module definition; ``clock_buffers`` of ``clock_cell`` under gated clocks)."""
+    import json
     net = os.path.join(workdir, "netlist.v")
     with open(net, encoding="utf-8") as f:
         text = f.read()
@@ -171,7 +173,13 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     stat_path = os.path.join(workdir, "stat.json")
     with open(stat_path, encoding="utf-8") as f:
         before = f.read()
-    ours = stat_with_buffers(before, summary["buffers"], cell, areas[cell])
+    clk_cell = buffer_mod.CLOCK_BUFFER_CELL[0]
+    clock_bufs = summary["clock_buffers"]
+    ours = stat_with_buffers(before, {m: n - clock_bufs.get(m, 0)
+                                      for m, n in summary["buffers"].items()},
+                             cell, areas[cell])
+    if any(clock_bufs.values()):        # trees under gated clocks (clock_gating)
+        ours = stat_with_buffers(json.dumps(ours), clock_bufs, clk_cell, areas[clk_cell])
     os.replace(stat_path, os.path.join(workdir, "stat_abc.json"))
     size = len(out.encode())
     if size <= RESTAT_CHECK_MAX_BYTES:
@@ -193,12 +201,12 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     else:
         restat = (f"the pre-buffer yosys stat + the buffers (stat_with_buffers): the "
                   f"{size / 1e6:.0f} MB buffered netlist is beyond the WebAssembly Yosys")
-    import json
     with open(stat_path, "w", encoding="utf-8") as f:
         json.dump(ours, f, indent=1)
     return {"buffers": sum(summary["buffers"].values()),
             "nets": sum(summary["nets"].values()),
             "cell": cell,
+            "clock_buffers": sum(clock_bufs.values()), "clock_cell": clk_cell,
             "by_module": {m: n for m, n in summary["buffers"].items() if n},
             "restat": restat}
 

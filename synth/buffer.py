@@ -14,8 +14,13 @@ no wire load, as in the STA), then in every module puts a tree of buffers on
   input, whatever drives the net.
 
 Buffers are inserted into the module definition, so they count once per instance, like
-every other cell; the area is re-measured by yosys ``stat`` on the buffered netlist. Clock
-nets (those reaching a flop's clock pin) are left alone: the STA clock is ideal.
+every other cell; the area is re-measured by yosys ``stat`` on the buffered netlist. The
+clock from the tile's port (nets reaching a flop's clock pin from outside) is left alone:
+the STA clock is ideal, and its network is estimated apart (:mod:`.power.clock_tree`). A
+clock net a cell drives (a clock-gating cell's gated clock, :mod:`.clock_gating`: up to
+128 flops on one AND2X2) gets the same kind of tree of :data:`CLOCK_BUFFER_CELL`, the
+library's clock buffer, so that every gated net stays in its driver's characterised range;
+its buffers are simulated with the rest of the netlist.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ from .netlist import (Module, UnionFind, bit_range, bit_text, bottom_up, module_
 __all__ = ["buffer_netlist", "input_pin_caps", "check_rewiring", "BUFFER_CELL"]
 
 BUFFER_CELL = ("BUFX4", "A", "Y")
+#: The buffer of a tree under a gated clock: OSU018's clock buffer (balanced rise and fall,
+#: the cell synth/power/clock_tree.py sizes the estimated root tree with).
+CLOCK_BUFFER_CELL = ("CLKBUF1", "A", "Y")
 
 
 def input_pin_caps(liberty_text: str) -> tuple[dict[tuple[str, str], float], set[tuple[str, str]],
@@ -67,6 +75,7 @@ class _Limits:
     pin_out: str
     b_cap: float                    # its input capacitance
     b_limit: float                  # the load one buffer may drive
+    clock: "_Limits | None" = None  # the same for a tree under a gated clock
 
 
 @dataclass
@@ -105,12 +114,15 @@ class _Edits:
         self.new_lines: list[str] = []
         self.rewires: dict[tuple[int, str, int], tuple] = {}
         self.count = 0
+        self.by_cell: dict[str, int] = {}
         self.root_bufs: dict = {}
 
-    def new_buf(self, in_bit) -> tuple[str, int]:
-        """A new buffer driven by ``in_bit``; returns its output bit."""
+    def new_buf(self, in_bit, lim: "_Limits | None" = None) -> tuple[str, int]:
+        """A new buffer (``lim``'s cell, default the module's) driven by ``in_bit``;
+        returns its output bit."""
         self.count += 1
-        lim = self.lim
+        lim = lim or self.lim
+        self.by_cell[lim.cell] = self.by_cell.get(lim.cell, 0) + 1
         out = (f"\\termwise_fo_{self.count}", 0)
         self.mod.widths[out[0]] = (0, 0)
         self.new_lines.append(f"  wire {out[0]} ;")
@@ -119,8 +131,9 @@ class _Edits:
                                f"    .{lim.pin_out}({out[0]} )", "  );"])
         return out
 
-    def emit(self, item, src_bit, net) -> None:
-        """Hang ``item`` (a load, or a group under one buffer) on ``src_bit``, depth first."""
+    def emit(self, item, src_bit, net, lim: "_Limits | None" = None) -> None:
+        """Hang ``item`` (a load, or a group under one buffer of ``lim``'s cell) on
+        ``src_bit``, depth first."""
         kind, payload = item
         if kind == "load":
             ii, pin, pos, _ = payload
@@ -128,9 +141,9 @@ class _Edits:
             return
         if src_bit == net:
             self.root_bufs[net] = self.root_bufs.get(net, 0) + 1
-        out = self.new_buf(src_bit)
+        out = self.new_buf(src_bit, lim)
         for child in payload:
-            self.emit(child, out, net)
+            self.emit(child, out, net, lim)
 
 
 def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str, str], float],
@@ -138,15 +151,22 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
                    buffer_cell: tuple[str, str, str] = BUFFER_CELL,
                    max_fanout: int = 16) -> tuple[str, dict]:
     """The netlist ``text`` with buffer trees on overloaded nets (module docstring) and a
-    summary ``{"buffers": {module: count}, "nets": {module: count}}`` (per definition)."""
+    summary ``{"buffers": {module: count}, "nets": {module: count}, "clock_buffers":
+    {module: count}}`` (per definition; ``buffers`` counts every buffer, ``clock_buffers``
+    those of :data:`CLOCK_BUFFER_CELL` under gated clocks)."""
     caps, clocks, _ = input_pin_caps(liberty_text)
-    bcell, bin_, bout = buffer_cell
-    lim = _Limits(caps, clocks, table_max_load, margin, port_load_pf, max_fanout,
-                  bcell, bin_, bout, b_cap=caps[(bcell, bin_)],
-                  b_limit=margin * table_max_load[(bcell, bout)])
+    def limits(cell, clock=None):
+        c, i, o = cell
+        return _Limits(caps, clocks, table_max_load, margin, port_load_pf, max_fanout, c,
+                       i, o, b_cap=caps[(c, i)], b_limit=margin * table_max_load[(c, o)],
+                       clock=clock)
+
+    clock = limits(CLOCK_BUFFER_CELL) if (CLOCK_BUFFER_CELL[0], CLOCK_BUFFER_CELL[1]) \
+        in caps else None
+    lim = limits(buffer_cell, clock)
     mods = {m.name: m for m in parse_netlist(text)}
     hier = _Hierarchy()
-    summary = {"buffers": {}, "nets": {}}
+    summary = {"buffers": {}, "nets": {}, "clock_buffers": {}}
     edits: dict[str, tuple] = {}
     for name in bottom_up(mods, top.lstrip("\\")):
         mod = mods[name]
@@ -157,6 +177,7 @@ def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str,
         _record_ports(name, mod, uf, loads, ed, hier)
         summary["buffers"][name] = ed.count
         summary["nets"][name] = nets_done
+        summary["clock_buffers"][name] = ed.by_cell.get(CLOCK_BUFFER_CELL[0], 0)
         edits[name] = (ed.new_lines, ed.rewires)
     return _write(text, mods, edits), summary
 
@@ -214,15 +235,17 @@ def _buffer_trees(lo: _Loads, ed: _Edits, lim: _Limits) -> int:
     nets got one."""
     nets_done = 0
     for net, total in list(lo.load.items()):
-        root_limit = _root_limit(net, total, lo, lim)
+        # a gated clock (a clock net a cell drives) gets a tree of clock buffers
+        tl = lim.clock if net in lo.clock_nets and lim.clock is not None else lim
+        root_limit = _root_limit(net, total, lo, tl)
         if root_limit is None:
             continue
-        items = _tree(lo.loads_of[net], root_limit, lim)
+        items = _tree(lo.loads_of[net], root_limit, tl)
         if lo.driver[net][0] != "cell" and len(items) > 1:
             items = [("group", items)]
         # Emit: each group gets a buffer driven by its parent's output.
         for it in items:
-            ed.emit(it, net, net)
+            ed.emit(it, net, net, tl)
         nets_done += 1
     return nets_done
 
@@ -230,11 +253,11 @@ def _buffer_trees(lo: _Loads, ed: _Edits, lim: _Limits) -> int:
 def _root_limit(net, total: float, lo: _Loads, lim: _Limits) -> float | None:
     """The load ``net``'s driver may keep once buffered (a cell: its limit less the outside
     budget, at least one buffer; from outside: one buffer), or None when the net needs no
-    tree (a clock, no driver, or within its driver's limit)."""
-    if net in lo.clock_nets:
-        return None
+    tree (a clock from outside the module, no driver, or within its driver's limit)."""
     d = lo.driver.get(net)
     if d is None:
+        return None
+    if net in lo.clock_nets and d[0] != "cell":
         return None
     if d[0] == "cell":
         limit = lim.margin * lim.table_max_load.get((d[1], d[2]), float("inf"))

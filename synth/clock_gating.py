@@ -63,8 +63,9 @@ ICG_PORTS = ("CE", "CLK", "GCLK")
 #: counters' enables) on the plain clock, where a gate would buy nothing.
 MIN_NET_SIZE = 4
 #: The gating flow's version, in the synthesis key of a gated run only (bump when the
-#: ICG, the commands or MIN_NET_SIZE would change a result).
-VERSION = "cg-1"
+#: ICG, the commands, MIN_NET_SIZE or the clock buffers under gated nets (buffer.py)
+#: would change a result; cg-2: gated nets buffered).
+VERSION = "cg-2"
 #: LATCH's area from the OSU018 LEF (SIZE 5.600 BY 10.000); the liberty says 0.
 LATCH_LEF_AREA_UM2 = 56.0
 

@@ -34,7 +34,8 @@ def test_buffer_trees_and_rewiring(lib):
     # 40-way broadcast of the flop (DFFPOSX1, characterised to 0.15 pF), the XOR driving
     # 12 gates and 40 ports x 2 bits, and the input `b` (13 gate inputs).
     assert summary == {"buffers": {"top.leaf": 1, "top": 10},
-                       "nets": {"top.leaf": 1, "top": 3}}
+                       "nets": {"top.leaf": 1, "top": 3},
+                       "clock_buffers": {"top.leaf": 0, "top": 0}}
     assert "BUFX4 \\termwise_fob_1  (\n    .A(en)," in new
     # Constants and aliases survive: w[1] is x (assign w = { x, 1'b1 }), 2'b10 two bits.
     assert ".d({ \\termwise_fo_2 , 1'b1, 1'b0, \\termwise_fo_2  })" in new
@@ -138,3 +139,66 @@ def test_ports_one_net_inside_are_buffered_as_one_net(lib):
     direct = sum(len(re.findall(rf"\.(A|B)\(w{c}\)", parent)) for c in range(16))
     assert direct * caps[("BUFX4", "A")] <= 0.9 * table[("DFFPOSX1", "Q")]
     assert direct == 1
+
+
+def _gated_netlist(flops: int) -> str:
+    """An ICG as clock_gating.py's techmap leaves it (INVX1, LATCH, AND2X2) gating
+    ``flops`` DFFPOSX1 of one module."""
+    regs = "".join(f"  DFFPOSX1 _r{k}_ (\n    .CLK(gclk),\n    .D(q{k}),\n    .Q(q{k})\n  );\n"
+                   for k in range(flops))
+    wires = "".join(f"  wire q{k};\n" for k in range(flops))
+    return f"""module top(clk, ce, d);
+  input clk;
+  wire clk;
+  input ce;
+  wire ce;
+  input d;
+  wire d;
+  wire clk_n;
+  wire en;
+  wire gclk;
+{wires}  INVX1 \\termwise_icg_1.inv  (
+    .A(clk),
+    .Y(clk_n)
+  );
+  LATCH \\termwise_icg_1.latch  (
+    .CLK(clk_n),
+    .D(ce),
+    .Q(en)
+  );
+  AND2X2 \\termwise_icg_1.gate  (
+    .A(clk),
+    .B(en),
+    .Y(gclk)
+  );
+{regs}endmodule
+"""
+
+
+def test_a_gated_clock_gets_a_clock_buffer_tree(lib):
+    """128 flops on one ICG (3.6 pF of clock pins on an AND2X2 characterised to a fraction
+    of it, as baseline-4x4's weight buffer): a tree of CLKBUF1, each within its table and
+    16 pins, the AND2X2 within its own; the free-running clock untouched; a few gated
+    flops within the AND's range get no tree."""
+    text, table = lib
+    caps, _, _ = buffer.input_pin_caps(text)
+    orig = _gated_netlist(128)
+    new, summary = buffer.buffer_netlist(orig, text, table, "top")
+    assert buffer.check_rewiring(orig, new) == summary["buffers"]["top"] > 8
+    assert summary["clock_buffers"] == summary["buffers"]
+    assert "BUFX4" not in new and new.count("CLKBUF1 ") == summary["buffers"]["top"]
+    assert not re.search(r"CLKBUF1 \S+  \(\n    \.A\(clk\)", new)
+    # every driver of the gated clock's tree within 0.9 x its table's last load
+    drives = {}
+    for m in re.finditer(r"(\w+) (\S+)  \(\n((?:    \.\w+\([^)]*\),?\n)+)  \);", new):
+        cell, pins = m.group(1), dict(re.findall(r"\.(\w+)\(([^)]*)\)", m.group(3)))
+        for pin, net in pins.items():
+            if (cell, pin) in caps:
+                drives.setdefault(net.strip(), []).append(caps[(cell, pin)])
+    for net, loads in drives.items():
+        if net == "gclk":
+            assert sum(loads) <= 0.9 * table[("AND2X2", "Y")]
+        elif net.startswith("\\termwise_fo_"):
+            assert sum(loads) <= 0.9 * table[("CLKBUF1", "Y")] and len(loads) <= 16
+    few = _gated_netlist(2)
+    assert buffer.buffer_netlist(few, text, table, "top")[1]["buffers"] == {"top": 0}
