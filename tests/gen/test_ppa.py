@@ -15,3 +15,20 @@ def test_method_text_names_the_part():
     assert sl.startswith("a slice of one PE row (t_f1w16: 16 of 64 window columns)")
     with pytest.raises(ValueError, match="'half'"):
         method_text({"method": {"mode": "half"}})
+
+
+def test_power_column_is_the_power_while_busy():
+    """With busy cycles measured apart, the row's power is the tile's while busy plus the
+    clock network (0.8 + 0.3 W), the stimulus's average kept beside it; without, the
+    average (0.5 + 0.3 W), marked as such."""
+    from termwise.gen.flows.reports.ppa import design_row
+    synth = {"preset": "p", "top": "t", "throughput": {"peak_macs_per_cycle": 16},
+             "asic": {"area_um2": 1e6, "fmax_mhz": 100.0, "drv_violations": {"count": 0}}}
+    sim = {"cycles": 10, "rtl_cycles": 12, "speedup": 1.0}
+    pw = {"tile": 0.5, "clock_network": 0.3, "tile_with_clock_network": 0.8}
+    busy = design_row("d", synth, {"power_w": pw, "phases": {"busy_w": 0.8}}, None, sim,
+                      None, None, {})
+    assert busy["power_mw"] == pytest.approx(1100.0)
+    assert busy["power_average_mw"] == pytest.approx(800.0) and busy["power_while_busy"]
+    avg = design_row("d", synth, {"power_w": pw}, None, sim, None, None, {})
+    assert avg["power_mw"] == pytest.approx(800.0) and avg["power_while_busy"] is False

@@ -12,12 +12,14 @@ METHODS = {
             "subtracts the operand buffers (memories mapped to flip-flops)",
     "Fmax": "1 / the critical path of OpenSTA at the liberty's nominal corner; "
             "'*' where the design rules are broken (extrapolated, not signable)",
-    "power": "termwise power --workload: gate-level simulation of sampled runs of "
-             "every conv/fc layer of the workload (the same number per layer, not "
-             "the network's mix), toggle counts to liberty internal, switching and "
-             "leakage power, at the design's Fmax; the tile without the IO wrapper, plus "
-             "the clock network estimated from its sinks (clock pins and a CLKBUF1 tree, "
-             "power report's clock_network)",
+    "power": "termwise power --workload: gate-level simulation of runs drawn from the "
+             "workload's conv/fc layers in the network's mix, toggle counts to liberty "
+             "internal, switching and leakage power, at the design's Fmax; the tile "
+             "without the IO wrapper while it computes (busy cycles, split from load and "
+             "idle cycles by three runs of the model: power report's phases; a report "
+             "without them gives the stimulus's average, loads included), plus the clock "
+             "network estimated from its sinks (clock pins and a CLKBUF1 tree, power "
+             "report's clock_network)",
     "speedup (cycles)": "termwise sim: the baseline's cycles over the design's "
                         "(steady model)",
     "speedup (time)": "the RTL's cycles (per-run overheads included) at each "

@@ -118,7 +118,8 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "runs": sim_total.get("runs"),
         "speedup_cycles": sim_total["speedup"],
         "time_s": sim_total["rtl_cycles"] / (asic["fmax_mhz"] * 1e6),
-        "power_mw": None, "clock_network_mw": None, "power_method": None,
+        "power_mw": None, "power_average_mw": None, "power_while_busy": None,
+        "clock_network_mw": None, "power_method": None,
         "power_activity": None,
         "power_error": power_error,
         "energy_per_inference_uj": None, "compute_uj": None, "onchip_uj": None,
@@ -127,7 +128,13 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
     if power is not None:
         act = power.get("activity", {})
         pw = power["power_w"]
-        row.update(power_mw=pw.get("tile_with_clock_network", pw["tile"]) * 1e3,
+        # the tile's power while it computes (busy cycles, `phases`), else the
+        # stimulus's average; with the clock network either way
+        busy = (power.get("phases") or {}).get("busy_w")
+        base = pw.get("tile_with_clock_network", pw["tile"])
+        row.update(power_mw=(base if busy is None else busy + base - pw["tile"]) * 1e3,
+                   power_average_mw=base * 1e3,
+                   power_while_busy=busy is not None,
                    clock_network_mw=(pw["clock_network"] * 1e3 if "clock_network" in pw
                                      else None),
                    power_method=method_text(power),
@@ -248,12 +255,17 @@ def to_markdown(doc: dict) -> str:
         lines.append(
             f"| {r['design']} | {_f(r['area_mm2'], '{:.2f}')} | "
             f"{_f(r['area_without_buffers_mm2'], '{:.2f}')} | {fmax} | "
-            f"{_f(r['power_mw'], '{:.1f}')} | {_f(r['speedup_cycles'], '{:.2f}x')} | "
+            f"{_f(r['power_mw'], '{:.1f}')}{'' if r.get('power_while_busy') in (True, None) else '+'} | "
+            f"{_f(r['speedup_cycles'], '{:.2f}x')} | "
             f"{_f(r['speedup_time'], '{:.2f}x')} | "
             f"{_f(r['inferences_per_s_per_mm2'], '{:.3g}')} "
             f"({_f(r['perf_per_mm2_over_baseline'], '{:.2f}x')}) | "
             f"{_f(r['energy_per_inference_uj'], '{:.3g}')} | "
             f"{_f(r['energy_efficiency'], '{:.2f}x')} |")
+    if any(r.get("power_while_busy") is False for r in rows):
+        lines += ["", "+ power averaged over the power run's stimulus, loads and gaps included "
+                  "(a report of power flow version 1, without busy cycles measured apart); "
+                  "the others are the tile's power while it computes."]
     if any(r["drv_violations"] not in (0, None) for r in rows):
         lines += ["", "\\* Fmax extrapolated: the netlist breaks the liberty's design rules "
                   "(see its synth report); not signable."]
