@@ -32,8 +32,8 @@ BUFFERS = ("flops", "macros")
 MACRO_MIN_WORDS = 16
 #: The widest macro a buffer row is split into (bits): the widest shape characterised
 #: (termwise.golden.sram.DEFAULT_MAX_WIDTH, tested equal), so no macro is extrapolated; a
-#: 4096-bit row is 128 macros of 32 bits side by side, one word each per access.
-MACRO_MAX_WIDTH = 32
+#: 4096-bit row is 64 macros of 64 bits side by side, one word each per access.
+MACRO_MAX_WIDTH = 64
 
 #: ``pe_stages`` when a configuration does not choose it: one stage of registered PE inputs
 #: (:mod:`termwise.rtl.pe_stage`) in arrays of at least this many PEs (the papers' 16x16

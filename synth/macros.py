@@ -10,8 +10,9 @@ to ``stat`` and OpenSTA in a liberty of its own, written here from the macro mod
 
 * ``area`` -- the macro's scaled layout area (um2, OSU018's area unit);
 * ``dout`` -- a ``rising_edge`` arc from ``clk`` at the macro's access time;
-* inputs -- ``setup_rising`` 0 (the characterised setup is not in the model): the macro's
-  minimum cycle (``min_period_ns``) bounds the clock instead (:func:`cap_fmax`);
+* inputs -- ``setup_rising`` at the macro's characterised setup time (``setup_ns``, the
+  largest of OpenRAM's ``setup_rising`` constraints, scaled as a delay); the macro's
+  minimum cycle (``min_period_ns``) bounds the clock as well (:func:`cap_fmax`);
 * pin capacitances -- OpenRAM registers every input in a flip-flop (M. Guthaus et al.,
   "OpenRAM: An Open-Source Memory Compiler", ICCAD 2016): each input pin is one OSU018
   DFFPOSX1 ``D`` pin, ``clk`` one ``CLK`` pin per input flop;
@@ -48,10 +49,10 @@ def _bus_type(bits: int) -> str:
             f"bit_from : {bits - 1}; bit_to : 0; downto : true; }}\n")
 
 
-def _setup(indent: str) -> str:
+def _setup(indent: str, ns: float) -> str:
     return (f"{indent}timing () {{ related_pin : \"clk\"; timing_type : setup_rising;\n"
-            f"{indent}  rise_constraint (scalar) {{ values (\"0\"); }}\n"
-            f"{indent}  fall_constraint (scalar) {{ values (\"0\"); }} }}\n")
+            f"{indent}  rise_constraint (scalar) {{ values (\"{ns:.6g}\"); }}\n"
+            f"{indent}  fall_constraint (scalar) {{ values (\"{ns:.6g}\"); }} }}\n")
 
 
 def _cell(name: str, words: int, width: int, d_pf: float, clk_pf: float) -> str:
@@ -64,10 +65,10 @@ def _cell(name: str, words: int, width: int, d_pf: float, clk_pf: float) -> str:
             f"    pin (rst) {{ direction : input; capacitance : {d_pf:.6g}; }}\n"]
     for p in ("ce", "we"):
         pins.append(f"    pin ({p}) {{ direction : input; capacitance : {d_pf:.6g};\n"
-                    + _setup("      ") + "    }\n")
+                    + _setup("      ", m.setup_ns) + "    }\n")
     for p, bits in (("addr", abits), ("din", width)):
         pins.append(f"    bus ({p}) {{ bus_type : bus{bits}; direction : input; "
-                    f"capacitance : {d_pf:.6g};\n" + _setup("      ") + "    }\n")
+                    f"capacitance : {d_pf:.6g};\n" + _setup("      ", m.setup_ns) + "    }\n")
     t = m.clk_to_q_ns
     pins.append(f"    bus (dout) {{ bus_type : bus{width}; direction : output;\n"
                 f"      timing () {{ related_pin : \"clk\"; timing_type : rising_edge;\n"
@@ -125,8 +126,8 @@ def cap_fmax(result: dict, shapes) -> dict:
                                      "min_period_ns": periods[n]} for n, w, b in shapes},
                      "fmax_logic_mhz": logic, "fmax_macro_mhz": bound,
                      "bound_by": "macro" if logic and bound < logic else "logic",
-                     "timing_note": "macro inputs at setup 0 (not characterised); the "
-                                    "slowest macro's minimum cycle bounds Fmax"}
+                     "timing_note": "macro inputs checked at the characterised setup "
+                                    "time; the slowest macro's minimum cycle bounds Fmax"}
     return out
 
 

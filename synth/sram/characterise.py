@@ -241,6 +241,7 @@ def scaled(raw: dict) -> dict:
         "leakage_w": raw["leakage_w"] * f["leakage"],
         "access_ns": round(raw["access_ns"] * f["delay"], 6),
         "min_period_ns": round(raw["min_period_ns"] * f["delay"], 6),
+        "setup_ns": round(raw["setup_ns"] * f["delay"], 6),
     }
 
 

@@ -135,7 +135,8 @@ def _by_hand(fig, n, w):
     return c[0] + c[1] * n + c[2] * w
 
 
-FIGS = ("area_um2", "read_pj", "write_pj", "leakage_w", "access_ns", "min_period_ns")
+FIGS = ("area_um2", "read_pj", "write_pj", "leakage_w", "access_ns", "min_period_ns",
+        "setup_ns")
 
 
 def test_fit_error_within_the_stated_bound():
@@ -144,7 +145,7 @@ def test_fit_error_within_the_stated_bound():
     for fig in FIGS:
         errs = [abs(_by_hand(fig, s["words"], s["width"]) - s["scaled"][fig])
                 / abs(s["scaled"][fig]) for s in shapes]
-        assert max(errs) <= sram.FIT_ERROR_BOUND, fig
+        assert fig not in sram.CHARGED or max(errs) <= sram.FIT_ERROR_BOUND, fig
         assert sram.FIT_ERROR[fig] == pytest.approx(max(errs), rel=1e-6, abs=1e-12)
 
 
@@ -170,15 +171,15 @@ def test_cross_check_ratios_by_hand():
 
 
 def test_a_default_bank_stays_within_the_characterised_shapes():
-    """The defaults are the widest and deepest characterised macro (32 bits, 64 words), so
-    16 x 4096 is 128 characterised 16 x 32 macros: 128 x 10.236 pJ = 1310.2 pJ per row,
-    128 x 93,396.42 um2 = 11.955 mm2 (the 16 x 32 figures counted by hand above)."""
-    assert (sram.DEFAULT_MAX_WIDTH, sram.DEFAULT_MAX_WORDS) == (32, 64)
+    """The defaults are the widest and deepest characterised macro (64 bits, 64 words), so
+    16 x 4096 is 64 characterised 16 x 64 macros: 64 x 22.498 pJ = 1439.9 pJ per row, 64 x
+    its LEF outline 1603.2 x 474.2 um x 0.25 = 12.164 mm2 (docs/sram.md's shapes table)."""
+    assert (sram.DEFAULT_MAX_WIDTH, sram.DEFAULT_MAX_WORDS) == (64, 64)
     b = sram.bank(16, 4096)
-    assert (b.columns, b.rows, b.macro.width) == (128, 1, 32)
-    assert b.read_pj == pytest.approx(128 * 10.236, abs=0.2)
-    assert b.area_um2 == pytest.approx(128 * 868.4 * 430.2 * 0.25, rel=1e-6)
-    assert "OpenRAM 16x32" in b.source
+    assert (b.columns, b.rows, b.macro.width) == (64, 1, 64)
+    assert b.read_pj == pytest.approx(64 * 22.498, abs=0.1)
+    assert b.area_um2 == pytest.approx(64 * 1603.2 * 474.2 * 0.25, rel=1e-6)
+    assert "OpenRAM 16x64" in b.source
 
 
 def test_the_data_file_was_scaled_by_the_stated_rules():

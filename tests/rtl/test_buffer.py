@@ -76,7 +76,7 @@ def _drive(dut, rng, ports, cycles=600):
 
 
 def test_operand_buffer_of_macros_shows_the_previous_cycles_row():
-    """A 16 x 300 buffer: 10 macros of 30 bits side by side; ``read_data`` equals the row
+    """A 16 x 300 buffer: 5 macros of 60 bits side by side (MACRO_MAX_WIDTH = 64); ``read_data`` equals the row
     addressed on the previous cycle whenever that cycle did not write (the tile never reads
     the cycle after a load), and the macros read once per change of that row."""
     rng = random.Random(7)
@@ -93,7 +93,7 @@ def test_operand_buffer_of_macros_shows_the_previous_cycles_row():
 
     library.instantiate = counting
     run_simulation(dut, bench)
-    assert len(counted) == 10 and {p.width for p in counted} == {30}
+    assert len(counted) == 5 and {p.width for p in counted} == {60}
     checked = [(got, want) for got, want, wrote in log if not wrote]
     assert len(checked) > 300 and all(got == want for got, want in checked)
     assert reads[1] == reads[0] and 30 < reads[0] < 300      # held addresses: no read

@@ -72,9 +72,9 @@ def test_fmax_bounded_by_the_slowest_macro():
 @pytest.mark.synth
 @pytest.mark.slow
 def test_synthesis_with_macro_buffers(tmp_path):
-    """baseline-4x4 with buffers = macros: one 64x32 activation macro and one 64x128 weight
-    macro, black boxes whose model area is in their buffer modules; Fmax within the
-    macros' bound; the netlist instantiates them and defines no flops for the buffers."""
+    """baseline-4x4 with buffers = macros: one 64x32 activation macro and two 64x64 weight
+    macros (its 128-bit rows split at MACRO_MAX_WIDTH = 64), black boxes whose model area
+    is in their buffer modules; Fmax within the macros' bound."""
     from termwise.gen.config import preset
     from termwise.synth.api import synthesise
     cfg = preset("baseline-4x4").replace(buffers="macros")
@@ -82,8 +82,8 @@ def test_synthesis_with_macro_buffers(tmp_path):
     asic = rep["asic"]
     mods = {k.rsplit(".", 1)[-1]: v for k, v in asic["modules"].items()}
     assert mods["act_buffer"]["area_um2"] >= macro(64, 32).area_um2
-    assert mods["wgt_buffer"]["area_um2"] >= macro(64, 128).area_um2
-    bound = 1000 / max(macro(64, 32).min_period_ns, macro(64, 128).min_period_ns)
+    assert mods["wgt_buffer"]["area_um2"] >= 2 * macro(64, 64).area_um2
+    bound = 1000 / max(macro(64, 32).min_period_ns, macro(64, 64).min_period_ns)
     assert asic["fmax_mhz"] <= bound + 1e-9
-    assert set(asic["macros"]["modules"]) == {"termwise_sram_64x32", "termwise_sram_64x128"}
+    assert set(asic["macros"]["modules"]) == {"termwise_sram_64x32", "termwise_sram_64x64"}
     json.dumps(rep)
