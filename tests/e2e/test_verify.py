@@ -130,7 +130,7 @@ def test_verify_with_sram_macro_buffers(tmp_path):
                   cwd=tmp_path)
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert manifest["top"].endswith("_sram")
-    # loom-4x4: 128-bit weight rows (4 macros of 32 bits), 1024-bit activation rows (32)
-    assert {"termwise_sram_64x32"} <= set(manifest["library_modules"])
+    # loom-4x4: 128-bit weight rows (2 macros of 64 bits), 1024-bit activation rows (16)
+    assert {"termwise_sram_64x64"} <= set(manifest["library_modules"])
     verilog = (tmp_path / "g" / manifest["verilog"]["file"]).read_text()
-    assert verilog.count("termwise_sram_64x32 macro_") == 4 + 32
+    assert verilog.count("termwise_sram_64x64 macro_") == 2 + 16
