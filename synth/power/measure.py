@@ -227,17 +227,21 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
 
 def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
                 macros, *, cycles: int, seed: int, f_mhz: float, main) -> list:
-    """The loads and idle runs of :mod:`.phases` beside the stimulus run ``main`` (its
-    ``(stats, PowerReport)``): ``[(stats, by_module)]`` of the three, in
+    """The loads, empty and idle runs of :mod:`.phases` beside the stimulus run ``main``
+    (its ``(stats, PowerReport)``): ``[(stats, by_module)]`` of the four, in
     :data:`.phases.RUNS` order."""
     from .stimulus import without_bricks, write_stimulus
     from .workload import stimulus_rows
     layout = man["command_layout"]
+    runs = list(stimulus_rows(cfg, plan))
     write_stimulus(os.path.join(run_dir, "loads.bin"), man["ports"],
-                   ((without_bricks(layout, c), w, a) for c, w, a in stimulus_rows(cfg, plan)))
+                   ((without_bricks(layout, c), w, a) for c, w, a in runs))
+    # an empty run needs one activation row (the stimulus file's rule): a zero row
+    write_stimulus(os.path.join(run_dir, "empty.bin"), man["ports"],
+                   ((without_bricks(layout, c), [], [0]) for c, _, _ in runs))
     out = [(main[0], main[1].by_module)]
-    for stimulus, idle, n in (("loads.bin", False, cycles), (None, True,
-                                                             min(cycles, IDLE_CYCLES))):
+    for stimulus, idle, n in (("loads.bin", False, cycles), ("empty.bin", False, cycles),
+                              (None, True, min(cycles, IDLE_CYCLES))):
         stats, rep, _ = _model_power(exe, run_dir, netlist, top, macros, cycles=n,
                                      seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle)
         out.append((stats, rep.by_module))
@@ -248,7 +252,7 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
               macros, lib_path: str, *, cycles: int, seed: int, f_mhz: float) -> _Simulated:
     """Run the model in a fresh folder of ``power_cache``, compute the power of its SAIF
     at ``f_mhz`` and OpenSTA's at the same average activity; with a workload, also the
-    loads and idle runs of :mod:`.phases`. The folder is removed after, or kept
+    loads, empty and idle runs of :mod:`.phases`. The folder is removed after, or kept
     (``failed.run-*``) when a tool failed, for its logs."""
     from .opensta import opensta_power
     from .stimulus import write_stimulus

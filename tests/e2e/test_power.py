@@ -126,11 +126,12 @@ def test_power_baseline_4x4(termwise, tmp_path):
             busy += run_cycles(cfg, runs[i].act, runs[i].wgt, rt) + 1
             rows += 2 * runs[i].k // cfg.lanes
     ph = rep3["phases"]
-    work, loads, idle = ph["runs"]
+    work, loads, empty, idle = ph["runs"]
     n = act["runs_completed"]
     assert (work["busy_cycles"], work["load_cycles"]) == (busy, rows)
     assert (loads["busy_cycles"], loads["load_cycles"]) == \
         (n * (2 + cfg.pipeline_latency), rows)
+    assert (empty["busy_cycles"], empty["load_cycles"]) == (n * (2 + cfg.pipeline_latency), n)
     assert idle["busy_cycles"] == idle["load_cycles"] == 0 and idle["other_cycles"] > 0
     # the workload run is the report's own simulation
     assert math.isclose(work["tile_j"], rep3["power_w"]["tile"] * act["cycles_simulated"]

@@ -16,7 +16,7 @@ METHODS = {
              "workload's conv/fc layers in the network's mix, toggle counts to liberty "
              "internal, switching and leakage power, at the design's Fmax; the tile "
              "without the IO wrapper while it computes (busy cycles, split from load and "
-             "idle cycles by three runs of the model: power report's phases; a report "
+             "idle cycles by four runs of the model: power report's phases; a report "
              "without them gives the stimulus's average, loads included), plus the clock "
              "network estimated from its sinks (clock pins and a CLKBUF1 tree, power "
              "report's clock_network)",
