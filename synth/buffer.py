@@ -51,7 +51,8 @@ def input_pin_caps(liberty_text: str) -> tuple[dict[tuple[str, str], float], set
             areas[name] = float(cell.attrs.get("area", "0"))
         except ValueError:
             areas[name] = 0.0
-        for pin in cell.groups("pin"):
+        # a bus (the SRAM macros' addr, din) loads each of its bits like a pin
+        for pin in list(cell.groups("pin")) + list(cell.groups("bus")):
             if pin.attrs.get("direction") != "input":
                 continue
             for p in pin.args:
@@ -149,12 +150,17 @@ class _Edits:
 def buffer_netlist(text: str, liberty_text: str, table_max_load: dict[tuple[str, str], float],
                    top: str, margin: float = 0.9, port_load_pf: float = 0.05,
                    buffer_cell: tuple[str, str, str] = BUFFER_CELL,
-                   max_fanout: int = 16) -> tuple[str, dict]:
+                   max_fanout: int = 16, extra_liberty: str | None = None) -> tuple[str, dict]:
     """The netlist ``text`` with buffer trees on overloaded nets (module docstring) and a
     summary ``{"buffers": {module: count}, "nets": {module: count}, "clock_buffers":
     {module: count}}`` (per definition; ``buffers`` counts every buffer, ``clock_buffers``
     those of :data:`CLOCK_BUFFER_CELL` under gated clocks)."""
     caps, clocks, _ = input_pin_caps(liberty_text)
+    if extra_liberty:       # the SRAM macros' pins (synth/macros.py): loads like any cell's
+        more_caps, more_clocks, _ = input_pin_caps(extra_liberty)
+        caps.update(more_caps)
+        clocks |= more_clocks
+
     def limits(cell, clock=None):
         c, i, o = cell
         return _Limits(caps, clocks, table_max_load, margin, port_load_pf, max_fanout, c,

@@ -30,11 +30,16 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["LIBERTY_FILE", "macro_shapes", "liberty_text", "yosys_lines", "sta_lines",
+__all__ = ["LIBERTY_FILE", "VERSION", "macro_shapes", "liberty_text", "yosys_lines", "sta_lines",
            "cap_fmax", "prepare", "restat_lines", "shapes_of"]
 
 #: The macros' liberty in the run folder.
 LIBERTY_FILE = "macros.lib"
+#: The macro flow's version, in the synthesis key of a macro tile only (bump when this
+#: module or the fanout pass's treatment of macro pins would change a result; sram-2: the
+#: macros' input pins load their drivers in the fanout pass, so a control net broadcast to
+#: 64 macros gets a buffer tree).
+VERSION = "sram-2"
 _MODULE = re.compile(r"^module\s+(termwise_sram_(\d+)x(\d+))\s*\(", re.M)
 
 

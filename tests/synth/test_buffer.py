@@ -202,3 +202,17 @@ def test_a_gated_clock_gets_a_clock_buffer_tree(lib):
             assert sum(loads) <= 0.9 * table[("CLKBUF1", "Y")] and len(loads) <= 16
     few = _gated_netlist(2)
     assert buffer.buffer_netlist(few, text, table, "top")[1]["buffers"] == {"top": 0}
+
+
+def test_macro_bus_pins_load_their_nets(lib):
+    """The SRAM macros' liberty (synth/macros.py) gives each bit of a bus pin its load, so a
+    control net broadcast to many macros is buffered like one to many cells."""
+    from termwise.synth import macros
+    text, _ = lib
+    caps, clocks, _ = buffer.input_pin_caps(text)
+    mlib = macros.liberty_text([("termwise_sram_64x64", 64, 64)], caps[("DFFPOSX1", "D")],
+                               caps[("DFFPOSX1", "CLK")])
+    mcaps, mclocks, _ = buffer.input_pin_caps(mlib)
+    for pin in ("addr", "din", "ce", "we"):
+        assert mcaps[("termwise_sram_64x64", pin)] == pytest.approx(caps[("DFFPOSX1", "D")])
+    assert ("termwise_sram_64x64", "clk") in mclocks
