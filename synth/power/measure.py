@@ -204,7 +204,8 @@ class _Simulated:
     activity: float          # average transitions per net per clock period
     sta: dict                # OpenSTA's vectorless figure
     seconds: dict            # simulation, power, opensta, phases
-    phases: list             # (stats, by_module) of the workload, loads and idle runs, or []
+    phases: list             # (stats, by_module) per .phases run (workload, loads,
+                             # empty, idle), or []
 
 
 def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycles: int,

@@ -372,7 +372,7 @@ def plan_workload(cfg, command_layout: dict, workload: str, names: list[str] | N
                 layer.name, i, run, fields,
                 command_word(command_layout, {"bricks": bricks, **fields}),
                 u, (run.k // cfg.lanes) * cfg.lanes * cfg.filters * cfg.windows,
-                estimate_run_cycles(cfg, run, r, (len(wrows), len(arows))), wrows, arows))
+                est, wrows, arows))         # estimated by _sample with these registers
         stim[li] = chosen
         varying = [k for k in rt if any(s.runtime[k] != rt[k] for s in chosen)]
         d = {"name": layer.name, "kind": layer.kind, "shape": layer.shape_text(),
