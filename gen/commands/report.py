@@ -2,7 +2,8 @@
 
     termwise report --workload W [--precision 8|16] [--designs all|D,D...]
                     [--buffers flops|macros] [--clock-gating]
-                    [--power-cycles N] [--seed S] [--reports DIR] -o DIR
+                    [--power-cycles N] [--seed S] [--reports DIR]
+                    [--workers N | --scheduler tcp://HOST:PORT] -o DIR
 
 For every design (each on the configuration ``termwise sim`` simulates: its equal-peak
 16x16 preset of the workload's width, with per-column fc weights where the design has
@@ -23,6 +24,11 @@ them), in this order:
    (:mod:`termwise.golden.netsim.energy`): cycles, and energy per inference from the
    measured power (compute) plus on-chip buffer and off-chip accesses.
 
+The designs' syntheses, then their power runs, are jobs of the sweep engine
+(:mod:`termwise.gen.flows.ppa.jobs`): one at a time by default, ``--workers N`` (or
+``--jobs N``) at a time on this machine, or on a Dask cluster (``--scheduler``), with the
+answers of a serial run.
+
 ``--reports DIR`` reuses the ``synth_report.json`` / ``power_report.json`` files found
 under DIR (matched by the tile's top name, which names every field of its configuration)
 instead of running the tools, e.g. a previous report's ``designs/`` folder. A design whose
@@ -37,10 +43,12 @@ power reports).
 from __future__ import annotations
 
 import os
+import sys
 
 from ..checks import positive_int
 from ..errors import ConfigError
 from ..flows.ppa import DEFAULT_POWER_CYCLES, run_report
+from ..flows.sweep import connect
 
 __all__ = ["register"]
 
@@ -56,11 +64,20 @@ def _cmd_report(args) -> int:
         seed = -1
     if seed < 0:
         raise ConfigError("seed", f"must be an integer >= 0, got {args.seed!r}")
-    doc = run_report(args.workload, args.precision, args.output, designs=args.designs,
-                     power_cycles=cycles, seed=seed, images=args.images, fc=args.fc,
-                     buffers=args.buffers, clock_gating=args.clock_gating,
-                     reports=args.reports, cache_root=args.cache_dir,
-                     use_cache=not args.no_cache, plots=not args.no_plots)
+    executor = connect(args.scheduler, 1 if args.workers is None and args.scheduler is None
+                       else args.workers)
+    try:
+        if getattr(executor, "workers", None) != 1:
+            print(f"report: the designs' synthesis and power jobs on {executor.name}",
+                  file=sys.stderr, flush=True)
+        doc = run_report(args.workload, args.precision, args.output, designs=args.designs,
+                         power_cycles=cycles, seed=seed, images=args.images, fc=args.fc,
+                         buffers=args.buffers, clock_gating=args.clock_gating,
+                         reports=args.reports, cache_root=args.cache_dir,
+                         use_cache=not args.no_cache, plots=not args.no_plots,
+                         executor=executor)
+    finally:
+        executor.close()
     for r in doc["rows"]:
         eff = r["energy_efficiency"]
         print(f"{r['design']:16s} {r['area_mm2']:8.2f} mm2 {r['fmax_mhz']:7.1f} MHz "
@@ -100,6 +117,13 @@ def register(subparsers) -> None:
     p.add_argument("--reports", default=None, metavar="DIR",
                    help="reuse synth_report.json / power_report.json files under DIR "
                         "(matched by top name) instead of running the tools")
+    p.add_argument("--workers", "--jobs", dest="workers", type=int, default=None,
+                   metavar="N",
+                   help="run the designs' syntheses, then their power runs, N at a time on "
+                        "this machine (default 1: a 16x16 tile's power run takes GBs)")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="run those jobs on this Dask distributed scheduler instead (its "
+                        "workers need termwise and TERMWISE_WORKLOADS)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="synthesis cache (default build/synth-cache)")
     p.add_argument("--no-cache", action="store_true", help="rerun synthesis and power")

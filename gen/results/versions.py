@@ -43,8 +43,10 @@ FPGA_SCRIPT_VERSION = "ecp5-1"
 #: is the flow the shipped reports (synth/measured/power) were measured with; version 2
 #: (issue 41) draws the workload's runs in the network's mix and measures busy, load and
 #: idle cycles apart (phases.py); version 3 adds a run of empty runs alone and solves for
-#: their busy cycles as a sort of their own (2 was never shipped).
-POWER_FLOW_VERSION = 3
+#: their busy cycles as a sort of their own (2 was never shipped); version 4 loads each
+#: empty run's own first activation row in that run, not a zero row (3 priced the
+#: loads' rows with the zero rows' cheaper cycles).
+POWER_FLOW_VERSION = 4
 
 #: The layout of a stored power report (power_report.json and the inputs its key hashes).
 #: Bump it when a field is added, removed or renamed in either, so that an old entry is

@@ -137,6 +137,8 @@ def test_power_baseline_4x4(termwise, tmp_path):
     assert math.isclose(work["tile_j"], rep3["power_w"]["tile"] * act["cycles_simulated"]
                         / (f * 1e6), rel_tol=1e-9)
     assert ph["busy_w"] > rep3["power_w"]["tile"] > ph["idle_w"] > 0
+    # a cycle of every sort costs energy (flow 3 gave empty-run cycles a negative one)
+    assert min(ph["per_cycle_pj"]["tile"].values()) > 0
     assert ph["load_row_pj"] > 0 and "Busy, load and idle cycles" in md3
     p3, e3, f3 = rep3["power_w"], rep3["energy"], rep3["clock"]["mhz"]
     assert f3 == f and rep3["activity_source"]["cycles"] == act["cycles_simulated"]

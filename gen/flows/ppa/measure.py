@@ -8,11 +8,11 @@ import json
 import os
 from dataclasses import dataclass
 
-from ...errors import ConfigError, ToolError
+from ...errors import ConfigError
 from .budget import budget_for, needed_cycles, power_part
 from .reused import power_record_of
 
-__all__ = ["PowerRun", "synthesis_of", "power_of"]
+__all__ = ["PowerRun", "write_synthesis", "measure_power", "reused_power", "power_row"]
 
 
 @dataclass(frozen=True)
@@ -25,18 +25,15 @@ class PowerRun:
     use_cache: bool
 
 
-def synthesis_of(design: str, cfg, ddir: str, found: dict, *, cache_root, use_cache,
-                 log) -> dict:
-    """``cfg``'s synth report: the one found under ``--reports`` (by top name), else
-    synthesised (cached); written to ``ddir``."""
-    from ....synth.api import synthesise, write_report
+def write_synthesis(design: str, cfg, ddir: str, syn: dict, *, fresh: bool) -> dict:
+    """Write ``cfg``'s synth report into ``ddir`` (a fresh one with its markdown, one reused
+    from ``--reports`` as JSON only: its own markdown stays beside the original) and return
+    it; ``ConfigError`` when it has no ASIC results."""
+    from ....synth.api import write_report
     from ...emit import write_atomically
-    syn = found.get(cfg.top_name)
-    if syn is None:
-        log(f"{design}: synthesis of {cfg.top_name}")
-        syn = synthesise(cfg, None, cache_root=cache_root, use_cache=use_cache)
+    if fresh:
         write_report(syn, ddir)
-    else:            # reused: its own markdown stays beside the original
+    else:
         os.makedirs(ddir, exist_ok=True)
         write_atomically(os.path.join(ddir, "synth_report.json"),
                          json.dumps(syn, indent=2) + "\n")
@@ -46,7 +43,7 @@ def synthesis_of(design: str, cfg, ddir: str, found: dict, *, cache_root, use_ca
     return syn
 
 
-def _measure(design: str, cfg, run: PowerRun, log) -> dict:
+def measure_power(design: str, cfg, run: PowerRun, log) -> dict:
     """A fresh power report of ``cfg`` under the workload; a design slower per run than the
     budget allows for (Loom at 8 bits: one run of each of EfficientNet-Lite0's 50 layers is
     ~26k cycles) gets the smallest budget that holds one run of each layer, so every row's
@@ -70,28 +67,26 @@ def _measure(design: str, cfg, run: PowerRun, log) -> dict:
         return measure(budget_for(need))
 
 
-def power_of(design: str, cfg, ddir: str, found: dict, run: PowerRun,
-             log) -> tuple[dict | None, dict | None, str | None]:
-    """``(power report, its energy-model record, None)``, or ``(None, None, why)`` when the
-    power flow refused the design or a tool failed (the row stays, with the reason). A
-    report found under ``--reports`` of this workload's activity is reused, else one is
-    measured; written to ``ddir``."""
-    from ....synth.power.report_files import write_report
+def reused_power(cfg, found: dict, run: PowerRun) -> dict | None:
+    """The power report of ``cfg`` found under ``--reports`` when its activity is this
+    workload's, else None (it is measured)."""
     rep = found.get(cfg.top_name)
     if rep is not None and (rep.get("activity") or {}).get("source") != run.workload:
-        rep = None           # another activity: measure this workload's
-    fresh = rep is None
-    if fresh:
-        log(f"{design}: gate-level power under {run.workload}")
-        try:
-            rep = _measure(design, cfg, run, log)
-        except ConfigError as err:
-            log(f"{design}: power not measured: {err}")
-            return None, None, str(err)
-        except ToolError as err:
-            why = f"the gate-level power flow failed: {err}"
-            log(f"{design}: power not measured: {why}")
-            return None, None, why
+        return None           # another activity: measure this workload's
+    return rep
+
+
+def power_row(design: str, cfg, ddir: str, rep: dict | None, *, fresh: bool,
+              error: Exception | None, log) -> tuple[dict | None, dict | None, str | None]:
+    """``(power report, its energy-model record, None)`` written to ``ddir``, or ``(None,
+    None, why)`` when the power flow refused the design (``error`` a ConfigError) or a tool
+    failed (a ToolError): the row stays, with the reason."""
+    from ....synth.power.report_files import write_report
+    if error is not None:
+        why = (str(error) if isinstance(error, ConfigError)
+               else f"the gate-level power flow failed: {error}")
+        log(f"{design}: power not measured: {why}")
+        return None, None, why
     record = power_record_of(rep, cfg.top_name)
     # a reused report's own markdown stays beside the original
     write_report(rep, ddir, markdown=fresh)

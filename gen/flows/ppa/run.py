@@ -9,12 +9,32 @@ import sys
 import time
 
 from ...checks import check_precision, one_of, positive_int
+from ..sweep.executors import LocalPool
 from .budget import DEFAULT_POWER_CYCLES
 from .document import design_rows, report_document
-from .measure import PowerRun, power_of, synthesis_of
+from .jobs import error_of, power_spec, synth_spec
+from .measure import PowerRun, power_row, reused_power, write_synthesis
 from .reused import find_reports
 
 __all__ = ["run_report"]
+
+
+def _run_jobs(executor, jobs: list, announce, log) -> dict:
+    """Run ``jobs`` (``(design, spec)``) on ``executor``; ``{design: value}`` of each
+    (:mod:`.jobs`). A job that failed outside the flow's own errors (a lost worker, a bug)
+    stops the report, naming the design."""
+    specs = []
+    for i, (design, spec) in enumerate(jobs):
+        log(announce(design))
+        specs.append({**spec, "index": i})
+    out = {}
+    for result in executor.run(specs):
+        design = jobs[result["index"]][0]
+        if result["status"] != "ok":
+            raise RuntimeError(f"{design}: {result['kind']} job failed: "
+                               f"{result['value']['error']}")
+        out[design] = result["value"]
+    return out
 
 
 def run_report(workload: str, precision, out_dir: str, *, designs="all",
@@ -22,12 +42,15 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                images: int | None = None, fc: str | None = None,
                buffers: str = "flops", clock_gating: bool = False,
                reports: str | None = None, cache_root: str | None = None,
-               use_cache: bool = True, plots: bool = True, log=None) -> dict:
+               use_cache: bool = True, plots: bool = True, executor=None,
+               log=None) -> dict:
     """Synthesis, power and simulation of every design; writes the report (report.json,
     .md, .csv, plots, ``sim/`` and ``designs/<design>/``) and returns its document. Bad
     options raise :class:`~termwise.gen.errors.ConfigError` before anything runs.
     ``buffers`` and ``clock_gating``: every tile's storage
-    (:func:`termwise.gen.config.storage_variant`)."""
+    (:func:`termwise.gen.config.storage_variant`). ``executor``: where the designs'
+    syntheses, then their power runs, are run (:mod:`..sweep.executors`; default this
+    process, one at a time), each a job of :mod:`.jobs`."""
     from ....golden import netsim
     from ....golden.workloads import check_workload, load_workload
     from ....synth.api import DEFAULT_CLOCK_NS, check_options
@@ -51,22 +74,40 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     if any(cfgs[a].top_name not in synth_found for a in archs):
         check_options(DEFAULT_CLOCK_NS, "asic", None)
     t0 = time.monotonic()
-    wall = {"synthesis": 0.0, "power": 0.0}
     run = PowerRun(workload, power_cycles, seed, cache_root, use_cache)
-    synth, power, power_errors, power_records = {}, {}, {}, {}
+    executor = executor or LocalPool(1)
+    ddirs = {a: os.path.join(out_dir, "designs", a) for a in archs}
+    wall = {}
+    t = time.monotonic()
+    fresh = {a: cfgs[a].top_name not in synth_found for a in archs}
+    made = _run_jobs(executor, [(a, synth_spec(0, cfgs[a], cache_root=cache_root,
+                                                use_cache=use_cache))
+                                for a in archs if fresh[a]],
+                     lambda a: f"{a}: synthesis of {cfgs[a].top_name}", log)
+    synth = {}
     for a in archs:
-        ddir = os.path.join(out_dir, "designs", a)
-        t = time.monotonic()
-        synth[a] = synthesis_of(a, cfgs[a], ddir, synth_found, cache_root=cache_root,
-                                use_cache=use_cache, log=log)
-        wall["synthesis"] += time.monotonic() - t
-        t = time.monotonic()
-        rep, record, why = power_of(a, cfgs[a], ddir, power_found, run, log)
+        value = made.get(a)
+        if value is not None and "error" in value:
+            raise error_of(value["error"])
+        syn = value["report"] if value is not None else synth_found[cfgs[a].top_name]
+        synth[a] = write_synthesis(a, cfgs[a], ddirs[a], syn, fresh=fresh[a])
+    wall["synthesis"] = time.monotonic() - t
+    t = time.monotonic()
+    reused = {a: reused_power(cfgs[a], power_found, run) for a in archs}
+    made = _run_jobs(executor, [(a, power_spec(0, a, cfgs[a], run))
+                                for a in archs if reused[a] is None],
+                     lambda a: f"{a}: gate-level power under {workload}", log)
+    power, power_errors, power_records = {}, {}, {}
+    for a in archs:
+        value = made.get(a, {"report": reused[a]})
+        error = error_of(value["error"]) if "error" in value else None
+        rep, record, why = power_row(a, cfgs[a], ddirs[a], value.get("report"),
+                                     fresh=a in made, error=error, log=log)
         if rep is not None:
             power[a], power_records[a] = rep, record
         else:
             power_errors[a] = why
-        wall["power"] += time.monotonic() - t
+    wall["power"] = time.monotonic() - t
     t = time.monotonic()
     sim = run_sim(workload, archs, bits, os.path.join(out_dir, "sim"), images=images, fc=fc,
                   power=power_records, plots=plots, log=log, loaded=loaded)

@@ -5,7 +5,9 @@ it runs.
 * ``cycles`` (``sim``): the cycle model (:func:`termwise.golden.netsim.simulate_layer`) on
   every layer of the workload, the tile exactly as given (its ``fc_columns`` option decides
   how a batch-1 fully-connected layer is mapped);
-* ``synth``: :func:`termwise.synth.api.synthesise` (ASIC, cached in the synthesis cache).
+* ``synth``: :func:`termwise.synth.api.synthesise` (ASIC, cached in the synthesis cache);
+* ``tile_synth`` and ``tile_power``: ``termwise report``'s per-design synthesis and power
+  (:mod:`termwise.gen.flows.ppa.jobs`), not recorded in the perf-db.
 
 :func:`run_job` never raises for a failure of the point itself: it returns
 ``{"status": "failed", "error": "Type: message"}``, which the sweep records and reports.
@@ -112,7 +114,19 @@ def synth_point(spec: dict) -> dict:
             "clock_ns": float(spec["clock_ns"])}
 
 
-RUNNERS = {"cycles": sim_point, "synth": synth_point}
+#: The job kinds: a sweep's, and ``termwise report``'s (:mod:`..ppa.jobs`, named by module
+#: and function and imported when first run: the engine sits below the flows using it).
+RUNNERS = {"cycles": sim_point, "synth": synth_point,
+           "tile_synth": "..ppa.jobs:tile_synth", "tile_power": "..ppa.jobs:tile_power"}
+
+
+def _runner(kind: str):
+    runner = RUNNERS[kind]
+    if isinstance(runner, str):
+        import importlib
+        module, _, name = runner.partition(":")
+        runner = getattr(importlib.import_module(module, __package__), name)
+    return runner
 
 
 def run_job(spec: dict) -> dict:
@@ -120,7 +134,7 @@ def run_job(spec: dict) -> dict:
     point fails, ``status`` ``failed`` and ``value`` ``{"error": "Type: message"}``."""
     t0 = time.perf_counter()
     try:
-        value, status = RUNNERS[spec["kind"]](spec), "ok"
+        value, status = _runner(spec["kind"])(spec), "ok"
     except Exception as err:                       # noqa: BLE001 - a point's failure
         text = str(err).splitlines()[0] if str(err) else ""
         value, status = {"error": f"{type(err).__name__}: {text}"}, "failed"
