@@ -47,7 +47,8 @@ def _write_reports(root, workload="digits-cnn"):
 def test_report_from_given_reports(termwise, tmp_path):
     _write_reports(tmp_path / "in")
     r = ok(termwise("report", "--workload", "digits-cnn", "--designs", "stripes",
-                    "--images", "2", "--reports", "in", "-o", "out"))
+                    "--images", "2", "--reports", "in", "--jobs", "2", "-o", "out"))
+    assert "jobs on local pool, 2 workers" in r.stderr
     # loaded once, before any synthesis, and handed to the simulation: its notes once
     assert r.stderr.count("trained in NumPy on scikit-learn digits") == 1, r.stderr
     out = tmp_path / "out"
@@ -111,6 +112,8 @@ def test_report_from_given_reports(termwise, tmp_path):
     (("--workload", "digits-cnn", "--reports", "missing-dir"), "reports"),
     (("--workload", "digits-cnn", "--power-cycles", "0"), "power_cycles"),
     (("--workload", "digits-cnn", "--images", "0"), "images"),
+    (("--workload", "digits-cnn", "--workers", "0"), "workers"),
+    (("--workload", "digits-cnn", "--scheduler", "localhost:8786"), "scheduler"),
 ])
 def test_report_refuses_bad_input(termwise, tmp_path, args, field):
     r = termwise("report", *args, "-o", "out")

@@ -26,9 +26,11 @@ SYNTH_JOB = "tile_synth"
 POWER_JOB = "tile_power"
 
 
-def synth_spec(index: int, cfg, *, cache_root, use_cache: bool) -> dict:
-    """The spec of ``cfg``'s synthesis (the flow's default clock, cached in ``cache_root``)."""
-    return {"index": index, "kind": SYNTH_JOB, "config": cfg.to_dict(),
+def synth_spec(index: int, design: str, cfg, *, cache_root, use_cache: bool) -> dict:
+    """The spec of ``design``'s synthesis (its tile ``cfg``, the flow's default clock, cached
+    in ``cache_root``)."""
+    return {"index": index, "kind": SYNTH_JOB, "design": design, "config": cfg.to_dict(),
+            "name": cfg.name,
             "cache_root": cache_root, "use_cache": bool(use_cache)}
 
 
@@ -36,6 +38,7 @@ def power_spec(index: int, design: str, cfg, run) -> dict:
     """The spec of ``design``'s gate-level power (its tile ``cfg``) under the
     :class:`.measure.PowerRun` ``run``."""
     return {"index": index, "kind": POWER_JOB, "design": design, "config": cfg.to_dict(),
+            "name": cfg.name,
             "workload": run.workload, "cycles": int(run.cycles), "seed": int(run.seed),
             "cache_root": run.cache_root, "use_cache": bool(run.use_cache)}
 
@@ -58,15 +61,22 @@ def error_of(record: dict) -> ConfigError | ToolError:
     return ToolError(record["tool"], record["returncode"], record["log"], record["detail"])
 
 
+def _config(spec: dict):
+    # the preset's name too: the reports name it, and the energy model checks it
+    return from_mapping(spec["config"], name=spec["name"])
+
+
 def _log(message: str) -> None:
-    # live on the terminal of the local pool (forked workers share it); a Dask worker's log
+    # as the job starts and runs: on the terminal of a serial run and of the local pool
+    # (its forked workers share it); in a Dask worker's log
     print(message, file=sys.stderr, flush=True)
 
 
 def tile_synth(spec: dict) -> dict:
     """The synth report of ``spec["config"]`` (ASIC, the flow's default clock)."""
     from ....synth.api import synthesise
-    cfg = from_mapping(spec["config"])
+    cfg = _config(spec)
+    _log(f"{spec['design']}: synthesis of {cfg.top_name}")
     try:
         return {"report": synthesise(cfg, None, cache_root=spec["cache_root"],
                                      use_cache=spec["use_cache"])}
@@ -78,9 +88,10 @@ def tile_power(spec: dict) -> dict:
     """The power report of ``spec["config"]`` under ``spec["workload"]``
     (:func:`.measure.measure_power`)."""
     from .measure import PowerRun, measure_power
-    cfg = from_mapping(spec["config"])
+    cfg = _config(spec)
     run = PowerRun(spec["workload"], spec["cycles"], spec["seed"], spec["cache_root"],
                    spec["use_cache"])
+    _log(f"{spec['design']}: gate-level power under {run.workload}")
     try:
         return {"report": measure_power(spec["design"], cfg, run, _log)}
     except (ConfigError, ToolError) as err:

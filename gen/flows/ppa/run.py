@@ -19,14 +19,11 @@ from .reused import find_reports
 __all__ = ["run_report"]
 
 
-def _run_jobs(executor, jobs: list, announce, log) -> dict:
+def _run_jobs(executor, jobs: list) -> dict:
     """Run ``jobs`` (``(design, spec)``) on ``executor``; ``{design: value}`` of each
-    (:mod:`.jobs`). A job that failed outside the flow's own errors (a lost worker, a bug)
-    stops the report, naming the design."""
-    specs = []
-    for i, (design, spec) in enumerate(jobs):
-        log(announce(design))
-        specs.append({**spec, "index": i})
+    (:mod:`.jobs`; each job says on stderr what it runs). A job that failed outside the
+    flow's own errors (a lost worker, a bug) stops the report, naming the design."""
+    specs = [{**spec, "index": i} for i, (_, spec) in enumerate(jobs)]
     out = {}
     for result in executor.run(specs):
         design = jobs[result["index"]][0]
@@ -80,10 +77,9 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     wall = {}
     t = time.monotonic()
     fresh = {a: cfgs[a].top_name not in synth_found for a in archs}
-    made = _run_jobs(executor, [(a, synth_spec(0, cfgs[a], cache_root=cache_root,
+    made = _run_jobs(executor, [(a, synth_spec(0, a, cfgs[a], cache_root=cache_root,
                                                 use_cache=use_cache))
-                                for a in archs if fresh[a]],
-                     lambda a: f"{a}: synthesis of {cfgs[a].top_name}", log)
+                                for a in archs if fresh[a]])
     synth = {}
     for a in archs:
         value = made.get(a)
@@ -95,8 +91,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     t = time.monotonic()
     reused = {a: reused_power(cfgs[a], power_found, run) for a in archs}
     made = _run_jobs(executor, [(a, power_spec(0, a, cfgs[a], run))
-                                for a in archs if reused[a] is None],
-                     lambda a: f"{a}: gate-level power under {workload}", log)
+                                for a in archs if reused[a] is None])
     power, power_errors, power_records = {}, {}, {}
     for a in archs:
         value = made.get(a, {"report": reused[a]})
