@@ -77,23 +77,30 @@ class OperandBuffer(wiring.Component):
     library : ModuleLibrary or None
         None: an Amaranth memory (flip-flops once synthesised). Otherwise the buffer is
         ``ceil(width / MACRO_MAX_WIDTH)`` :class:`SramMacro` of equal width side by side,
-        recorded in ``library`` and instantiated by name. A macro has one port, so it is
-        read only when the row it must show changes: when ``read_addr`` moves, and on the
-        first cycle after a write (reads and writes never meet: ``write.ready`` is low while
-        the tile runs). ``read_data`` is the same either way, cycle for cycle.
+        recorded in ``library`` and instantiated by name, with one more input,
+        ``read_enable``: the row at ``read_addr`` is used on the next cycle. A macro has
+        one port and each read costs its read energy, so it is read only when a used row
+        changes: ``read_enable`` high and ``read_addr`` moved, or a write since the last
+        read (reads and writes never meet: ``write.ready`` is low while the tile runs).
+        ``read_data`` is the flop buffer's on every cycle after one with ``read_enable``
+        high; a run then reads each of its rows once, as the energy model
+        (:mod:`termwise.golden.netsim.energy`) charges it.
     """
 
     def __init__(self, width: int, depth: int, library=None):
         self.width = operator.index(width)
         self.depth = operator.index(depth)
         self.library = library
-        super().__init__({
+        members = {
             "write": In(stream.Signature(unsigned(self.width))),
             "enable": In(1),
             "rewind": In(1),
             "read_addr": In(range(self.depth)),
             "read_data": Out(unsigned(self.width)),
-        })
+        }
+        if library is not None:
+            members["read_enable"] = In(1)
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -122,12 +129,14 @@ class OperandBuffer(wiring.Component):
             self.library.add(name, SramMacro(self.depth, each))
         pointer, take = write_pointer(m, self.write, rows=self.depth, enable=self.enable,
                                       rewind=self.rewind)
-        # Read when the row to show changes: a new address, or the first cycle after a
-        # write (which may have changed the row shown; no read happens while writing).
+        # Read when a used row changes: a new address, or the first use after a write
+        # (which may have changed the row shown; no read happens while writing). Rows
+        # addressed while the tile does not use them (between runs, past a run's last
+        # brick) are not read: each would cost a read of its own.
         last = Signal.like(self.read_addr, name="last_read_addr")
         stale = Signal(init=1)
         read = Signal()
-        m.d.comb += read.eq(~take & (stale | (self.read_addr != last)))
+        m.d.comb += read.eq(~take & self.read_enable & (stale | (self.read_addr != last)))
         with m.If(read):
             m.d.sync += [last.eq(self.read_addr), stale.eq(0)]
         with m.If(take):

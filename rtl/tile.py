@@ -207,9 +207,18 @@ class Tile(wiring.Component):
             array.wgt_row.eq(wbuf.read_data),
             array.valid.eq(valid),
         ]
+        used = None
+        if cfg.buffers == "macros":
+            # The rows the array uses next cycle: a run's, from its start cycle to its last
+            # brick (the macros read nothing else, :class:`.buffer.OperandBuffer`).
+            bricks = Mux(run.start, self.cmd.payload.bricks, run.bricks)
+            used = (run.start | run.running) & (run.index_next < bricks)
+            m.d.comb += abuf.read_enable.eq(used)
+            if not fc_columns:
+                m.d.comb += wbuf.read_enable.eq(used)
         if fc_columns:
             self._column_weights(m, array, wbuf, run.start, run.running, run.bricks,
-                                 run.consume, run.index_next, wgt_addr, rows_ready)
+                                 run.consume, run.index_next, wgt_addr, rows_ready, used)
         m.d.sync += run.index.eq(run.index_next)
         return (run.index >= run.bricks) & ~array.busy, valid
 
@@ -288,11 +297,13 @@ class Tile(wiring.Component):
         m.next = "IDLE"
 
     def _column_weights(self, m, array, wbuf, start, running, bricks, consume, index_next,
-                        wgt_addr, rows_ready):
+                        wgt_addr, rows_ready, used):
         """With the ``fc_columns`` option: the run's ``fc`` register and the per-column
         weight registers (:mod:`.column_weights`), which in an fc run drive the weight
         buffer's address ``wgt_addr`` (else ``index_next``), each column's weights and
-        ``rows_ready`` (the round's weights are on the array; always outside an fc run)."""
+        ``rows_ready`` (the round's weights are on the array; always outside an fc run).
+        ``used``: the rows used next cycle outside an fc run, with macro buffers (else
+        None); in an fc run the loader moves the address only to the rows it needs."""
         cfg = self.cfg
         m.submodules.column_weights = cw = ColumnWeights(cfg)
         # The fc register is latched on the command cycle; the loader reads its first row
@@ -309,6 +320,8 @@ class Tile(wiring.Component):
             cw.take.eq(consume),
             wgt_addr.eq(Mux(fc, cw.read_addr, index_next)),
         ]
+        if used is not None:
+            m.d.comb += wbuf.read_enable.eq(Mux(fc, start | running, used))
         for c in range(cfg.windows):
             m.d.comb += array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
         m.d.comb += rows_ready.eq(~fc_reg | cw.present)

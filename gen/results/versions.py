@@ -51,7 +51,7 @@ POWER_FLOW_VERSION = 4
 #: The layout of a stored power report (power_report.json and the inputs its key hashes).
 #: Bump it when a field is added, removed or renamed in either, so that an old entry is
 #: never read as a new one.
-POWER_REPORT_LAYOUT_VERSION = 3
+POWER_REPORT_LAYOUT_VERSION = 4
 
 #: The cycle model (termwise.golden: tile_model.py, arch/, primitives/, lowering.py,
 #: registers.py, netsim/simulate.py and what they call), in every perf-db ``cycles``
@@ -65,8 +65,9 @@ CYCLE_MODEL_VERSION = 1
 #: The emitted Verilog (termwise.rtl, gen/emit.py, the designs' specs), in the perf-db's
 #: ``synth`` versions. Bump it when the Verilog rendered for any configuration changes
 #: (even by a name or a comment: synthesis keys hash the Verilog itself) and record the new
-#: hashes (tests/gen/test_results_rtl_guard.py says how).
-RTL_VERSION = 1
+#: hashes (tests/gen/test_results_rtl_guard.py says how). Version 2: SRAM-macro buffers
+#: read only the rows a run uses (each once); every flop tile's Verilog as in version 1.
+RTL_VERSION = 2
 
 #: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.
 #: workload_keys), in its fingerprint. Bump it when the layers a workload loads from the

@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["MacroPower", "setup", "behavioural_models", "access_power"]
+__all__ = ["MacroPower", "setup", "behavioural_models", "access_power", "access_counts"]
 
 _MODULE = re.compile(r"^module\s+(termwise_sram_(\d+)x(\d+))\b.*?^endmodule\s*$", re.M | re.S)
 
@@ -89,6 +89,25 @@ def access_power(saif, top: str, f_hz: float, energies: dict):
         if e is None:
             return 0.0
         d_ce, d_we = duty(names("ce")), duty(names("we"))
+        access.duties[leaf.path] = (d_ce - d_we, d_we)
         return f_hz * ((d_ce - d_we) * e[0] + d_we * e[1])
 
+    access.duties = {}      # macro instance path -> (read duty, write duty), as charged
     return access
+
+
+def access_counts(duties: dict, cycles: float) -> dict:
+    """Reads and writes of each buffer's macros over a run of ``cycles`` simulated cycles
+    (``access.duties`` of :func:`access_power`: duty x cycles, an access per cycle ``ce``
+    is high): ``{buffer: {"macros": n, "reads": [...], "writes": [...]}}``, the buffer
+    being the instance path above the macro (``act_buffer``), ``reads`` and ``writes``
+    the distinct counts among its macros (one value when they are accessed together)."""
+    out = {}
+    for path, (d_read, d_write) in sorted(duties.items()):
+        buffer = path.rsplit("/", 1)[0] if "/" in path else ""
+        b = out.setdefault(buffer, {"macros": 0, "reads": set(), "writes": set()})
+        b["macros"] += 1
+        b["reads"].add(int(round(d_read * cycles)))
+        b["writes"].add(int(round(d_write * cycles)))
+    return {k: {"macros": v["macros"], "reads": sorted(v["reads"]),
+                "writes": sorted(v["writes"])} for k, v in out.items()}

@@ -223,6 +223,10 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
         access = access_power(saif, top, f_mhz * 1e6, macros.energies)
     rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
                                 access=access)
+    if access is not None:      # the macros' accesses over the SAIF's cycles
+        from .macro_power import access_counts
+        stats = dict(stats, macro_accesses=access_counts(
+            access.duties, saif.duration_s / (SIM_PERIOD_NS * 1e-9)))
     return stats, rep, used
 
 
@@ -404,6 +408,12 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     report = _report(cfg, syn, sim, plan, lib_path=lib_path, clock_ns=clock_ns,
                      clock=clock, clock_net_w=clock_net_w, cycles=cycles, seed=seed,
                      bricks=bricks)
+    if "macro_accesses" in sim.stats:
+        report["macro_accesses"] = {
+            "buffers": sim.stats["macro_accesses"],
+            "how": "per SRAM macro of each buffer, the simulated cycles its ce was high "
+                   "(an access each) less those its we was (a write each), from the "
+                   "workload run's SAIF: the counts its access energy is charged for"}
     if sim.phases:
         from .phases import phase_record
         report["phases"] = phase_record(

@@ -191,3 +191,28 @@ def test_power_workload_refused_design(termwise, tmp_path):
     r = termwise("power", "--preset", "baseline-bf16-4x4", "--workload", "digits-cnn",
                  "--cache-dir", SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "workload: not available", "bf16")
+
+
+def test_macro_accesses_are_the_rows_each_run_writes_and_reads(termwise, tmp_path):
+    """SRAM macro buffers (``--buffers macros``) under digits-cnn: every macro of a buffer
+    is written once per row loaded and read once per row a run steps through, as the
+    energy model charges them (golden/netsim/energy.py: a run writes its rows once and
+    reads each once); the expected counts from the lowering of the runs simulated."""
+    ok(termwise("power", "--preset", "baseline-4x4", "--buffers", "macros", "--clock-gating",
+                "--workload", "digits-cnn", "--cycles", "600", "--cache-dir", SYNTH_CACHE,
+                "-o", "out", timeout=COLD_TIMEOUT))
+    rep = load_json(tmp_path / "out" / "power_report.json")
+    act = rep["activity"]
+    assert act["runs_completed"] == act["runs_in_stimulus"] >= 2
+    cfg = preset("baseline-4x4")
+    layers = {layer.name: layer for layer in load_workload("digits-cnn", 8, log=None).layers}
+    rows = 0
+    for d in act["layers"]:
+        runs = lower_layer(cfg, layers[d["name"]])[0]
+        rows += sum(runs[i].k // cfg.lanes for i in d["run_indices"])
+    buffers = rep["macro_accesses"]["buffers"]
+    assert sorted(b.rsplit("/", 1)[-1] for b in buffers) == ["act_buffer", "wgt_buffer"]
+    for name, b in buffers.items():
+        assert b["macros"] >= 1, name
+        assert b["writes"] == [rows], name
+        assert b["reads"] == [rows], name

@@ -1,5 +1,5 @@
 """Guard of RTL_VERSION (gen/results/versions.py): the Verilog emitted for every small
-preset (``*-4x4``, every design) is the Verilog recorded for the current RTL_VERSION, so a
+preset (``*-4x4``, every design) and of its SRAM-macro variant is the Verilog recorded for the current RTL_VERSION, so a
 change of the emitted Verilog that forgot to bump the version fails ``make test``.
 
 The table (tests/gen/rtl_sha256.json) maps each RTL_VERSION to ``{preset: sha256 of the
@@ -18,17 +18,28 @@ import sys
 
 import pytest
 
-from termwise.gen.config import load_presets, preset
+from termwise.gen.config import load_presets, preset, storage_variant
 from termwise.gen.emit import render
 from termwise.gen.results.versions import RTL_VERSION
 
 TABLE = pathlib.Path(__file__).with_name("rtl_sha256.json")
 BUMP = "emitted Verilog changed: bump RTL_VERSION in gen/results/versions.py and record"
-PRESETS = sorted(name for name in load_presets() if name.endswith("-4x4"))
+SMALL = sorted(name for name in load_presets() if name.endswith("-4x4"))
+#: Each small preset, and (from RTL_VERSION 2) its SRAM-macro variant where the design has
+#: one (``<preset> macros``, :func:`termwise.gen.config.storage_variant`).
+MACROS = " macros"
+PRESETS = sorted(SMALL + [name + MACROS for name in SMALL
+                          if storage_variant(preset(name), "macros", False).buffers == "macros"])
+
+
+def _config(name: str):
+    if name.endswith(MACROS):
+        return storage_variant(preset(name[:-len(MACROS)]), "macros", False)
+    return preset(name)
 
 
 def _sha(name: str) -> str:
-    text, _ = render(preset(name))
+    text, _ = render(_config(name))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -38,7 +49,7 @@ def _table() -> dict:
 
 def test_every_design_has_a_small_preset():
     from termwise.gen import designs
-    covered = {preset(n).arch for n in PRESETS}
+    covered = {preset(n).arch for n in SMALL}
     assert covered == set(designs.archs()), sorted(set(designs.archs()) - covered)
 
 
