@@ -273,9 +273,8 @@ class PairCountDetector(wiring.Component):
     act_count : In(ArrayLayout(range(nda + 1), windows * lanes))
         Term count of activation ``(w, l)`` at index ``w * lanes + l``.
     wgt_count : In(ArrayLayout(range(ndw + 1), filters * lanes))
-        Term count of weight ``(f, l)`` at index ``f * lanes + l``; with ``columns``
-        ``windows * filters * lanes`` of them, weight ``(w, f, l)`` at index
-        ``(w * filters + f) * lanes + l``.
+        Term count of weight ``(f, l)`` at index ``f * lanes + l``; with ``columns`` one
+        such array per column ``w`` (``wgt_count[w]``, weight ``(w, f, l)``).
     cycles : Out(range(nda * ndw + 1))
     act_max : Out(ArrayLayout(range(nda + 1), lanes))
         The largest activation term count of each lane (its inner-loop length). Not with
@@ -288,10 +287,13 @@ class PairCountDetector(wiring.Component):
         self.windows, self.filters, self.lanes = windows, filters, lanes
         self.nda, self.ndw = nda, ndw
         self.columns = columns
+        # With columns, a port per column: 64 columns x 16 filters x 16 lanes of 4-bit
+        # counts (laconic-16x16) are 65,536 bits, which Amaranth 0.5 cannot make one port
+        # of (its netlist numbers a cell's bits below 65,536 and looks one past the last).
+        wgt_count = data.ArrayLayout(range(ndw + 1), filters * lanes)
         members = {
             "act_count": In(data.ArrayLayout(range(nda + 1), windows * lanes)),
-            "wgt_count": In(data.ArrayLayout(range(ndw + 1),
-                                             (windows if columns else 1) * filters * lanes)),
+            "wgt_count": In(wgt_count).array(windows) if columns else In(wgt_count),
             "cycles": Out(range(max(nda * ndw, 1) + 1)),
         }
         if not columns:
@@ -340,7 +342,7 @@ class PairCountDetector(wiring.Component):
                 wmax = Signal(range(self.ndw + 1), name=f"wgt_max_w{w}_l{lane}")
                 prod = Signal(range(self.nda * self.ndw + 1), name=f"pairs_w{w}_l{lane}")
                 m.d.comb += [
-                    wmax.eq(_max_tree(m, [self.wgt_count[(w * filters + f) * lanes + lane]
+                    wmax.eq(_max_tree(m, [self.wgt_count[w][f * lanes + lane]
                                           for f in range(filters)], f"wgt_max_w{w}_l{lane}")),
                     prod.eq(self.act_count[w * lanes + lane] * wmax),
                 ]
@@ -439,14 +441,14 @@ class LaconicArray(PEGrid):
         for the column's PE only. Returns ``{(w, f): terms}``."""
         cfg, lanes = self.cfg, self.cfg.lanes
 
-        def weight_terms(brick, w, suffix, count_base):
+        def weight_terms(brick, w, suffix, counts, count_base):
             terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes),
                            name=f"wgt_terms_{suffix}")
             for lane in range(lanes):
                 tl = self.library.instantiate(m, wgt_lane, f"wgt_lane_{suffix}_l{lane}")
                 m.d.comb += [
                     tl.value.eq(brick[lane]),
-                    det.wgt_count[count_base + lane].eq(tl.count),
+                    counts[count_base + lane].eq(tl.count),
                     tl.load.eq(take),
                     tl.advance.eq(active & wrap[w][lane]),
                     terms[lane].eq(tl.term),
@@ -455,9 +457,9 @@ class LaconicArray(PEGrid):
 
         if columns:
             return {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
-                                         (w * cfg.filters + f) * lanes)
+                                         det.wgt_count[w], f * lanes)
                     for w in range(cfg.windows) for f in range(cfg.filters)}
-        per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", f * lanes)
+        per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", det.wgt_count, f * lanes)
                       for f in range(cfg.filters)]
         return {(w, f): per_filter[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 

@@ -66,7 +66,9 @@ CYCLE_MODEL_VERSION = 1
 #: ``synth`` versions. Bump it when the Verilog rendered for any configuration changes
 #: (even by a name or a comment: synthesis keys hash the Verilog itself) and record the new
 #: hashes (tests/gen/test_results_rtl_guard.py says how). Version 2: SRAM-macro buffers
-#: read only the rows a run uses (each once); every flop tile's Verilog as in version 1.
+#: read only the rows a run uses (each once), Laconic's per-column weight term counts
+#: a port per column (laconic-16x16 with fc_columns did not emit); every flop preset's
+#: Verilog as in version 1.
 RTL_VERSION = 2
 
 #: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.

@@ -134,3 +134,20 @@ def test_tile_outputs_and_cycles(signed):
             assert measured == cycle_model.run_cycles(cfg, act, wgt, rt), (act, wgt, sign)
 
     _sim(tile, tb)
+
+
+def test_every_detector_port_fits_amaranth_at_laconic_16x16_with_column_weights():
+    """laconic-16x16 with ``fc_columns``: 64 columns x 16 filters x 16 lanes of 4-bit
+    weight term counts are 65,536 bits, which Amaranth 0.5 cannot build as one port (the
+    tile's emission ended in an assertion in ``_nir.Net.from_cell`` after half an hour):
+    one port per column, each below the limit, every count still there."""
+    from amaranth import Shape
+    from termwise.rtl.laconic import booth_digit_count
+    det = PairCountDetector(64, 16, 16, booth_digit_count(17), booth_digit_count(16),
+                            columns=True)
+    det._MustUse__silence = True        # only its signature is looked at
+    ports = [(m.dimensions, Shape.cast(m.shape).width)
+             for _, m in det.signature.members.items()]
+    assert max(width for _, width in ports) < 1 << 16
+    wgt = det.signature.members["wgt_count"]
+    assert wgt.dimensions == (64,) and Shape.cast(wgt.shape).width == 16 * 16 * 4
