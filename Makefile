@@ -49,6 +49,7 @@ test-all: venv tools workloads
 
 bench: venv
 	$(BIN)/python -m termwise.tb.bench
+	$(BIN)/python -m termwise.synth.bench
 
 lint: venv
 	$(BIN)/python -m termwise.tb.lint
