@@ -17,7 +17,7 @@ from amaranth.lib import wiring
 
 from .config import TileConfig
 
-__all__ = ["emit_verilog", "render", "port_list", "tool_versions", "manifest", "emit",
+__all__ = ["emit_verilog", "render", "rendered", "port_list", "tool_versions", "manifest", "emit",
            "write_atomically"]
 
 
@@ -35,6 +35,59 @@ def render(cfg: TileConfig):
     for name, component in tile.library.modules.items():
         parts.append(verilog.convert(component, name=name, emit_src=False))
     return "\n".join(parts), tile
+
+
+def rendered(cfg: TileConfig, cache_dir: str | None) -> tuple[str, dict]:
+    """``(verilog, manifest)`` of ``cfg``: from the emission cache ``cache_dir`` when the
+    same configuration was rendered by the same sources and Amaranth, else rendered (and
+    kept there). None: always rendered.
+
+    Emission is deterministic, and slow for a big tile (Amaranth takes 1-2 minutes for a
+    16x16 one, half an hour for laconic-16x16 with per-column weights), while one power run
+    needed the same Verilog three times (the key of its synthesis, the synthesis, the part's
+    scaling). The key hashes the configuration, its names, the source text of every package
+    that emission runs (:data:`termwise.gen.results.keys.RENDER_PACKAGES`) and Amaranth's
+    version: any edit renders again. An entry is written whole (a folder renamed into
+    place); two processes rendering the same configuration keep the first one's.
+    """
+    if cache_dir is None:
+        text, tile = render(cfg)
+        return text, manifest(cfg, text, tile)
+    import gzip
+    import shutil
+    from .results.keys import RENDER_PACKAGES, tree_sha
+    key = hashlib.sha256(json.dumps(
+        [cfg.to_dict(), cfg.top_name, cfg.name, tree_sha(RENDER_PACKAGES),
+         metadata.version("amaranth")], sort_keys=True).encode()).hexdigest()[:24]
+    entry = os.path.join(cache_dir, key)
+    try:
+        with gzip.open(os.path.join(entry, "verilog.v.gz"), "rt", encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(entry, "manifest.json"), encoding="utf-8") as f:
+            man = json.load(f)
+        if man["verilog"]["sha256"] == hashlib.sha256(text.encode()).hexdigest():
+            return text, man
+    except (OSError, ValueError, KeyError, EOFError):
+        pass
+    text, tile = render(cfg)
+    man = manifest(cfg, text, tile)
+    os.makedirs(cache_dir, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".emit-", dir=cache_dir)
+    try:
+        with gzip.open(os.path.join(tmp, "verilog.v.gz"), "wt", encoding="utf-8",
+                       compresslevel=1) as f:
+            f.write(text)
+        with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as f:
+            json.dump(man, f, indent=1)
+        if os.path.isdir(entry):
+            shutil.rmtree(entry, ignore_errors=True)    # unreadable: replaced
+        try:
+            os.replace(tmp, entry)
+        except OSError:                 # another process's entry landed first
+            pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return text, man
 
 
 def port_list(tile) -> list[dict]:
@@ -91,13 +144,13 @@ def write_atomically(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def emit(cfg: TileConfig, outdir: str) -> dict:
-    """Write ``<top>.v`` and ``manifest.json`` to ``outdir``; returns the manifest.
+def emit(cfg: TileConfig, outdir: str, cache_dir: str | None = None) -> dict:
+    """Write ``<top>.v`` and ``manifest.json`` to ``outdir``; returns the manifest
+    (``cache_dir``: the emission cache, :func:`rendered`).
 
     Everything is generated in memory first, so a failure leaves ``outdir`` untouched.
     """
-    text, tile = render(cfg)
-    man = manifest(cfg, text, tile)
+    text, man = rendered(cfg, cache_dir)
     os.makedirs(outdir, exist_ok=True)
     write_atomically(os.path.join(outdir, man["verilog"]["file"]), text)
     write_atomically(os.path.join(outdir, "manifest.json"),

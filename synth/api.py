@@ -142,7 +142,7 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
     os.makedirs(root, exist_ok=True)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=".emit-", dir=root) as tmp:
-        man = emit(cfg, tmp)
+        man = emit(cfg, tmp, locations.emit_cache_dir(cache_root))
         t_emit = time.monotonic() - t0
         verilog = os.path.join(os.path.abspath(tmp), man["verilog"]["file"])
         sha = man["verilog"]["sha256"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-__all__ = ["DEFAULT_LENGTH", "canonical", "sha256_hex", "key"]
+__all__ = ["DEFAULT_LENGTH", "canonical", "sha256_hex", "key", "RENDER_PACKAGES", "tree_sha"]
 
 #: The hex digits of a synthesis or power report key (96 bits: no collision in practice).
 DEFAULT_LENGTH = 24
@@ -72,3 +72,38 @@ def key(value, length: int = DEFAULT_LENGTH) -> str:
     if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 64:
         raise ValueError(f"a key's length is 1 to 64 hex digits, got {length!r}")
     return sha256_hex(canonical(value))[:length]
+
+
+#: The packages whose text the Verilog is rendered from: the emission cache
+#: (:func:`termwise.gen.emit.rendered`) and the power flow's memo of a configuration's
+#: Verilog sha256 are keyed by all of them, so any edit there renders again.
+RENDER_PACKAGES = ("rtl", "gen", "golden", "tb", "synth")
+
+
+def tree_sha(packages) -> str:
+    """sha256 over every source file of ``packages`` (names and text).
+
+    Parameters
+    ----------
+    packages : iterable of str
+        Top-level folders of the project (:data:`RENDER_PACKAGES`).
+
+    Returns
+    -------
+    str
+        The hex digest; compiled files and hidden folders are left out.
+    """
+    import os
+    from .locations import PACKAGE_ROOT
+    h = hashlib.sha256()
+    for pkg in packages:
+        for d, dirs, files in os.walk(os.path.join(PACKAGE_ROOT, pkg)):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not x.startswith("."))
+            for name in sorted(files):
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                path = os.path.join(d, name)
+                h.update(os.path.relpath(path, PACKAGE_ROOT).encode())
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()

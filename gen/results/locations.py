@@ -6,6 +6,7 @@ store                      where
 synthesis cache            ``build/synth-cache`` of the working directory (a command's
                            ``--cache`` overrides it)
 power cache                ``power-cache`` beside the synthesis cache
+emission cache             ``emit-cache`` beside the synthesis cache (rendered Verilog)
 measured results           ``$TERMWISE_MEASURED`` if it names a folder, else the package's
                            ``synth/measured``; ``TERMWISE_MEASURED=0`` turns them off
 perf-db, user              ``$TERMWISE_PERFDB``, else ``$XDG_CACHE_HOME/termwise/
@@ -23,6 +24,7 @@ from __future__ import annotations
 import os
 
 __all__ = ["PACKAGE_ROOT", "SYNTH_CACHE_DEFAULT", "synth_cache_root", "power_cache_dir",
+           "emit_cache_dir",
            "MEASURED_DEFAULT", "measured_root", "measured_enabled", "user_db_path",
            "system_db_path", "workload_cache_dir"]
 
@@ -56,6 +58,13 @@ def power_cache_dir(cache_root: str | None = None) -> str:
     """
     root = synth_cache_root(cache_root)
     return os.path.join(os.path.dirname(os.path.abspath(root)), "power-cache")
+
+
+def emit_cache_dir(cache_root: str | None = None) -> str:
+    """The emission cache (:func:`termwise.gen.emit.rendered`) beside the synthesis cache
+    ``cache_root`` (None for :data:`SYNTH_CACHE_DEFAULT`): its sibling ``emit-cache``."""
+    root = synth_cache_root(cache_root)
+    return os.path.join(os.path.dirname(os.path.abspath(root)), "emit-cache")
 
 
 def measured_root() -> str:

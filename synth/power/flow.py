@@ -176,7 +176,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         Bad names, a design the generic lowering cannot drive, or too few ``cycles`` for
         one run of each layer, before anything runs.
     """
-    from ...gen.emit import manifest, render
+    from ...gen.emit import rendered
+    from ...gen.results.locations import emit_cache_dir
     from ...gen.results import locations
     from .. import cache as synth_cache
     from ..api import check_options, synthesise
@@ -207,8 +208,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     if workload is not None:
         # The workload's names and the cycle budget are checked on the whole tile before
         # any synthesis (its plan is also the whole tile's stimulus).
-        text_v, tile = render(cfg)
-        plan_workload(cfg, manifest(cfg, text_v, tile)["command_layout"], workload, layers,
+        _, man = rendered(cfg, emit_cache_dir(cache_root))
+        plan_workload(cfg, man["command_layout"], workload, layers,
                       cycles=cycles, seed=seed, reset_cycles=RESET_CYCLES, log=None)
     syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
                      cache_root=cache_root, use_cache=use_cache, precision=precision)

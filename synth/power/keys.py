@@ -43,48 +43,15 @@ REPORT_CACHE_VERSION = POWER_REPORT_LAYOUT_VERSION
 #: ~5 s), which the activity counts do not depend on.
 MODEL_BUILD_FLAGS = ["-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0",
                      "-MAKEFLAGS", "OPT_GLOBAL=-O0", "--build-jobs", "2"]
-#: The packages whose text the Verilog is rendered from: the memo of a configuration's
-#: Verilog sha256 (which saves rendering it on a hit, ~5 s for stripes-16x16) is keyed by
-#: all of them, so any edit there renders again (the report key itself is the Verilog's).
-RENDER_PACKAGES = ("rtl", "gen", "golden", "tb", "synth")
-
-
 def sha256_hex(text: str | bytes) -> str:
     """sha256 of ``text`` (UTF-8 if a str), in hex
     (:func:`termwise.gen.results.keys.sha256_hex`)."""
     return result_keys.sha256_hex(text)
 
 
-def _repo_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def tree_sha(packages) -> str:
-    """sha256 over every source file of ``packages`` (names and text).
-
-    Parameters
-    ----------
-    packages : iterable of str
-        Top-level folders of the project (:data:`RENDER_PACKAGES`).
-
-    Returns
-    -------
-    str
-        The hex digest; compiled files and hidden folders are left out.
-    """
-    root = _repo_root()
-    h = hashlib.sha256()
-    for pkg in packages:
-        for d, dirs, files in os.walk(os.path.join(root, pkg)):
-            dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not x.startswith("."))
-            for name in sorted(files):
-                if name.endswith((".pyc", ".pyo")):
-                    continue
-                path = os.path.join(d, name)
-                h.update(os.path.relpath(path, root).encode())
-                with open(path, "rb") as f:
-                    h.update(f.read())
-    return h.hexdigest()
+#: The packages whose text the Verilog is rendered from (:mod:`termwise.gen.results.keys`).
+RENDER_PACKAGES = result_keys.RENDER_PACKAGES
+tree_sha = result_keys.tree_sha
 
 
 def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
@@ -105,7 +72,7 @@ def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
     str
         The Verilog's sha256 (rendered, or read from the memo).
     """
-    from ...gen.emit import render, write_atomically
+    from ...gen.emit import rendered, write_atomically
     memo = os.path.join(memo_dir, sha256_hex(json.dumps([cfg.to_dict(), cfg.top_name,
                                                          sources], sort_keys=True))[:24])
     try:
@@ -115,7 +82,10 @@ def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
             return sha
     except OSError:
         pass
-    text_v, _ = render(cfg)
+    # the emission cache beside the power cache (memo_dir is <power-cache>/reports/...):
+    # the synthesis that follows a miss reads the same entry
+    power_cache = os.path.dirname(os.path.dirname(os.path.abspath(memo_dir)))
+    text_v, _ = rendered(cfg, os.path.join(os.path.dirname(power_cache), "emit-cache"))
     sha = sha256_hex(text_v)
     os.makedirs(memo_dir, exist_ok=True)
     write_atomically(memo, sha + "\n")

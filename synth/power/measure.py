@@ -355,7 +355,8 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
         module definition), ``lib``, ``syn`` (the synthesis report), ``sim_s``, ``plan``,
         ``clk_cap``, ``port_switching_w``.
     """
-    from ...gen.emit import manifest, render
+    from ...gen.emit import rendered
+    from ...gen.results.locations import emit_cache_dir
     from ..api import synthesise
     from ..tools import DEFAULT_LIBERTY
     from ..wrapper import wrapper_name
@@ -367,8 +368,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     from .workload import plan_workload
 
     t0 = time.monotonic()
-    text_v, tile = render(cfg)
-    man = manifest(cfg, text_v, tile)
+    text_v, man = rendered(cfg, emit_cache_dir(cache_root))
     plan = None
     if workload is not None:
         plan = plan_workload(cfg, man["command_layout"], workload, layers, cycles=cycles,
