@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import designs
-from .fields import (BUFFERS, CORE_FIELDS, MACRO_MIN_WORDS, MOVED_TO_RUNTIME, PE_STAGE_GROUP,
+from .fields import (BUFFERS, CORE_FIELDS, MACRO_MIN_WORDS, MAX_PORT_BITS, MOVED_TO_RUNTIME,
+                     PE_STAGE_GROUP,
                      PE_STAGE_MIN_PES, RANGES, check_int, clog2, fields_of,
                      with_dtype_fields)
 from .options import option_value, resolve_options, unknown_option
@@ -201,8 +202,23 @@ class TileConfig:
                                   "fc_columns = 1 (an fc round takes a weight row per "
                                   f"column), got {self.depth}")
         self._check_buffers()
+        self._check_port_widths()
         if self.spec.check is not None:
             self.spec.check(self)
+
+    def _check_port_widths(self):
+        """Refuse a tile whose widest ports Amaranth cannot build: a row of the buffers and
+        the array's accumulators are one port each, and Amaranth 0.5 makes no port of
+        :data:`MAX_PORT_BITS` bits or more (its netlist numbers a cell's bits below 65,536
+        and looks one past the last: the emission ends in an assertion, after minutes)."""
+        for field, what, bits in (
+                ("windows", "windows x lanes x act_bits (an activation row)", self.act_row_bits),
+                ("filters", "filters x lanes x wgt_bits (a weight row)", self.wgt_row_bits),
+                ("windows", "windows x filters x acc_bits (the accumulators)",
+                 self.windows * self.filters * self.acc_bits)):
+            if bits >= MAX_PORT_BITS:
+                raise ConfigError(field, f"{what} is {bits:,} bits; the RTL builds it as one "
+                                  f"port and Amaranth's limit is {MAX_PORT_BITS - 1:,}")
 
     def _check_buffers(self):
         if self.buffers not in BUFFERS:

@@ -16,7 +16,7 @@ from typing import Any
 from . import designs
 from .spec import ConfigError
 
-__all__ = ["CORE_FIELDS", "BUFFERS", "MACRO_MIN_WORDS", "MACRO_MAX_WIDTH", "PE_STAGE_MIN_PES", "PE_STAGE_GROUP", "RANGES", "MOVED_TO_RUNTIME",
+__all__ = ["CORE_FIELDS", "BUFFERS", "MACRO_MIN_WORDS", "MACRO_MAX_WIDTH", "MAX_PORT_BITS", "PE_STAGE_MIN_PES", "PE_STAGE_GROUP", "RANGES", "MOVED_TO_RUNTIME",
            "check_int", "clog2", "with_dtype_fields", "fields_of"]
 
 #: The fields every configuration has; design options (see :mod:`termwise.gen.designs`) come
@@ -34,6 +34,10 @@ MACRO_MIN_WORDS = 16
 #: (termwise.golden.sram.DEFAULT_MAX_WIDTH, tested equal), so no macro is extrapolated; a
 #: 4096-bit row is 64 macros of 64 bits side by side, one word each per access.
 MACRO_MAX_WIDTH = 64
+#: The first port width Amaranth 0.5 cannot build (its netlist numbers a cell's output bits
+#: below 2**16 and, joining them into a port, looks one past the last): the tile's rows and
+#: accumulators must stay below it (TileConfig refuses wider ones before any work).
+MAX_PORT_BITS = 1 << 16
 
 #: ``pe_stages`` when a configuration does not choose it: one stage of registered PE inputs
 #: (:mod:`termwise.rtl.pe_stage`) in arrays of at least this many PEs (the papers' 16x16

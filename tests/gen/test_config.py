@@ -71,6 +71,23 @@ def test_bad_fields_name_field_and_range(field, value, fragment):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("sizes, field, bits", [
+    (dict(filters=1, windows=64, lanes=64, act_bits=16, wgt_bits=16), "windows", 65536),
+    (dict(filters=64, windows=1, lanes=64, act_bits=8, wgt_bits=16), "filters", 65536),
+    (dict(filters=64, windows=64, lanes=2, act_bits=8, wgt_bits=8), "windows", 94208),
+])
+def test_ports_amaranth_cannot_build_are_refused(sizes, field, bits):
+    """A buffer row or the accumulators at 2**16 bits or more (one port each): refused
+    before any work, naming the field and the limit (the emission would end in an
+    assertion inside Amaranth after minutes); one bit less is accepted."""
+    with pytest.raises(ConfigError) as err:
+        from_mapping(dict(arch="baseline", **sizes))
+    assert err.value.field == field and f"is {bits:,} bits" in str(err.value)
+    assert "limit is 65,535" in str(err.value) and "\n" not in str(err.value)
+    from_mapping(dict(arch="baseline", filters=1, windows=64, lanes=64, act_bits=15,
+                      wgt_bits=16))          # 61,440 bits: fine
+
+
 def test_unknown_field_rejected():
     with pytest.raises(ConfigError, match="bogus: unknown field"):
         from_mapping(dict(arch="baseline", filters=1, windows=1, lanes=1, act_bits=8,
