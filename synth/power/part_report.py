@@ -48,13 +48,29 @@ def clock_pin_cap(stat: dict, asic: dict, top: str, lib) -> float:
 
 
 def layer_slots(cfg, workload: str, names: list[str]) -> dict[str, int]:
-    """Per layer: the MAC slots (bricks x lanes x filters x windows, every run) of its whole
-    lowering onto ``cfg``."""
-    from ...golden.lowering import lower_layer
+    """MAC slots (every run's ``k`` x filters x windows) of each layer in ``names`` in its
+    lowering onto ``cfg`` (:func:`termwise.golden.lowering.lower_layer`), from the lowered
+    shape: ``G`` groups of ``ceil(M / windows) x ceil(kg / filters)`` runs of ``K`` padded
+    to whole bricks (a run split into depth-sized chunks keeps its ``K`` in all). Listing
+    the runs took 108 s for baseline-16x16's row (one filter, one window: every output
+    position of every filter a run of its own); tests/synth/test_power_part.py checks the
+    arithmetic against the runs of the lowering."""
+    import math
+    from ...golden.lowering import conv_lowered_shape
     from .workload import load_layers
     _, chosen = load_layers(cfg, workload, names)
-    return {layer.name: sum(int(r.k) for r in lower_layer(cfg, layer)[0])
-            * cfg.filters * cfg.windows for layer in chosen}
+    out = {}
+    for layer in chosen:
+        if layer.kind == "fc":                  # lower_matmul: the batch rows as windows
+            g, m, kg, k = 1, layer.act.shape[0], layer.wgt.shape[0], layer.wgt.shape[1]
+        else:
+            kout, cg, r, s = layer.wgt.shape
+            g, kg, k = conv_lowered_shape(kout, cg, r, s, layer.groups, cfg.lanes)
+            m = layer.act.shape[0] * layer.out_hw[0] * layer.out_hw[1]
+        runs = g * math.ceil(m / cfg.windows) * math.ceil(kg / cfg.filters)
+        out[layer.name] = (runs * math.ceil(k / cfg.lanes) * cfg.lanes
+                           * cfg.filters * cfg.windows)
+    return out
 
 
 def _scaled_power(cfg, pcfg, syn: dict, prep: dict, facts: dict) -> dict:

@@ -231,3 +231,22 @@ def test_slice_estimate_of_laconic_4x4_close_to_whole():
     assert sl["part"]["config"]["windows"] == 4
     assert abs(sl["by_kind_w"]["buffers"]["total_w"] / whole["by_kind_w"]["buffers"]["total_w"]
                - 1) < 0.01
+
+
+@pytest.mark.parametrize("name, workload", [
+    ("stripes-16x16", "efficientnet-lite0"),      # depthwise layers (diagonal), 1x1, fc
+    ("laconic-4x4", "efficientnet-lite0"),
+    ("baseline-4x4", "digits-cnn"),
+    ("pragmatic-4x4", "digits-cnn"),
+])
+def test_layer_slots_are_the_lowerings_runs(name, workload):
+    """The MAC slots from the lowered shape equal those of the lowering's own runs (every
+    run's k x filters x windows), layer by layer."""
+    from termwise.golden.lowering import lower_layer
+    from termwise.synth.power.part_report import layer_slots
+    from termwise.synth.power.workload import load_layers
+    cfg = preset(name)
+    _, layers = load_layers(cfg, workload, None)
+    want = {layer.name: sum(int(r.k) for r in lower_layer(cfg, layer)[0])
+            * cfg.filters * cfg.windows for layer in layers}
+    assert layer_slots(cfg, workload, list(want)) == want
