@@ -49,6 +49,8 @@ not the block-diagonal zeros, not padding channels or filters).
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,7 +60,7 @@ __all__ = ["Run", "FcRun", "lower_fc_columns", "iter_fc_columns", "assemble_fc_c
            "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
            "conv_k_index", "conv_operands", "DEPTHWISE_MAPPINGS", "DEFAULT_DEPTHWISE",
            "check_depthwise", "is_depthwise", "pack_depthwise", "conv_lowered_shape",
-           "conv_mac_mask", "lower_layer"]
+           "conv_mac_mask", "lower_layer", "LazyRuns", "lower_layer_lazily"]
 
 #: Brick orders of a convolution's inner dimension (see the module docstring).
 ORDERS = ("position", "channel")
@@ -114,6 +116,79 @@ def lower_matmul(cfg, act, wgt) -> list[Run]:
                 runs.append(Run(a, w, rows, cols, chunk, previous == key))
                 previous = key
     return runs
+
+
+class LazyRuns(Sequence):
+    """The runs :func:`lower_matmul` gives for each group's ``(act, wgt)`` operands, one
+    after the other, each built when it is indexed: a power stimulus draws a few dozen runs
+    of a layer whose lowering onto a one-filter, one-window part is hundreds of thousands
+    (EfficientNet-Lite0 on baseline-16x16's row: 108 s to list them all). ``spans`` are
+    :func:`lower_conv2d`'s ``(first run, run count, group)``. ``runs[i]`` equals the
+    ``i``-th run of the full lowering (tests/golden/test_lowering.py)."""
+
+    def __init__(self, cfg, operands):
+        self.filters, self.windows = cfg.filters, cfg.windows
+        self.lanes, self.max_k = cfg.lanes, cfg.depth * cfg.lanes
+        self._groups, self.spans = [], []
+        total = 0
+        for g, (act, wgt) in enumerate(operands):
+            act = np.asarray(act, dtype=np.int64)
+            wgt = np.asarray(wgt, dtype=np.int64)
+            m, k = act.shape
+            n = wgt.shape[0]
+            k_pad = math.ceil(k / self.lanes) * self.lanes
+            act = np.pad(act, ((0, 0), (0, k_pad - k)))
+            wgt = np.pad(wgt, ((0, 0), (0, k_pad - k)))
+            per_chunk = math.ceil(n / self.filters) * math.ceil(m / self.windows)
+            count = len(range(0, k_pad, self.max_k)) * per_chunk
+            self._groups.append((total, act, wgt, per_chunk))
+            self.spans.append((total, count, g))
+            total += count
+        self._len = total
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._len))]
+        i = operator.index(i)
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(f"run {i} of {self._len}")
+        first, act, wgt, per_chunk = next(g for g in reversed(self._groups) if g[0] <= i)
+        j = i - first
+        chunk, rest = divmod(j, per_chunk)
+        mgroups = math.ceil(act.shape[0] / self.windows)
+        ni, mi = divmod(rest, mgroups)
+        k0 = chunk * self.max_k
+        k1 = min(k0 + self.max_k, act.shape[1])
+        cols = np.arange(ni * self.filters, (ni + 1) * self.filters)
+        cols[cols >= wgt.shape[0]] = -1
+        w = np.zeros((self.filters, k1 - k0), dtype=np.int64)
+        w[cols >= 0] = wgt[cols[cols >= 0], k0:k1]
+        rows = np.arange(mi * self.windows, (mi + 1) * self.windows)
+        rows[rows >= act.shape[0]] = -1
+        a = np.zeros((self.windows, k1 - k0), dtype=np.int64)
+        a[rows >= 0] = act[rows[rows >= 0], k0:k1]
+        # lower_matmul's runs of one (chunk, filter group) are consecutive, windows inner
+        return Run(a, w, rows, cols, chunk, mi > 0)
+
+
+def lower_layer_lazily(cfg, layer) -> tuple[LazyRuns, list[tuple[int, int, int]]]:
+    """:func:`lower_layer`'s runs and spans, the runs built as they are indexed
+    (:class:`LazyRuns`)."""
+    if layer.kind == "conv":
+        a, wm = conv_operands(np.asarray(layer.act, dtype=np.int64),
+                              np.asarray(layer.wgt, dtype=np.int64), stride=layer.stride,
+                              padding=layer.padding, dilation=layer.dilation,
+                              groups=layer.groups, lanes=cfg.lanes, order=DEFAULT_ORDER,
+                              depthwise=DEFAULT_DEPTHWISE)
+        runs = LazyRuns(cfg, [(a[g], wm[g]) for g in range(a.shape[0])])
+    else:
+        runs = LazyRuns(cfg, [(layer.act, layer.wgt)])
+    return runs, runs.spans
 
 
 @dataclass

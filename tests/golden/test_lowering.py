@@ -182,3 +182,32 @@ def test_depthwise_weight_bricks_are_block_diagonal(multiplier, order):
     group = conv_mac_mask(20 * m, 1, 3, 3, 20, 16, order, "group")
     assert group.shape == (1, 1, {"position": 144, "channel": 9}[order])
     assert int(group.sum()) == 9
+
+
+@pytest.mark.parametrize("name, workload", [
+    ("baseline-4x4", "digits-cnn"), ("stripes-4x4", "efficientnet-lite0"),
+    ("laconic-4x4", "digits-cnn"), ("stripes-16x16", "efficientnet-lite0"),
+])
+def test_lazy_runs_are_the_lowerings(name, workload):
+    """Every run :class:`LazyRuns` builds on demand equals the full lowering's, field by
+    field, in order (depthwise, 1x1, strided and fc layers; chunks where K exceeds the
+    depth), and the spans are the lowering's."""
+    from termwise.gen.config import preset
+    from termwise.golden.lowering import lower_layer, lower_layer_lazily
+    from termwise.golden.workloads import load_workload
+    cfg = preset(name)
+    bits = 16 if cfg.act_bits >= 16 else 8
+    layers = load_workload(workload, bits, log=None).layers
+    if workload == "efficientnet-lite0":
+        layers = layers[:6] + layers[-2:]          # stem, depthwise, 1x1s, head, fc
+    for layer in layers:
+        runs, spans = lower_layer(cfg, layer)
+        lazy, lazy_spans = lower_layer_lazily(cfg, layer)
+        assert len(lazy) == len(runs) and lazy_spans == spans, layer.name
+        for i in sorted({0, 1, len(runs) // 3, len(runs) // 2, len(runs) - 1}
+                        | set(range(0, len(runs), max(1, len(runs) // 40)))):
+            want, got = runs[i], lazy[i]
+            assert got.chunk == want.chunk, (layer.name, i)
+            assert got.same_weights_as_previous == want.same_weights_as_previous, (layer.name, i)
+            for f in ("act", "wgt", "rows", "cols"):
+                assert np.array_equal(getattr(got, f), getattr(want, f)), (layer.name, i, f)
