@@ -32,17 +32,31 @@ __all__ = ["measure_process", "bench_tile", "main"]
 DEFAULT_PRESETS = ["baseline-4x4", "stripes-4x4"]
 
 
+#: Runs argv[2:] and writes its ``ru_maxrss`` to argv[1]. A small process of its own: a
+#: child forked from a big one (a pytest worker, a notebook) counts the parent's resident
+#: pages until its exec, so measured from the caller it would report the caller's size.
+_LAUNCHER = ("import os, subprocess, sys\n"
+             "p = subprocess.Popen(sys.argv[2:])\n"
+             "_, status, usage = os.wait4(p.pid, 0)\n"
+             "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+             "sys.exit(os.waitstatus_to_exitcode(status))\n")
+
+
 def measure_process(argv: list[str], *, cwd: str | None = None,
                     log: str | None = None) -> dict:
     """Run ``argv`` to its end: ``{"wall_s", "peak_rss_mb", "returncode"}``, the peak
-    resident memory of the process and of the children it waited for (``ru_maxrss``)."""
+    resident memory of the process and of the children it waited for (``ru_maxrss`` of
+    ``os.wait4``, from a small launcher process)."""
     t0 = time.monotonic()
-    with open(log or os.devnull, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryDirectory(prefix="bench-rss-") as tmp:
+        rss_file = os.path.join(tmp, "maxrss")
+        with open(log or os.devnull, "w", encoding="utf-8") as out:
+            proc = subprocess.run([sys.executable, "-c", _LAUNCHER, rss_file, *argv],
+                                  cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        with open(rss_file, encoding="utf-8") as f:
+            maxrss_kb = int(f.read())
     return {"wall_s": round(time.monotonic() - t0, 1),
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),    # Linux: kilobytes
+            "peak_rss_mb": round(maxrss_kb / 1024, 1),    # Linux: kilobytes
             "returncode": proc.returncode}
 
 
@@ -54,10 +68,10 @@ def bench_tile(name: str, options: list[str], workload: str, cycles: int,
                workdir: str) -> dict:
     """Cold synthesis and power of preset ``name`` with ``options`` in ``workdir``."""
     from ..gen.config import preset
-    from ..gen.flows.ppa.budget import power_part
+    from .power.part import table_part
     cfg = preset(name)
     # termwise report's part for its 16x16 tiles; a small tile whole, as the 4x4 tables
-    part = power_part(cfg) if "16x16" in name else "whole"
+    part = table_part(cfg) if "16x16" in name else "whole"
     cache = os.path.join(workdir, "synth-cache")
     synth = measure_process(_termwise() + ["synth", "--preset", name, *options,
                                            "--cache-dir", cache, "-o",

@@ -47,6 +47,7 @@ row's loads; the buffering yosys adds for 16 rows is scaled by area, not simulat
 from __future__ import annotations
 
 __all__ = ["MODES", "ROW_ABOVE_CELLS", "SLICE_WINDOW_DIVISOR", "ROW_MAX_BUFFER_BITS",
+           "TABLE_PART", "table_part",
            "row_buffer_bits", "mac_scale", "PartError", "part_config", "choose_mode",
            "module_areas", "static_by_module", "module_scales", "scale_by_kind",
            "whole_real_macs"]
@@ -260,3 +261,15 @@ def whole_real_macs(part_real: int, scale: int, part_slots: int, whole_slots: in
     Hence ``part_real * scale * part_slots / whole_slots``.
     """
     return part_real * scale * part_slots / whole_slots
+
+
+#: How ``termwise report`` measures every 16x16 design's power (``--part``): one PE row and
+#: the shared logic (:mod:`termwise.gen.commands.report`), or its slice (:func:`table_part`).
+TABLE_PART = "row"
+
+
+def table_part(cfg) -> str:
+    """``slice`` for a tile whose PE row holds more activation-buffer bits than
+    :data:`ROW_MAX_BUFFER_BITS` (its row's gate-level model does not build on this
+    machine), else :data:`TABLE_PART`."""
+    return "slice" if row_buffer_bits(cfg) > ROW_MAX_BUFFER_BITS else TABLE_PART

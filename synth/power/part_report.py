@@ -47,30 +47,31 @@ def clock_pin_cap(stat: dict, asic: dict, top: str, lib) -> float:
     return cap
 
 
-def layer_slots(cfg, workload: str, names: list[str]) -> dict[str, int]:
-    """MAC slots (every run's ``k`` x filters x windows) of each layer in ``names`` in its
-    lowering onto ``cfg`` (:func:`termwise.golden.lowering.lower_layer`), from the lowered
-    shape: ``G`` groups of ``ceil(M / windows) x ceil(kg / filters)`` runs of ``K`` padded
-    to whole bricks (a run split into depth-sized chunks keeps its ``K`` in all). Listing
-    the runs took 108 s for baseline-16x16's row (one filter, one window: every output
-    position of every filter a run of its own); tests/synth/test_power_part.py checks the
-    arithmetic against the runs of the lowering."""
+def lowered_slots(cfg, layer) -> int:
+    """MAC slots (every run's ``k`` x filters x windows) of ``layer`` lowered onto ``cfg``
+    (:func:`termwise.golden.lowering.lower_layer`), from the lowered shape: ``G`` groups of
+    ``ceil(M / windows) x ceil(kg / filters)`` runs of ``K`` padded to whole bricks (a run
+    split into depth-sized chunks keeps its ``K`` in all). Listing the runs took 108 s for
+    baseline-16x16's row (one filter, one window: every output position of every filter a
+    run of its own); tests/synth/test_power_part.py checks the arithmetic against the runs
+    of the lowering."""
     import math
     from ...golden.lowering import conv_lowered_shape
+    if layer.kind == "fc":                      # lower_matmul: the batch rows as windows
+        g, m, kg, k = 1, layer.act.shape[0], layer.wgt.shape[0], layer.wgt.shape[1]
+    else:
+        kout, cg, r, s = layer.wgt.shape
+        g, kg, k = conv_lowered_shape(kout, cg, r, s, layer.groups, cfg.lanes)
+        m = layer.act.shape[0] * layer.out_hw[0] * layer.out_hw[1]
+    runs = g * math.ceil(m / cfg.windows) * math.ceil(kg / cfg.filters)
+    return runs * math.ceil(k / cfg.lanes) * cfg.lanes * cfg.filters * cfg.windows
+
+
+def layer_slots(cfg, workload: str, names: list[str]) -> dict[str, int]:
+    """:func:`lowered_slots` of each layer of ``workload`` in ``names``."""
     from .workload import load_layers
     _, chosen = load_layers(cfg, workload, names)
-    out = {}
-    for layer in chosen:
-        if layer.kind == "fc":                  # lower_matmul: the batch rows as windows
-            g, m, kg, k = 1, layer.act.shape[0], layer.wgt.shape[0], layer.wgt.shape[1]
-        else:
-            kout, cg, r, s = layer.wgt.shape
-            g, kg, k = conv_lowered_shape(kout, cg, r, s, layer.groups, cfg.lanes)
-            m = layer.act.shape[0] * layer.out_hw[0] * layer.out_hw[1]
-        runs = g * math.ceil(m / cfg.windows) * math.ceil(kg / cfg.filters)
-        out[layer.name] = (runs * math.ceil(k / cfg.lanes) * cfg.lanes
-                           * cfg.filters * cfg.windows)
-    return out
+    return {layer.name: lowered_slots(cfg, layer) for layer in chosen}
 
 
 def _scaled_power(cfg, pcfg, syn: dict, prep: dict, facts: dict) -> dict:

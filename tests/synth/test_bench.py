@@ -17,5 +17,10 @@ def test_peak_memory_includes_the_tools_a_command_runs():
     assert 200 <= r["peak_rss_mb"] < 400
 
 
-def test_a_small_process_is_small():
+def test_a_small_process_is_small_beside_a_big_caller():
+    """The caller holds 300 MB (a pytest worker is about 1 GB): a child forked from it
+    counts those pages until its exec, so the measurement must not come from the caller."""
+    held = bytearray(300 * 1024 * 1024)
+    held[::4096] = b"x" * len(held[::4096])
     assert measure_process([sys.executable, "-c", "pass"])["peak_rss_mb"] < 100
+    del held

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ...errors import ConfigError
+from ....synth.power.part import TABLE_PART, table_part
 
 __all__ = ["DEFAULT_POWER_CYCLES", "POWER_PART", "power_part", "needed_cycles", "budget_for"]
 
@@ -13,17 +14,10 @@ __all__ = ["DEFAULT_POWER_CYCLES", "POWER_PART", "power_part", "needed_cycles", 
 #: runs that fit, :mod:`termwise.synth.power.workload`).
 DEFAULT_POWER_CYCLES = 20000
 
-#: How every design's power is measured (``termwise power --part``): one PE row and the
-#: shared logic (:mod:`termwise.gen.commands.report`), or its slice (:func:`power_part`).
-POWER_PART = "row"
-
-
-def power_part(cfg) -> str:
-    """``slice`` for a tile whose PE row holds more activation-buffer bits than
-    :data:`~termwise.synth.power.part.ROW_MAX_BUFFER_BITS` (its row's gate-level model does
-    not build on this machine), else :data:`POWER_PART`."""
-    from ....synth.power.part import ROW_MAX_BUFFER_BITS, row_buffer_bits
-    return "slice" if row_buffer_bits(cfg) > ROW_MAX_BUFFER_BITS else POWER_PART
+#: How every design's power is measured (``termwise power --part``), and the rule for a
+#: tile whose row does not build: :func:`termwise.synth.power.part.table_part`.
+POWER_PART = TABLE_PART
+power_part = table_part
 
 
 def needed_cycles(err: ConfigError) -> int | None:
