@@ -48,6 +48,7 @@ not the block-diagonal zeros, not padding channels or filters).
 
 from __future__ import annotations
 
+import bisect
 import math
 import operator
 from collections.abc import Sequence
@@ -60,7 +61,7 @@ __all__ = ["Run", "FcRun", "lower_fc_columns", "iter_fc_columns", "assemble_fc_c
            "assemble_conv2d", "conv_output_size", "ORDERS", "DEFAULT_ORDER", "check_order",
            "conv_k_index", "conv_operands", "DEPTHWISE_MAPPINGS", "DEFAULT_DEPTHWISE",
            "check_depthwise", "is_depthwise", "pack_depthwise", "conv_lowered_shape",
-           "conv_mac_mask", "lower_layer", "LazyRuns", "lower_layer_lazily"]
+           "conv_mac_mask", "lower_layer", "LazyRuns"]
 
 #: Brick orders of a convolution's inner dimension (see the module docstring).
 ORDERS = ("position", "channel")
@@ -89,42 +90,20 @@ class Run:
 
 
 def lower_matmul(cfg, act, wgt) -> list[Run]:
-    """Split ``act`` (M, K) x ``wgt`` (N, K) -> (M, N) into tile runs."""
-    act = np.asarray(act, dtype=np.int64)
-    wgt = np.asarray(wgt, dtype=np.int64)
-    m, k = act.shape
-    n = wgt.shape[0]
-    lanes, max_k = cfg.lanes, cfg.depth * cfg.lanes
-    k_pad = math.ceil(k / lanes) * lanes
-    act = np.pad(act, ((0, 0), (0, k_pad - k)))
-    wgt = np.pad(wgt, ((0, 0), (0, k_pad - k)))
-    runs = []
-    previous = None
-    for chunk, k0 in enumerate(range(0, k_pad, max_k)):
-        k1 = min(k0 + max_k, k_pad)
-        for n0 in range(0, n, cfg.filters):
-            cols = np.arange(n0, n0 + cfg.filters)
-            cols[cols >= n] = -1
-            w = np.zeros((cfg.filters, k1 - k0), dtype=np.int64)
-            w[cols >= 0] = wgt[cols[cols >= 0], k0:k1]
-            for m0 in range(0, m, cfg.windows):
-                rows = np.arange(m0, m0 + cfg.windows)
-                rows[rows >= m] = -1
-                a = np.zeros((cfg.windows, k1 - k0), dtype=np.int64)
-                a[rows >= 0] = act[rows[rows >= 0], k0:k1]
-                key = (chunk, n0)
-                runs.append(Run(a, w, rows, cols, chunk, previous == key))
-                previous = key
-    return runs
+    """Split ``act`` (M, K) x ``wgt`` (N, K) -> (M, N) into tile runs: K padded to whole
+    bricks and cut into chunks of at most ``depth`` bricks, each chunk's filters in groups
+    of ``filters``, each group's rows in groups of ``windows`` (innermost), every run
+    zero-padded to the tile (:class:`LazyRuns`, listed)."""
+    return list(LazyRuns(cfg, [(act, wgt)]))
 
 
 class LazyRuns(Sequence):
-    """The runs :func:`lower_matmul` gives for each group's ``(act, wgt)`` operands, one
-    after the other, each built when it is indexed: a power stimulus draws a few dozen runs
-    of a layer whose lowering onto a one-filter, one-window part is hundreds of thousands
-    (EfficientNet-Lite0 on baseline-16x16's row: 108 s to list them all). ``spans`` are
-    :func:`lower_conv2d`'s ``(first run, run count, group)``. ``runs[i]`` equals the
-    ``i``-th run of the full lowering (tests/golden/test_lowering.py)."""
+    """The tile runs of each group's ``(act, wgt)`` matrix product, one group after the
+    other, each built when it is indexed (:func:`lower_matmul` and :func:`lower_conv2d`
+    list them): a power stimulus draws a few dozen runs of a layer whose lowering onto a
+    one-filter, one-window part is hundreds of thousands (EfficientNet-Lite0 on
+    baseline-16x16's row: 108 s to list them all). ``spans`` are ``(first run, run count,
+    group)``."""
 
     def __init__(self, cfg, operands):
         self.filters, self.windows = cfg.filters, cfg.windows
@@ -141,10 +120,12 @@ class LazyRuns(Sequence):
             wgt = np.pad(wgt, ((0, 0), (0, k_pad - k)))
             per_chunk = math.ceil(n / self.filters) * math.ceil(m / self.windows)
             count = len(range(0, k_pad, self.max_k)) * per_chunk
-            self._groups.append((total, act, wgt, per_chunk))
+            self._groups.append((total, act, wgt, per_chunk, math.ceil(m / self.windows)))
             self.spans.append((total, count, g))
             total += count
         self._len = total
+        self._weights = (None, None, None)      # the last filter group's (key, cols, w)
+        self._firsts = [grp[0] for grp in self._groups]
 
     def __len__(self) -> int:
         return self._len
@@ -157,38 +138,25 @@ class LazyRuns(Sequence):
             i += self._len
         if not 0 <= i < self._len:
             raise IndexError(f"run {i} of {self._len}")
-        first, act, wgt, per_chunk = next(g for g in reversed(self._groups) if g[0] <= i)
-        j = i - first
-        chunk, rest = divmod(j, per_chunk)
-        mgroups = math.ceil(act.shape[0] / self.windows)
+        g = bisect.bisect_right(self._firsts, i) - 1
+        first, act, wgt, per_chunk, mgroups = self._groups[g]
+        chunk, rest = divmod(i - first, per_chunk)
         ni, mi = divmod(rest, mgroups)
         k0 = chunk * self.max_k
         k1 = min(k0 + self.max_k, act.shape[1])
-        cols = np.arange(ni * self.filters, (ni + 1) * self.filters)
-        cols[cols >= wgt.shape[0]] = -1
-        w = np.zeros((self.filters, k1 - k0), dtype=np.int64)
-        w[cols >= 0] = wgt[cols[cols >= 0], k0:k1]
+        if self._weights[0] != (g, chunk, ni):      # one weight block per filter group
+            cols = np.arange(ni * self.filters, (ni + 1) * self.filters)
+            cols[cols >= wgt.shape[0]] = -1
+            w = np.zeros((self.filters, k1 - k0), dtype=np.int64)
+            w[cols >= 0] = wgt[cols[cols >= 0], k0:k1]
+            self._weights = ((g, chunk, ni), cols, w)
+        _, cols, w = self._weights
         rows = np.arange(mi * self.windows, (mi + 1) * self.windows)
         rows[rows >= act.shape[0]] = -1
         a = np.zeros((self.windows, k1 - k0), dtype=np.int64)
         a[rows >= 0] = act[rows[rows >= 0], k0:k1]
-        # lower_matmul's runs of one (chunk, filter group) are consecutive, windows inner
+        # the runs of one (chunk, filter group) are consecutive, windows innermost
         return Run(a, w, rows, cols, chunk, mi > 0)
-
-
-def lower_layer_lazily(cfg, layer) -> tuple[LazyRuns, list[tuple[int, int, int]]]:
-    """:func:`lower_layer`'s runs and spans, the runs built as they are indexed
-    (:class:`LazyRuns`)."""
-    if layer.kind == "conv":
-        a, wm = conv_operands(np.asarray(layer.act, dtype=np.int64),
-                              np.asarray(layer.wgt, dtype=np.int64), stride=layer.stride,
-                              padding=layer.padding, dilation=layer.dilation,
-                              groups=layer.groups, lanes=cfg.lanes, order=DEFAULT_ORDER,
-                              depthwise=DEFAULT_DEPTHWISE)
-        runs = LazyRuns(cfg, [(a[g], wm[g]) for g in range(a.shape[0])])
-    else:
-        runs = LazyRuns(cfg, [(layer.act, layer.wgt)])
-    return runs, runs.spans
 
 
 @dataclass
@@ -429,11 +397,12 @@ class ConvLowering:
 
 def lower_conv2d(cfg, x, w, *, stride=1, padding=0, dilation=1, groups=1,
                  order: str = DEFAULT_ORDER,
-                 depthwise: str = DEFAULT_DEPTHWISE) -> ConvLowering:
+                 depthwise: str = DEFAULT_DEPTHWISE, lazily: bool = False) -> ConvLowering:
     """Runs for a convolution ``x`` (N, C, H, W) * ``w`` (K, C/groups, R, S), the inner
     dimension in brick ``order`` (:data:`ORDERS`, default the papers' ``"position"``), a
     depthwise layer in mapping ``depthwise`` (:data:`DEPTHWISE_MAPPINGS`, default the
-    channel-diagonal packing)."""
+    channel-diagonal packing): each lowered group's :func:`lower_matmul` runs, group after
+    group (``lazily``: a :class:`LazyRuns`, each run built when indexed)."""
     x, w = np.asarray(x, dtype=np.int64), np.asarray(w, dtype=np.int64)
     n, c, h, wd = x.shape
     k, cg, r, s = w.shape
@@ -441,13 +410,9 @@ def lower_conv2d(cfg, x, w, *, stride=1, padding=0, dilation=1, groups=1,
     ow = conv_output_size(wd, s, stride, padding, dilation)
     a, wm = conv_operands(x, w, stride=stride, padding=padding, dilation=dilation,
                           groups=groups, lanes=cfg.lanes, order=order, depthwise=depthwise)
-    runs, spans = [], []
-    for g in range(a.shape[0]):
-        group_runs = lower_matmul(cfg, a[g], wm[g])
-        spans.append((len(runs), len(group_runs), g))
-        runs.extend(group_runs)
-    return ConvLowering(runs, spans, (n, k, oh, ow), order, depthwise, wm.shape[1],
-                        _diagonal(cg, groups, depthwise))
+    runs = LazyRuns(cfg, [(a[g], wm[g]) for g in range(a.shape[0])])
+    return ConvLowering(runs if lazily else list(runs), runs.spans, (n, k, oh, ow), order,
+                        depthwise, wm.shape[1], _diagonal(cg, groups, depthwise))
 
 
 def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray], *, dtype=np.int64,
@@ -467,16 +432,18 @@ def assemble_conv2d(lowering: ConvLowering, results: list[np.ndarray], *, dtype=
     return out[:, :k]
 
 
-def lower_layer(cfg, layer) -> tuple[list[Run], list[tuple[int, int, int]]]:
+def lower_layer(cfg, layer, *, lazily: bool = False) -> tuple[list[Run],
+                                                              list[tuple[int, int, int]]]:
     """The tile runs of a workload layer (:class:`termwise.golden.workloads.Layer`), as the
     regressions' ``real`` suite and ``termwise power --workload`` lower it: a convolution by
     :func:`lower_conv2d` (the default brick order and depthwise mapping), a fully-connected
     layer by :func:`lower_matmul` (its batch rows as windows); and the ``(first run, run
-    count, lowered group)`` spans of the groups (one group for an fc layer)."""
+    count, lowered group)`` spans of the groups (one group for an fc layer). ``lazily``:
+    the runs as a :class:`LazyRuns`, each built when indexed."""
     if layer.kind == "conv":
         lowering = lower_conv2d(cfg, layer.act, layer.wgt, stride=layer.stride,
                                 padding=layer.padding, dilation=layer.dilation,
-                                groups=layer.groups)
+                                groups=layer.groups, lazily=lazily)
         return lowering.runs, lowering.groups
-    runs = lower_matmul(cfg, layer.act, layer.wgt)
-    return runs, [(0, len(runs), 0)]
+    runs = LazyRuns(cfg, [(layer.act, layer.wgt)])
+    return (runs if lazily else list(runs)), runs.spans

@@ -20,7 +20,6 @@ of those packages renders again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 

@@ -12,8 +12,9 @@ model four times (:mod:`.measure`):
   load cycles, ``O`` other cycles (reset, command, output drain, gaps);
 * ``loads``: the same runs with every command's ``bricks`` 0
   (:func:`.stimulus.without_bricks`): the same rows loaded, an empty run each;
-* ``empty``: the same empty runs with one activation row each (a run needs one) and no
-  weight row;
+* ``empty``: the same empty runs, each loading only its run's first activation row (a
+  run needs one; the real row, as the loads run loads it, so that the two differ by real
+  rows only);
 * ``idle``: reset, then the clock alone (the harness's ``idle`` mode).
 
 An empty run's busy cycles (its one cycle and pipeline registers; Pragmatic's fixed

@@ -341,7 +341,7 @@ def plan_workload(cfg, command_layout: dict, workload: str, names: list[str] | N
     of the stimulus's cycles is, in expectation, its share of the network's; a
     :func:`chained` design's runs consecutive within each layer, layer after layer.
     ``ConfigError`` on ``cycles`` when not even the first run drawn fits."""
-    from ...golden.lowering import lower_layer, lower_layer_lazily
+    from ...golden.lowering import lower_layer
     from ...golden.netsim import layer_runtime
     from .stimulus import command_word
     check_drivable(cfg)
@@ -349,8 +349,7 @@ def plan_workload(cfg, command_layout: dict, workload: str, names: list[str] | N
     rng = np.random.default_rng(seed)
     # the drawn runs built as they are drawn; a chained design's registers need the whole
     # lowering (its model walks every run)
-    lower = lower_layer if chained(cfg) else lower_layer_lazily
-    lowered = [lower(cfg, layer) for layer in layers]
+    lowered = [lower_layer(cfg, layer, lazily=not chained(cfg)) for layer in layers]
     rts = [layer_runtime(cfg, layer) for layer in layers]
     picks, need = _sample(cfg, rng, layers, lowered, rts, cycles - reset_cycles)
     if not picks:

@@ -7,8 +7,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 import termwise.gen.emit as emit
 import termwise.gen.results.keys as keys
 from termwise.gen.config import preset

@@ -184,24 +184,62 @@ def test_depthwise_weight_bricks_are_block_diagonal(multiplier, order):
     assert int(group.sum()) == 9
 
 
+def _reference_runs(cfg, act, wgt):
+    """The runs of ``act`` (M, K) x ``wgt`` (N, K) written out as loops, a reference
+    independent of golden.lowering: K padded to whole bricks and cut into chunks of at most
+    ``depth`` bricks; per chunk, filter groups; per filter group, window groups (inner);
+    each block zero-padded, -1 marking padding rows and columns; a run reuses the previous
+    run's weights when both are of one chunk and filter group."""
+    m, k = act.shape
+    n = wgt.shape[0]
+    k_pad = -(-k // cfg.lanes) * cfg.lanes
+    runs, previous = [], None
+    for chunk, k0 in enumerate(range(0, k_pad, cfg.depth * cfg.lanes)):
+        k1 = min(k0 + cfg.depth * cfg.lanes, k_pad)
+        for n0 in range(0, n, cfg.filters):
+            for m0 in range(0, m, cfg.windows):
+                a = np.zeros((cfg.windows, k1 - k0), dtype=np.int64)
+                w = np.zeros((cfg.filters, k1 - k0), dtype=np.int64)
+                rows = [r if r < m else -1 for r in range(m0, m0 + cfg.windows)]
+                cols = [c if c < n else -1 for c in range(n0, n0 + cfg.filters)]
+                for i, r in enumerate(rows):
+                    if r >= 0:
+                        a[i, :min(k1, k) - k0] = act[r, k0:min(k1, k)]
+                for j, c in enumerate(cols):
+                    if c >= 0:
+                        w[j, :min(k1, k) - k0] = wgt[c, k0:min(k1, k)]
+                runs.append((a, w, rows, cols, chunk, previous == (chunk, n0)))
+                previous = (chunk, n0)
+    return runs
+
+
 @pytest.mark.parametrize("name", ["baseline-4x4", "stripes-4x4", "laconic-4x4",
                                   "stripes-16x16"])
-def test_lazy_runs_are_the_lowerings(name):
-    """Every run :class:`LazyRuns` builds on demand equals the full lowering's, field by
-    field, in order (depthwise, strided, grouped, 1x1 and fc layers; chunks where K exceeds
-    the depth), and the spans are the lowering's."""
+def test_runs_listed_and_built_on_demand_are_the_reference(name):
+    """Every run of a layer's lowering, listed (``lower_layer``) and built when indexed
+    (``lazily``: golden.lowering.LazyRuns), equals the loops of :func:`_reference_runs`
+    over each lowered group's operands, field by field and in order (depthwise, strided,
+    grouped, 1x1 in depth chunks and fc layers); the spans count each group's runs."""
     from layer_kinds import layers_of_every_kind
-    from termwise.golden.lowering import lower_layer, lower_layer_lazily
+    from termwise.golden.lowering import conv_operands, lower_layer
     cfg = preset(name)
     for layer in layers_of_every_kind():
-        runs, spans = lower_layer(cfg, layer)
-        lazy, lazy_spans = lower_layer_lazily(cfg, layer)
-        assert len(lazy) == len(runs) and lazy_spans == spans, layer.name
-        assert any(r.chunk > 0 for r in runs) or layer.name != "pw" or cfg.depth * \
-            cfg.lanes >= 300
-        for i in range(len(runs)):
-            want, got = runs[i], lazy[i]
-            assert got.chunk == want.chunk, (layer.name, i)
-            assert got.same_weights_as_previous == want.same_weights_as_previous, (layer.name, i)
-            for f in ("act", "wgt", "rows", "cols"):
-                assert np.array_equal(getattr(got, f), getattr(want, f)), (layer.name, i, f)
+        if layer.kind == "conv":
+            a, wm = conv_operands(layer.act, layer.wgt, stride=layer.stride,
+                                  padding=layer.padding, dilation=layer.dilation,
+                                  groups=layer.groups, lanes=cfg.lanes)
+            groups = [_reference_runs(cfg, a[g], wm[g]) for g in range(a.shape[0])]
+        else:
+            groups = [_reference_runs(cfg, layer.act, layer.wgt)]
+        want = [r for g in groups for r in g]
+        spans = [(sum(map(len, groups[:g])), len(groups[g]), g) for g in range(len(groups))]
+        for lazily in (False, True):
+            runs, got_spans = lower_layer(cfg, layer, lazily=lazily)
+            assert len(runs) == len(want) and got_spans == spans, (layer.name, lazily)
+            for i, (a, w, rows, cols, chunk, same) in enumerate(want):
+                run = runs[i]
+                assert (run.chunk, run.same_weights_as_previous) == (chunk, same), \
+                    (layer.name, i)
+                assert np.array_equal(run.act, a) and np.array_equal(run.wgt, w), \
+                    (layer.name, i)
+                assert list(run.rows) == rows and list(run.cols) == cols, (layer.name, i)

@@ -345,21 +345,3 @@ def test_write_stimulus_checks_rows(tiles, tmp_path):
     assert list(words[second:second + 2]) == [0, 2] and len(words) == second + 2 + c + 2 * a
     assert [(r["command"], r["wgt_rows"], r["act_rows"]) for r in read_stimulus(path)["runs"]] \
         == [(7, [1, 2, 3], [4]), (9, [], [5, 6])]
-
-
-def test_runs_built_as_drawn_are_the_full_lowerings(tiles, monkeypatch):
-    """The plan from runs built as they are drawn (golden.lowering.LazyRuns) is the plan
-    from every run listed (the same draws, the same rows)."""
-    import termwise.golden.lowering as lowering
-    cfg, man = tiles["stripes-4x4"]
-
-    def rows(plan):
-        return [(c, list(w), list(a)) for c, w, a in stimulus_rows(cfg, plan)]
-    lazy = plan_workload(cfg, man["command_layout"], "digits-cnn", None,
-                         cycles=3000, seed=3, reset_cycles=RESET_CYCLES)
-    monkeypatch.setattr(lowering, "lower_layer_lazily", lowering.lower_layer)
-    full = plan_workload(cfg, man["command_layout"], "digits-cnn", None,
-                         cycles=3000, seed=3, reset_cycles=RESET_CYCLES)
-    assert len(lazy.runs) > 10 and rows(lazy) == rows(full)
-    assert [(r.layer, r.index, r.useful_macs) for r in lazy.runs] == \
-        [(r.layer, r.index, r.useful_macs) for r in full.runs]
