@@ -53,10 +53,11 @@ def _options(args) -> dict:
         if not all(layers):
             raise ConfigError("layers", f"must be a comma list of layer names, got "
                               f"{args.layers!r}")
+    samples = None if args.samples is None else positive_int("samples", args.samples)
     return dict(cycles=cycles, seed=seed, clock_mhz=mhz, clock_ns=args.clock_ns,
                 liberty=args.liberty, cache_root=args.cache_dir, use_cache=not args.no_cache,
                 precision=args.precision, workload=args.workload, layers=layers,
-                part=args.part)
+                part=args.part, samples=samples)
 
 
 def cmd_power(args) -> int:
@@ -107,7 +108,12 @@ def register(subparsers) -> None:
                         f"area; auto (default): row above {ROW_ABOVE_CELLS:,} synthesised "
                         "cells (the 16x16 presets), whole below (every 4x4 preset); slice: "
                         "one PE row with a quarter of the window columns (for a row too "
-                        "big to build: laconic-16x16, loom-16x16)")
+                        "big to build: laconic-16x16, loom-16x16); sampled: the whole tile "
+                        "with 8 instances of each replicated module (the PE) at gate level "
+                        "and the others as RTL, their power scaled with its sampling error")
+    p.add_argument("--samples", default=None, metavar="K",
+                   help="with --part sampled: instances of each replicated module simulated "
+                        "at gate level (default 8; all of them: the whole tile's figures)")
     p.add_argument("--no-cache", action="store_true",
                    help="always rerun the synthesis and the power (no cached report)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")

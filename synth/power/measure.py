@@ -209,10 +209,13 @@ class _Simulated:
 
 
 def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycles: int,
-                 seed: int, f_mhz: float, stimulus: str | None = None, idle: bool = False):
+                 seed: int, f_mhz: float, stimulus: str | None = None, idle: bool = False,
+                 sampling=None):
     """One run of the model in ``run_dir`` and the power of its SAIF at ``f_mhz``
     (``macros``: the liberty, and the SRAM macros' accesses if the tile has them,
-    :mod:`.macro_power`): ``(stats, PowerReport, used rates)``."""
+    :mod:`.macro_power`): ``(stats, PowerReport, used rates)``. With ``sampling`` (a
+    mixed model, :mod:`.sampled`), the replicated modules' dynamic power is their sampled
+    instances' scaled (``stats["sampling"]``: the per-module errors)."""
     from .saif import read_saif
     stats = run_model(exe, run_dir, cycles, seed, stimulus, idle)
     scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
@@ -223,6 +226,10 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
         access = access_power(saif, top, f_mhz * 1e6, macros.energies)
     rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
                                 access=access)
+    if sampling is not None:
+        from .sampled import sampling_record, scale_report
+        rep, errors = scale_report(rep, sampling)
+        stats = dict(stats, sampling=sampling_record(errors, sampling))
     if access is not None:      # the macros' accesses over the SAIF's cycles
         from .macro_power import access_counts
         stats = dict(stats, macro_accesses=access_counts(
@@ -231,7 +238,8 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
 
 
 def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
-                macros, *, cycles: int, seed: int, f_mhz: float, main) -> list:
+                macros, *, cycles: int, seed: int, f_mhz: float, main,
+                sampling=None) -> list:
     """The loads, empty and idle runs of :mod:`.phases` beside the stimulus run ``main``
     (its ``(stats, PowerReport)``): ``[(stats, by_module)]`` of the four, in
     :data:`.phases.RUNS` order."""
@@ -251,13 +259,15 @@ def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top:
     for stimulus, idle, n in (("loads.bin", False, cycles), ("empty.bin", False, cycles),
                               (None, True, min(cycles, IDLE_CYCLES))):
         stats, rep, _ = _model_power(exe, run_dir, netlist, top, macros, cycles=n,
-                                     seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle)
+                                     seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle,
+                                     sampling=sampling)
         out.append((stats, rep.by_module))
     return out
 
 
 def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, top: str,
-              macros, lib_path: str, *, cycles: int, seed: int, f_mhz: float) -> _Simulated:
+              macros, lib_path: str, *, cycles: int, seed: int, f_mhz: float,
+              sampling=None) -> _Simulated:
     """Run the model in a fresh folder of ``power_cache``, compute the power of its SAIF
     at ``f_mhz`` and OpenSTA's at the same average activity; with a workload, also the
     loads, empty and idle runs of :mod:`.phases`. The folder is removed after, or kept
@@ -274,7 +284,8 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
                            stimulus_rows(cfg, plan))
             stimulus = "stimulus.bin"
         stats, rep, used = _model_power(exe, run_dir, netlist, top, macros, cycles=cycles,
-                                        seed=seed, f_mhz=f_mhz, stimulus=stimulus)
+                                        seed=seed, f_mhz=f_mhz, stimulus=stimulus,
+                                        sampling=sampling)
         t4 = time.monotonic()
         period_ns = 1000.0 / f_mhz
         activity = average_activity(used, period_ns)
@@ -285,7 +296,7 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
         t5 = time.monotonic()
         phases = [] if plan is None else _phase_runs(
             exe, run_dir, cfg, man, plan, netlist, top, macros, cycles=cycles, seed=seed,
-            f_mhz=f_mhz, main=(stats, rep))
+            f_mhz=f_mhz, main=(stats, rep), sampling=sampling)
         t6 = time.monotonic()
     except ToolError as err:       # keep the failed run's folder and logs for the reader
         kept = os.path.join(power_cache, "failed" + os.path.basename(run_dir))
@@ -330,7 +341,7 @@ def _activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str
 def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: float,
             liberty: str | None, cache_root: str | None, use_cache: bool,
             precision: int | None, log, workload: str | None, layers: list[str] | None,
-            clock_source: str | None = None) -> tuple[dict, dict]:
+            clock_source: str | None = None, sampled: int | None = None) -> tuple[dict, dict]:
     """Synthesis of ``cfg`` (cached), its gate-level simulation and power.
 
     Parameters
@@ -345,6 +356,9 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
         Takes a line of progress (a model build).
     clock_source : str or None
         The report's words for where the clock comes from, if not the default ones.
+    sampled : int or None
+        Simulate that many instances of each replicated module at gate level and the rest
+        as RTL (:mod:`.sampled`); None: every instance at gate level.
 
     Returns
     -------
@@ -387,14 +401,19 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     harness, bricks = tile_harness(cfg, man)
     power_cache = power_cache_dir(cache_root)
     t1 = time.monotonic()
-    exe, build = build_model(netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
+    sampling, model_netlist = None, netlist
+    if sampled is not None:
+        from .sampled import mixed_netlist, plan_sampling
+        sampling = plan_sampling(netlist, wrap, man["library_modules"], sampled)
+        model_netlist = mixed_netlist(netlist, text_v, sampling)
+    exe, build = build_model(model_netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
                              power_cache, extra_models=macros.models)
     if not build["hit"]:
         log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
     t_build = time.monotonic() - t1
     f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
     sim = _simulate(exe, power_cache, cfg, man, plan, netlist, wrap, macros, lib_path,
-                    cycles=cycles, seed=seed, f_mhz=f_mhz)
+                    cycles=cycles, seed=seed, f_mhz=f_mhz, sampling=sampling)
     lib = macros.lib
     rep = sim.power
     clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
@@ -414,6 +433,14 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
             "how": "per SRAM macro of each buffer, the simulated cycles its ce was high "
                    "(an access each) less those its we was (a write each), from the "
                    "workload run's SAIF: the counts its access energy is charged for"}
+    if "sampling" in sim.stats:
+        report["sampling"] = {
+            "modules": sim.stats["sampling"],
+            "how": "replicated modules: the listed instances simulated at gate level, the "
+                   "others as their RTL in the same simulation; dynamic power = the sampled "
+                   "instances' mean x instances, leakage exact; standard error with the "
+                   "finite-population correction, bound95 = 1.96 standard errors "
+                   "(termwise.synth.power.sampled)"}
     if sim.phases:
         from .phases import phase_record
         report["phases"] = phase_record(

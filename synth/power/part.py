@@ -53,8 +53,9 @@ __all__ = ["MODES", "ROW_ABOVE_CELLS", "SLICE_WINDOW_DIVISOR", "ROW_MAX_BUFFER_B
            "whole_real_macs"]
 
 #: ``--part`` choices: ``auto`` picks ``row`` above :data:`ROW_ABOVE_CELLS` cells, else
-#: ``whole``; ``slice`` is only chosen explicitly.
-MODES = ("auto", "whole", "row", "slice")
+#: ``whole``; ``slice`` and ``sampled`` (the whole tile, its replicated modules on sampled
+#: instances: :mod:`.sampled`) are only chosen explicitly.
+MODES = ("auto", "whole", "row", "slice", "sampled")
 
 #: The slice keeps ``windows // SLICE_WINDOW_DIVISOR`` window columns of one PE row: 16 of
 #: laconic-16x16's and loom-16x16's 64, whose activation buffer (65,536 bits at 16 bits)

@@ -29,14 +29,20 @@ def write_report(rep: dict, out_dir: str, markdown: bool = True) -> list[str]:
 def summary_line(rep: dict) -> str:
     """One line of ``rep``: its power, energy per MAC, method and the OpenSTA figure."""
     p, e = rep["power_w"], rep["energy"]
-    whole = rep["method"]["mode"] == "whole"
+    mode = rep["method"]["mode"]
+    whole = mode in ("whole", "sampled")
     return (f"{rep['top']}: {p['total'] * 1e3:.3f} mW at {rep['clock']['mhz']:g} MHz "
             f"(dynamic {p['dynamic'] * 1e3:.3f} mW, leakage {p['leakage'] * 1e6:.3f} uW), "
             f"{e['per_mac_at_peak_pj']:.3g} pJ/MAC at peak"
             + (f", {e['per_real_mac_pj']:.3g} pJ per real MAC of {rep['activity']['source']}"
                if rep["activity"]["source"] != "random" and e["per_real_mac_pj"] else "")
+            + ("; replicated modules sampled"
+               + "".join(f" ({len(e['sampled'])} of {e['instances']}, "
+                         f"+/-{e['bound95_fraction']:.1%})"
+                         for e in rep["sampling"]["modules"].values())
+               if mode == "sampled" else "")
             + ("" if whole else
-               f"; from {'a slice of ' if rep['method']['mode'] == 'slice' else ''}"
+               f"; from {'a slice of ' if mode == 'slice' else ''}"
                f"one PE row ({rep['method']['part_top']}), scaled")
             + "; OpenSTA vectorless "
             + ("" if whole else "(the part) ")
@@ -67,7 +73,7 @@ def to_markdown(r: dict) -> str:
              f"Gate-level power at {r['clock']['mhz']:g} MHz ({r['clock']['source']}), "
              f"activity from {a['cycles']} simulated cycles of tile runs of {source}."
              + (" Cached report (key " + r["cache"]["key"] + ")." if r.get("cached") else ""),
-             "", *_method_lines(r.get("method")),
+             "", *_method_lines(r.get("method")), *_sampling_lines(r.get("sampling")),
              "| | power |", "|---|---|",
              f"| total (simulated cells, IO wrapper included) | {_w(p['total'])} |",
              f"| dynamic (internal + switching) | {_w(p['dynamic'])} |",
@@ -158,12 +164,28 @@ def _activity_lines(act: dict) -> list[str]:
     return lines
 
 
+def _sampling_lines(smp: dict | None) -> list[str]:
+    """Markdown: the replicated modules' sampled instances and the error of their power."""
+    if not smp:
+        return []
+    lines = ["| replicated module | instances | sampled | dynamic power (mW) | "
+             "95% bound |", "|---|---|---|---|---|"]
+    for m, e in smp["modules"].items():
+        lines.append(f"| {m} | {e['instances']} | {len(e['sampled'])} | "
+                     f"{e['dynamic_total_w'] * 1e3:.3f} | "
+                     f"+/- {e['bound95_w'] * 1e3:.3f} ({e['bound95_fraction']:.1%}) |")
+    return lines + ["", smp["how"] + ".", ""]
+
+
 def _method_lines(m: dict | None) -> list[str]:
     """Markdown: how the figures were obtained (whole tile, or one PE row scaled)."""
     if not m:
         return []
     if m["mode"] == "whole":
         return [f"Method: whole tile ({m['why']}): {m['how']}.", ""]
+    if m["mode"] == "sampled":
+        return [f"Method: whole tile, replicated modules sampled ({m['why']}): {m['how']}.",
+                ""]
     title = ("a slice of one PE row" if m["mode"] == "slice" else "one PE row")
     lines = [f"## Method: {title}, scaled to the whole tile", "", m["how"], "",
              f"Why: {m['why']}. The part: {m['part_top']} (synthesis "

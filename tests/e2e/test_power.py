@@ -11,6 +11,8 @@ runs. Cold, the synthesis takes ~1 min and compiling the gate-level model ~4 min
 
 import math
 
+import pytest
+
 from termwise.gen.config import preset
 from termwise.golden.cycles import run_cycles
 from termwise.golden.lowering import lower_layer
@@ -176,6 +178,12 @@ def test_power_bad_input(termwise, tmp_path):
     r = termwise("power", "--preset", "baseline-4x4", "--part", "slice", "--cache-dir",
                  SYNTH_CACHE, "-o", "out")             # one window: no quarter of it
     assert_usage_error(r, tmp_path / "out", "part:", "divisible by 4", "got 1")
+    r = termwise("power", "--preset", "baseline-4x4", "--samples", "2", "--cache-dir",
+                 SYNTH_CACHE, "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "samples: needs --part sampled")
+    r = termwise("power", "--preset", "baseline-4x4", "--part", "sampled", "--samples", "0",
+                 "--cache-dir", SYNTH_CACHE, "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "samples: must be a positive integer")
     r = termwise("power", "--preset", "baseline-4x4", "--layers", "fc", "--cache-dir",
                  SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "layers: needs --workload")
@@ -216,3 +224,40 @@ def test_macro_accesses_are_the_rows_each_run_writes_and_reads(termwise, tmp_pat
         assert b["macros"] >= 1, name
         assert b["writes"] == [rows], name
         assert b["reads"] == [rows], name
+
+
+def _pe_dynamic(rep: dict, pe_kinds) -> float:
+    return sum(rep["by_kind_w"][k]["internal_w"] + rep["by_kind_w"][k]["switching_w"]
+               for k in pe_kinds)
+
+
+def test_sampled_power_against_the_whole_tile(termwise, tmp_path):
+    """``--part sampled`` (termwise.synth.power.sampled) against the whole tile's
+    gate-level figures on baseline-4x4 with macros under digits-cnn: with every PE sampled
+    the report is the whole tile's exactly; with 2 of the 4 PEs at gate level (the others
+    RTL) the shared logic's power is exact, the PEs' is within the report's own 95% bound
+    of the whole tile's, and the total within 5%."""
+    run = ("power", "--preset", "baseline-4x4", "--buffers", "macros", "--clock-gating",
+           "--workload", "digits-cnn", "--cycles", "600", "--cache-dir", SYNTH_CACHE)
+    ok(termwise(*run, "-o", "whole", timeout=COLD_TIMEOUT))
+    ok(termwise(*run, "--part", "sampled", "--samples", "4", "-o", "all", timeout=COLD_TIMEOUT))
+    r = ok(termwise(*run, "--part", "sampled", "--samples", "2", "-o", "two",
+                    timeout=COLD_TIMEOUT))
+    assert "replicated modules sampled (2 of 4" in r.stdout
+    whole, every, two = (load_json(tmp_path / d / "power_report.json")
+                         for d in ("whole", "all", "two"))
+    assert every["power_w"] == whole["power_w"] and every["by_kind_w"] == whole["by_kind_w"]
+    assert every["phases"] == whole["phases"]
+    (pe, rec), = two["sampling"]["modules"].items()
+    assert pe.endswith("__pe") and rec["instances"] == 4 and len(rec["sampled"]) == 2
+    pe_kinds = ("pe_lanes", "adder_tree", "accumulators")
+    for kind, w in whole["by_kind_w"].items():
+        t = two["by_kind_w"][kind]
+        assert t["leakage_w"] == pytest.approx(w["leakage_w"], rel=1e-12), kind
+        assert t["cells"] == w["cells"], kind
+        if kind not in pe_kinds:
+            assert t["total_w"] == pytest.approx(w["total_w"], rel=1e-12), kind
+    assert abs(_pe_dynamic(two, pe_kinds) - _pe_dynamic(whole, pe_kinds)) <= rec["bound95_w"]
+    assert two["power_w"]["total"] == pytest.approx(whole["power_w"]["total"], rel=0.05)
+    assert "Method: whole tile, replicated modules sampled" in \
+        (tmp_path / "two" / "power_report.md").read_text()
