@@ -299,6 +299,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
         clock_gating_mod.apply_fmax(result)
     if shapes:
         result = macros_mod.cap_fmax(result, shapes)
+        result["area_note"] = area_note(True)
     result["wall_s"] = {"yosys": round(t_yosys, 1), "buffer": round(t_buffer, 1),
                         "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
@@ -328,6 +329,7 @@ def refresh(result: dict, workdir: str, top: str, clock_ns: float) -> dict:
         out = clock_gating_mod.apply_fmax(out)
     if out.get("macros"):
         out = macros_mod.cap_fmax(out, macros_mod.shapes_of(out))
+        out["area_note"] = area_note(True)
     return out
 
 
@@ -396,7 +398,13 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
         # Design-rule checks (drv.tcl): None for a run from before they existed.
         "drv_violations": drv,
         "fmax_mhz": round(1000.0 / (clock_ns - wns), 2),
-        "area_note": "OSU018 liberty area units are um^2 (INVX1 = 1.6 x 10 um in the LEF); "
-                     "buffers are memories mapped to flip-flops (no SRAM macros); "
-                     "area excludes the IO register wrapper",
+        "area_note": area_note(False),
     }
+
+
+def area_note(macros: bool) -> str:
+    """The report's note on area units and on how the buffers are built."""
+    return ("OSU018 liberty area units are um^2 (INVX1 = 1.6 x 10 um in the LEF); "
+            + ("buffers are SRAM macros (area from the macro model, synth/macros.py)"
+               if macros else "buffers are memories mapped to flip-flops (no SRAM macros)")
+            + "; area excludes the IO register wrapper")

@@ -264,13 +264,18 @@ def whole_real_macs(part_real: int, scale: int, part_slots: int, whole_slots: in
     return part_real * scale * part_slots / whole_slots
 
 
-#: How ``termwise report`` measures every 16x16 design's power (``--part``): one PE row and
-#: the shared logic (:mod:`termwise.gen.commands.report`), or its slice (:func:`table_part`).
+#: How ``termwise report`` measures a 16x16 design's power (``--part``) when its buffers
+#: are flip-flops: one PE row and the shared logic (:mod:`termwise.gen.commands.report`),
+#: or its slice (:func:`table_part`).
 TABLE_PART = "row"
 
 
 def table_part(cfg) -> str:
-    """``slice`` for a tile whose PE row holds more activation-buffer bits than
-    :data:`ROW_MAX_BUFFER_BITS` (its row's gate-level model does not build on this
-    machine), else :data:`TABLE_PART`."""
+    """``sampled`` for a tile whose buffers are SRAM macros (the whole tile, its PEs
+    sampled: :mod:`.sampled`; its shared logic is small at gate level); for flip-flop
+    buffers (which the shared logic then holds at gate level), ``slice`` for a tile whose
+    PE row holds more activation-buffer bits than :data:`ROW_MAX_BUFFER_BITS` (its row's
+    gate-level model does not build on this machine), else :data:`TABLE_PART`."""
+    if cfg.buffers == "macros":
+        return "sampled"
     return "slice" if row_buffer_bits(cfg) > ROW_MAX_BUFFER_BITS else TABLE_PART

@@ -139,6 +139,7 @@ def test_power_part_per_design(bits, fc):
     or more, 2x the largest row that built): those are measured by a slice. At 8 bits with
     per-column fc weights (the 8-bit table's tiles) Loom's row is 32 rows deep, 131,072
     bits: the row that built, whose report is shipped (a slice would miss it)."""
+    from termwise.gen.config import storage_variant
     from termwise.gen.flows.ppa import power_part
     from termwise.gen.flows.simulation import parse_archs
     sliced = {"laconic", "loom"} if bits == 16 else set()
@@ -147,6 +148,11 @@ def test_power_part_per_design(bits, fc):
     for design in designs:
         cfg = sim_config(design, bits, fc)
         assert power_part(cfg) == ("slice" if design in sliced else "row"), design
+        # with SRAM macros the whole tile is simulated, its PEs sampled (flip-flop
+        # buffers, where a design keeps its own stores, stay as above)
+        stored = storage_variant(cfg, "macros", True)
+        assert power_part(stored) == ("sampled" if stored.buffers == "macros" else
+                                      power_part(cfg)), design
 
 
 def test_report_refuses_a_malformed_report(termwise, tmp_path):
