@@ -166,7 +166,7 @@ def flatten(text: str, top: str, lib: Library):
 def netlist_power(text: str, top: str, lib: Library,
                   rates: Mapping[str, float] | Callable[[str], float | None], *,
                   slew: float = 0.1, wire_cap_per_fanout: float = 0.0,
-                  default_rate: float | None = None, access=None) -> PowerReport:
+                  default_rate: float | None = None, access=None, flat=None) -> PowerReport:
     """Power of the netlist ``text`` under ``top`` (W). ``rates``: transitions per second by
     hierarchical net name relative to ``top`` (``inst/sub/wire[3]`` or a leaf pin
     ``inst/_12_/Y``), e.g. :meth:`.saif.Saif.rates`; ``slew`` in the library's time unit;
@@ -174,9 +174,11 @@ def netlist_power(text: str, top: str, lib: Library,
     default wire-load model); nets with no rate get ``default_rate`` (None: 0, listed in
     ``nets_without_activity``). ``access(leaf, names)``, if given, is a leaf's power
     beyond its liberty tables (an SRAM macro's reads and writes, :mod:`.macro_power`),
-    added to its internal power; ``names(pin)`` lists the names of the pin's net."""
+    added to its internal power; ``names(pin)`` lists the names of the pin's net.
+    ``flat``: :func:`flatten`'s result for ``text``, ``top`` and ``lib``, when the caller
+    computes the power of one netlist under several runs' rates (read once)."""
     get = rates if callable(rates) else rates.get
-    leaves, uf, names = flatten(text, top, lib)
+    leaves, uf, names = flatten(text, top, lib) if flat is None else flat
     u = lib.units
     v2 = (lib.voltage * u.voltage_v) ** 2
     wl = lib.wire_loads.get(lib.default_wire_load) if lib.default_wire_load else None

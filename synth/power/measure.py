@@ -121,7 +121,7 @@ def saif_rates(saif, top: str) -> dict[str, float]:
 
 
 def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
-                    scale: float, access=None):
+                    scale: float, access=None, flat=None):
     """:func:`.compute.netlist_power` of the simulated ``rates`` times ``scale``.
 
     Parameters
@@ -154,7 +154,7 @@ def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
         used[name] = r * scale
         return r * scale
 
-    return netlist_power(netlist, top, lib, rate, access=access), used
+    return netlist_power(netlist, top, lib, rate, access=access, flat=flat), used
 
 
 def average_activity(used: dict[str, float], period_ns: float) -> float:
@@ -210,7 +210,7 @@ class _Simulated:
 
 def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycles: int,
                  seed: int, f_mhz: float, stimulus: str | None = None, idle: bool = False,
-                 sampling=None):
+                 sampling=None, flat=None):
     """One run of the model in ``run_dir`` and the power of its SAIF at ``f_mhz``
     (``macros``: the liberty, and the SRAM macros' accesses if the tile has them,
     :mod:`.macro_power`): ``(stats, PowerReport, used rates)``. With ``sampling`` (a
@@ -225,7 +225,7 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
         from .macro_power import access_power
         access = access_power(saif, top, f_mhz * 1e6, macros.energies)
     rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
-                                access=access)
+                                access=access, flat=flat)
     if sampling is not None:
         from .sampled import sampling_record, scale_report
         rep, errors = scale_report(rep, sampling)
@@ -239,7 +239,7 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
 
 def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
                 macros, *, cycles: int, seed: int, f_mhz: float, main,
-                sampling=None) -> list:
+                sampling=None, flat=None) -> list:
     """The loads, empty and idle runs of :mod:`.phases` beside the stimulus run ``main``
     (its ``(stats, PowerReport)``): ``[(stats, by_module)]`` of the four, in
     :data:`.phases.RUNS` order."""
@@ -260,7 +260,7 @@ def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top:
                               (None, True, min(cycles, IDLE_CYCLES))):
         stats, rep, _ = _model_power(exe, run_dir, netlist, top, macros, cycles=n,
                                      seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle,
-                                     sampling=sampling)
+                                     sampling=sampling, flat=flat)
         out.append((stats, rep.by_module))
     return out
 
@@ -283,9 +283,13 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
             write_stimulus(os.path.join(run_dir, "stimulus.bin"), man["ports"],
                            stimulus_rows(cfg, plan))
             stimulus = "stimulus.bin"
+        # the netlist is flattened once for the four runs' power (a 16x16 tile: 1-2
+        # million leaves)
+        from .compute import flatten
+        flat = flatten(netlist, top, macros.lib)
         stats, rep, used = _model_power(exe, run_dir, netlist, top, macros, cycles=cycles,
                                         seed=seed, f_mhz=f_mhz, stimulus=stimulus,
-                                        sampling=sampling)
+                                        sampling=sampling, flat=flat)
         t4 = time.monotonic()
         period_ns = 1000.0 / f_mhz
         activity = average_activity(used, period_ns)
@@ -296,7 +300,7 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
         t5 = time.monotonic()
         phases = [] if plan is None else _phase_runs(
             exe, run_dir, cfg, man, plan, netlist, top, macros, cycles=cycles, seed=seed,
-            f_mhz=f_mhz, main=(stats, rep), sampling=sampling)
+            f_mhz=f_mhz, main=(stats, rep), sampling=sampling, flat=flat)
         t6 = time.monotonic()
     except ToolError as err:       # keep the failed run's folder and logs for the reader
         kept = os.path.join(power_cache, "failed" + os.path.basename(run_dir))
