@@ -166,7 +166,8 @@ def flatten(text: str, top: str, lib: Library):
 def netlist_power(text: str, top: str, lib: Library,
                   rates: Mapping[str, float] | Callable[[str], float | None], *,
                   slew: float = 0.1, wire_cap_per_fanout: float = 0.0,
-                  default_rate: float | None = None, access=None, flat=None) -> PowerReport:
+                  default_rate: float | None = None, access=None, flat=None,
+                  static_only=None) -> PowerReport:
     """Power of the netlist ``text`` under ``top`` (W). ``rates``: transitions per second by
     hierarchical net name relative to ``top`` (``inst/sub/wire[3]`` or a leaf pin
     ``inst/_12_/Y``), e.g. :meth:`.saif.Saif.rates`; ``slew`` in the library's time unit;
@@ -176,7 +177,9 @@ def netlist_power(text: str, top: str, lib: Library,
     beyond its liberty tables (an SRAM macro's reads and writes, :mod:`.macro_power`),
     added to its internal power; ``names(pin)`` lists the names of the pin's net.
     ``flat``: :func:`flatten`'s result for ``text``, ``top`` and ``lib``, when the caller
-    computes the power of one netlist under several runs' rates (read once)."""
+    computes the power of one netlist under several runs' rates (read once).
+    ``static_only(path)``: True for a leaf whose leakage alone is wanted (its dynamic power
+    is estimated elsewhere: :mod:`.sampled`'s unsampled instances)."""
     get = rates if callable(rates) else rates.get
     leaves, uf, names = flatten(text, top, lib) if flat is None else flat
     u = lib.units
@@ -189,6 +192,10 @@ def netlist_power(text: str, top: str, lib: Library,
     out: list[InstancePower] = []
     extrap = 0
     for lf in leaves:
+        if static_only is not None and static_only(lf.path):
+            out.append(InstancePower(lf.path, lf.cell, lf.module,
+                                     leakage_w=lib.cells[lf.cell].leakage * u.leakage_w))
+            continue
         ip, n_extrap = _instance_power(lf, lib, nets, slew, v2)
         if access is not None:
             ip.internal_w += access(lf, lambda p, lf=lf: names.get(uf.find(lf.pins[p]), []))

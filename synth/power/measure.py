@@ -121,7 +121,7 @@ def saif_rates(saif, top: str) -> dict[str, float]:
 
 
 def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
-                    scale: float, access=None, flat=None):
+                    scale: float, access=None, flat=None, static_only=None):
     """:func:`.compute.netlist_power` of the simulated ``rates`` times ``scale``.
 
     Parameters
@@ -154,7 +154,8 @@ def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
         used[name] = r * scale
         return r * scale
 
-    return netlist_power(netlist, top, lib, rate, access=access, flat=flat), used
+    return netlist_power(netlist, top, lib, rate, access=access, flat=flat,
+                         static_only=static_only), used
 
 
 def average_activity(used: dict[str, float], period_ns: float) -> float:
@@ -225,7 +226,8 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
         from .macro_power import access_power
         access = access_power(saif, top, f_mhz * 1e6, macros.energies)
     rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
-                                access=access, flat=flat)
+                                access=access, flat=flat,
+                                static_only=None if sampling is None else sampling.unsampled)
     if sampling is not None:
         from .sampled import sampling_record, scale_report
         rep, errors = scale_report(rep, sampling)

@@ -91,6 +91,12 @@ class Sampling:
                 return hit + (prefix in self._sampled_set,)
         return None
 
+    def unsampled(self, leaf_path: str) -> bool:
+        """Whether the leaf at ``leaf_path`` is in an unsampled instance (simulated as RTL:
+        its gate-level nets have no activity, only its leakage counts)."""
+        unit = self.unit_of(leaf_path)
+        return unit is not None and not unit[2]
+
     def __post_init__(self):
         self.index()
 
