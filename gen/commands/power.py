@@ -113,7 +113,8 @@ def register(subparsers) -> None:
                         "and the others as RTL, their power scaled with its sampling error")
     p.add_argument("--samples", default=None, metavar="K",
                    help="with --part sampled: instances of each replicated module simulated "
-                        "at gate level (default 8; all of them: the whole tile's figures)")
+                        "at gate level (default: 8, fewer for big modules, at least 2; all "
+                        "of them: the whole tile's figures)")
     p.add_argument("--no-cache", action="store_true",
                    help="always rerun the synthesis and the power (no cached report)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")

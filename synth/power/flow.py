@@ -62,7 +62,7 @@ def _check_request(cfg, part: str, workload: str | None,
 
 
 def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha,
-                samples: int):
+                samples: int | None):
     """The whole tile's synthesis key and a function of the part mode giving the report's
     key inputs (:func:`.keys.report_key_inputs`) for the options ``run``; the Verilog
     sha256s memoised in ``memo``; ``samples`` the sampled mode's instances."""
@@ -110,7 +110,7 @@ def _whole_method(requested: str, syn: dict) -> dict:
 
 
 def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
-              common: dict, samples: int) -> dict:
+              common: dict, samples: int | None) -> dict:
     """The report of ``cfg`` measured in ``mode``: the whole tile simulated, or its part
     simulated at the whole tile's clock and scaled."""
     from .measure import measure
@@ -122,12 +122,15 @@ def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
         rep["method"] = _whole_method(part, syn)
         return add_clock_network(rep, syn)
     if mode == "sampled":
-        rep, _ = measure(cfg, clock_mhz=clock_mhz, sampled=samples, **common)
+        rep, _ = measure(cfg, clock_mhz=clock_mhz, sampled=True, samples=samples, **common)
         rep["method"] = {
             "mode": "sampled", "requested": part, "why": "--part sampled",
             "synthesis_key": syn["cache"]["asic"]["key"],
-            "how": (f"the whole tile simulated with {samples} instances of each "
-                    "replicated module at gate level and the others as RTL; the replicated "
+            "how": ("the whole tile simulated with "
+                    + (f"{samples} instances" if samples else "sampled instances (as many as "
+                       "the cell budget allows, 2 to 8)")
+                    + " of each replicated module at gate level and the others as RTL; the "
+                    "replicated "
                     "modules' dynamic power scaled from the sampled instances, with its "
                     "standard error (the report's sampling record); everything else is the "
                     "whole tile's own")}
@@ -182,8 +185,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         ``whole``; ``sampled`` the whole tile with ``samples`` instances of each
         replicated module at gate level, the others as RTL (:mod:`.sampled`).
     samples : int or None
-        With ``part`` sampled: instances per replicated module (default
-        :data:`~termwise.synth.power.sampled.SAMPLED_INSTANCES`).
+        With ``part`` sampled: instances per replicated module (default: by its cells,
+        :func:`~termwise.synth.power.sampled.default_k`).
 
     Returns
     -------
@@ -209,9 +212,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     from .workload import plan_workload
 
     t0 = time.monotonic()
-    from .sampled import SAMPLED_INSTANCES
     trace_sha = _check_request(cfg, part, workload, layers, samples)
-    samples = SAMPLED_INSTANCES if samples is None else samples
     clock_ns, _, lib = check_options(clock_ns, "asic", liberty)
     root = locations.synth_cache_root(cache_root)
     reports = reports_dir(power_cache_dir(cache_root))

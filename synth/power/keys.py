@@ -158,7 +158,8 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
         The workload trace's content hash: given with a workload, and only then.
     samples : int or None
         Mode ``sampled``: the instances simulated at gate level per replicated module
-        (default :data:`.sampled.SAMPLED_INSTANCES`); not in the other modes' keys.
+        (None: by its cells, :func:`.sampled.default_k`, whose bounds are in the key); not
+        in the other modes' keys.
 
     Returns
     -------
@@ -184,8 +185,11 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
               "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
               "power_flow": POWER_FLOW_VERSION, "workload_trace_sha256": trace_sha256}
     if mode == "sampled":       # the other modes' keys stay as they were
-        from .sampled import SAMPLED_INSTANCES, SAMPLED_METHOD_VERSION
-        inputs["sampled"] = {"instances": SAMPLED_INSTANCES if samples is None else samples,
+        from .sampled import (MIN_SAMPLED, SAMPLED_CELLS, SAMPLED_INSTANCES,
+                              SAMPLED_METHOD_VERSION)
+        inputs["sampled"] = {"instances": samples,
+                             "default": None if samples else
+                             [MIN_SAMPLED, SAMPLED_INSTANCES, SAMPLED_CELLS],
                              "method": SAMPLED_METHOD_VERSION}
     return inputs
 

@@ -347,7 +347,8 @@ def _activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str
 def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: float,
             liberty: str | None, cache_root: str | None, use_cache: bool,
             precision: int | None, log, workload: str | None, layers: list[str] | None,
-            clock_source: str | None = None, sampled: int | None = None) -> tuple[dict, dict]:
+            clock_source: str | None = None, sampled: bool = False,
+            samples: int | None = None) -> tuple[dict, dict]:
     """Synthesis of ``cfg`` (cached), its gate-level simulation and power.
 
     Parameters
@@ -362,9 +363,12 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
         Takes a line of progress (a model build).
     clock_source : str or None
         The report's words for where the clock comes from, if not the default ones.
-    sampled : int or None
-        Simulate that many instances of each replicated module at gate level and the rest
-        as RTL (:mod:`.sampled`); None: every instance at gate level.
+    sampled : bool
+        Simulate some instances of each replicated module at gate level and the rest as
+        RTL (:mod:`.sampled`); False: every instance at gate level.
+    samples : int or None
+        With ``sampled``: the instances per module (None: by its cells,
+        :func:`.sampled.default_k`).
 
     Returns
     -------
@@ -408,9 +412,9 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     power_cache = power_cache_dir(cache_root)
     t1 = time.monotonic()
     sampling, model_netlist = None, netlist
-    if sampled is not None:
+    if sampled:
         from .sampled import mixed_netlist, plan_sampling
-        sampling = plan_sampling(netlist, wrap, man["library_modules"], sampled)
+        sampling = plan_sampling(netlist, wrap, man["library_modules"], samples)
         model_netlist = mixed_netlist(netlist, text_v, sampling)
     exe, build = build_model(model_netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
                              power_cache, extra_models=macros.models)

@@ -9,9 +9,12 @@ big to simulate (:mod:`.part`). Here the model is *mixed*:
 * the shared logic (controller, front end, output stage, IO wrapper, clock gates) at gate
   level, as synthesised, and the SRAM macros as their behavioural models, as in the whole
   tile's model;
-* :data:`SAMPLED_INSTANCES` instances of each replicated module (a library module the tile
-  instantiates more than once) at gate level, spread evenly over the instances in
-  hierarchical-name order (at 16x16: the PEs of several filters and window columns);
+* ``k`` instances of each replicated module (a library module the tile instantiates more
+  than once) at gate level, spread evenly over the instances in hierarchical-name order
+  (at 16x16: the PEs of several filters and window columns). By default ``k`` is as many
+  as :data:`SAMPLED_CELLS` gate-level cells allow, at least :data:`MIN_SAMPLED` and at
+  most :data:`SAMPLED_INSTANCES` (:func:`default_k`): 8 of stripes-16x16's 256 PEs (about
+  3,800 cells each), 2 of baseline-16x16's 16 (61,000 cells each);
 * every other instance of it as its RTL (the emitted Verilog of the same module, renamed
   ``<module>__rtl``): functionally the same ports cycle by cycle, so the shared logic and
   the sampled instances see exactly the activity the whole gate-level tile would.
@@ -45,13 +48,27 @@ import math
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["SAMPLED_INSTANCES", "SAMPLED_METHOD_VERSION", "RTL_SUFFIX", "Sampling", "plan_sampling", "rtl_modules",
+__all__ = ["SAMPLED_INSTANCES", "MIN_SAMPLED", "SAMPLED_CELLS", "default_k",
+           "SAMPLED_METHOD_VERSION", "RTL_SUFFIX", "Sampling", "plan_sampling", "rtl_modules",
            "mixed_netlist", "scale_report", "sampling_record"]
 
-#: Instances of each replicated module simulated at gate level (all of them when there are
-#: fewer). Eight keeps a 16x16 tile's model small (eight PEs at gate level) while giving
-#: the spread a standard error needs.
+#: The most instances of a replicated module simulated at gate level by default (all of
+#: them when there are fewer): enough for the spread a standard error needs.
 SAMPLED_INSTANCES = 8
+
+#: The fewest by default: a standard error needs two.
+MIN_SAMPLED = 2
+
+#: The gate-level cells of a module's sampled instances, by default: the model's build
+#: time and memory grow with its cells (baseline-4x4's whole tile, 71k cells: 2-4 minutes),
+#: so a module of big instances gets fewer samples (baseline-16x16's PE, 61k cells: 2).
+SAMPLED_CELLS = 150_000
+
+
+def default_k(cells_per_instance: int) -> int:
+    """Instances sampled by default of a module of ``cells_per_instance`` cells."""
+    return max(MIN_SAMPLED, min(SAMPLED_INSTANCES,
+                                SAMPLED_CELLS // max(1, cells_per_instance)))
 
 #: The method's version, in its reports' keys (bump when the same inputs would measure
 #: differently).
@@ -75,10 +92,13 @@ class Sampling:
     parents : dict
         Module name -> ``{parent module: [instance names of the module in it]}`` (the
         instance lines the mixed netlist retypes).
+    cells : dict
+        Module name -> its leaf cells per instance.
     """
     modules: dict[str, list[str]] = field(default_factory=dict)
     sampled: dict[str, list[str]] = field(default_factory=dict)
     parents: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    cells: dict[str, int] = field(default_factory=dict)
 
     def unit_of(self, leaf_path: str):
         """``(module, instance path, sampled)`` of the replicated instance holding the
@@ -116,7 +136,7 @@ def _spread(paths: list[str], k: int) -> list[str]:
 
 
 def plan_sampling(netlist_text: str, top: str, library: list[str],
-                  k: int = SAMPLED_INSTANCES) -> Sampling:
+                  k: int | None = None) -> Sampling:
     """The replicated modules of a gate-level netlist and the instances sampled.
 
     Parameters
@@ -129,8 +149,8 @@ def plan_sampling(netlist_text: str, top: str, library: list[str],
         The tile's library modules (the manifest's ``library_modules``): only these are
         sampled. A library module the netlist does not define (an SRAM macro, a black
         box) is not.
-    k : int
-        Instances sampled per module.
+    k : int or None
+        Instances sampled per module; None: :func:`default_k` of each module's cells.
 
     Raises
     ------
@@ -161,14 +181,24 @@ def plan_sampling(netlist_text: str, top: str, library: list[str],
 
     visit(top.lstrip("\\"), ())
     replicated = {m: sorted(ps) for m, ps in paths.items() if len(ps) > 1}
+    leaf_memo: dict[str, int] = {}
+
+    def leaves(mname: str) -> int:
+        if mname not in leaf_memo:
+            leaf_memo[mname] = sum(leaves(i.type.lstrip("\\")) if i.type.lstrip("\\") in mods
+                                   else 1 for i in mods[mname].insts)
+        return leaf_memo[mname]
+
+    cells = {m: leaves(m) for m in replicated}
     for m in replicated:
         for parent in parents[m]:
             if seen_parent.get(parent, 0) > 1:
                 raise ValueError(f"{m}'s parent {parent} is instantiated "
                                  f"{seen_parent[parent]} times")
     return Sampling(modules=replicated,
-                    sampled={m: _spread(ps, k) for m, ps in replicated.items()},
-                    parents={m: parents[m] for m in replicated})
+                    sampled={m: _spread(ps, default_k(cells[m]) if k is None else k)
+                             for m, ps in replicated.items()},
+                    parents={m: parents[m] for m in replicated}, cells=cells)
 
 
 _MODULE_LINE = re.compile(r"^module\s+(\\\S+|[\w$]+)", re.M)
@@ -293,6 +323,7 @@ def sampling_record(errors: dict, sampling: Sampling) -> dict:
         se = n * s / math.sqrt(k) * fpc
         total = n * mean
         out[m] = {"instances": n, "sampled": sampling.sampled[m],
+                  "cells_per_instance": sampling.cells.get(m),
                   "dynamic_mean_w": mean, "dynamic_stdev_w": s,
                   "dynamic_total_w": total, "standard_error_w": se,
                   "bound95_w": 1.96 * se,

@@ -7,8 +7,10 @@ import math
 import pytest
 
 from termwise.synth.power.compute import InstancePower, PowerReport
-from termwise.synth.power.sampled import (RTL_SUFFIX, Sampling, mixed_netlist, plan_sampling,
-                                          rtl_modules, sampling_record, scale_report)
+from termwise.synth.power.sampled import (MIN_SAMPLED, RTL_SUFFIX, SAMPLED_CELLS,
+                                          SAMPLED_INSTANCES, Sampling, default_k,
+                                          mixed_netlist, plan_sampling, rtl_modules,
+                                          sampling_record, scale_report)
 
 #: A netlist in yosys' form: a wrapper, the tile, an array of three PEs, the PE with a
 #: submodule; one liberty cell per module.
@@ -111,6 +113,8 @@ def test_plan_samples_the_replicated_library_modules_evenly():
     assert s.modules == {"t__pe": ["tile/array/pe_0", "tile/array/pe_1", "tile/array/pe_2"]}
     assert s.sampled == {"t__pe": ["tile/array/pe_0", "tile/array/pe_2"]}  # first and last
     assert s.parents == {"t__pe": {"t.array": ["pe_0", "pe_1", "pe_2"]}}
+    assert s.cells == {"t__pe": 2}          # its inverter and its submodule's flop
+    assert len(plan_sampling(NETLIST, "t__wrap", ["t__pe"]).sampled["t__pe"]) == 3
     assert plan_sampling(NETLIST, "t__wrap", ["t__pe"], k=8).sampled["t__pe"] == \
         s.modules["t__pe"]
     # a module that is not in the tile's library is shared logic, never sampled
@@ -189,3 +193,10 @@ def test_scaling_and_its_error():
     full = Sampling(modules={"m": ["a/p0", "a/p3"]}, sampled={"m": ["a/p0", "a/p3"]})
     assert sampling_record({"m": {"instances": 2, "sampled_w": [3.0, 5.0]}},
                            full)["m"]["standard_error_w"] == 0.0
+
+
+def test_default_samples_follow_the_cell_budget():
+    assert default_k(1) == SAMPLED_INSTANCES == 8
+    assert default_k(SAMPLED_CELLS // 3) == 3
+    assert default_k(61_000) == 2 == MIN_SAMPLED       # baseline-16x16's PE
+    assert default_k(10 * SAMPLED_CELLS) == MIN_SAMPLED
