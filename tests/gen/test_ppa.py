@@ -13,6 +13,10 @@ def test_method_text_names_the_part():
     sl = method_text({"method": {"mode": "slice", "part_top": "t_f1w16",
                                  "macs": {"windows": [16, 64]}}})
     assert sl.startswith("a slice of one PE row (t_f1w16: 16 of 64 window columns)")
+    smp = method_text({"method": {"mode": "sampled"}, "sampling": {"modules": {
+        "t__pe": {"sampled": ["a", "b"], "instances": 256, "bound95_fraction": 0.016}}}})
+    assert smp.startswith("the whole tile simulated, its replicated modules on sampled")
+    assert smp.endswith("2 of 256 (+/-1.6%, 95%)")
     with pytest.raises(ValueError, match="'half'"):
         method_text({"method": {"mode": "half"}})
 

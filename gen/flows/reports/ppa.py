@@ -71,8 +71,15 @@ def method_text(power: dict) -> str:
         return (f"a slice of one PE row ({m.get('part_top', 'filters=1')}: {w[0]} of "
                 f"{w[1]} window columns) simulated at gate level, scaled to the whole tile "
                 "module by module by synthesised area")
+    if m.get("mode") == "sampled":
+        mods = ((power.get("sampling") or {}).get("modules") or {}).values()
+        return ("the whole tile simulated, its replicated modules on sampled instances at "
+                "gate level (the others as RTL) scaled: "
+                + ", ".join(f"{len(e['sampled'])} of {e['instances']} "
+                            f"(+/-{e['bound95_fraction']:.1%}, 95%)" for e in mods))
     if m.get("mode") not in (None, "whole"):
-        raise ValueError(f"power report method {m.get('mode')!r}: whole, row or slice")
+        raise ValueError(f"power report method {m.get('mode')!r}: whole, row, slice or "
+                         "sampled")
     return "the whole tile simulated at gate level"
 
 
