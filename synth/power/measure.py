@@ -413,9 +413,13 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     t1 = time.monotonic()
     sampling, model_netlist = None, netlist
     if sampled:
+        from ...gen.errors import ConfigError
         from .sampled import mixed_netlist, plan_sampling
-        sampling = plan_sampling(netlist, wrap, man["library_modules"], samples)
-        model_netlist = mixed_netlist(netlist, text_v, sampling)
+        try:
+            sampling = plan_sampling(netlist, wrap, man["library_modules"], samples)
+            model_netlist = mixed_netlist(netlist, text_v, sampling)
+        except ValueError as err:       # a hierarchy the method does not handle
+            raise ConfigError("part", f"sampled: {err}; use --part whole or row") from None
     exe, build = build_model(model_netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
                              power_cache, extra_models=macros.models)
     if not build["hit"]:
