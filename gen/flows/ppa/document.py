@@ -9,7 +9,8 @@ __all__ = ["METHODS", "report_document", "design_rows"]
 #: text names the inputs simulated: :func:`report_document`).
 METHODS = {
     "area": "the synthesised tile (IO wrapper excluded); 'without buffers' "
-            "subtracts the operand buffers (memories mapped to flip-flops)",
+            "subtracts the operand buffers (memories mapped to flip-flops, or SRAM macros: "
+            "each row's storage says which)",
     "Fmax": "1 / the critical path of OpenSTA at the liberty's nominal corner; "
             "'*' where the design rules are broken (extrapolated, not signable)",
     "power": "termwise power --workload: gate-level simulation of runs drawn from the "
@@ -19,7 +20,10 @@ METHODS = {
              "idle cycles by four runs of the model: power report's phases; a report "
              "without them gives the stimulus's average, loads included), plus the clock "
              "network estimated from its sinks (clock pins and a CLKBUF1 tree, power "
-             "report's clock_network)",
+             "report's clock_network); a tile with SRAM-macro buffers simulated whole, its "
+             "replicated modules (PEs) on sampled instances at gate level and the others "
+             "as RTL (--part sampled, the sampling error in each row's method), a tile "
+             "with flip-flop buffers by one PE row or a slice of it, scaled",
     "speedup (cycles)": "termwise sim: the baseline's cycles over the design's "
                         "(steady model)",
     "speedup (time)": "the RTL's cycles (per-run overheads included) at each "
