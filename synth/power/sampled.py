@@ -70,6 +70,7 @@ def default_k(cells_per_instance: int) -> int:
     return max(MIN_SAMPLED, min(SAMPLED_INSTANCES,
                                 SAMPLED_CELLS // max(1, cells_per_instance)))
 
+
 #: The method's version, in its reports' keys (bump when the same inputs would measure
 #: differently).
 SAMPLED_METHOD_VERSION = 1
@@ -100,6 +101,11 @@ class Sampling:
     parents: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     cells: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self):
+        # instance path -> (module, path), and the sampled paths, for unit_of's lookups
+        self._index = {p: (m, p) for m, ps in self.modules.items() for p in ps}
+        self._sampled_set = {p for ps in self.sampled.values() for p in ps}
+
     def unit_of(self, leaf_path: str):
         """``(module, instance path, sampled)`` of the replicated instance holding the
         leaf at ``leaf_path``, or None (shared logic)."""
@@ -117,12 +123,6 @@ class Sampling:
         unit = self.unit_of(leaf_path)
         return unit is not None and not unit[2]
 
-    def __post_init__(self):
-        self.index()
-
-    def index(self):
-        self._index = {p: (m, p) for m, ps in self.modules.items() for p in ps}
-        self._sampled_set = {p for ps in self.sampled.values() for p in ps}
 
 
 def _spread(paths: list[str], k: int) -> list[str]:
