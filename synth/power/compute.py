@@ -54,7 +54,7 @@ from ..netlist import UnionFind, parse_netlist
 from .cells import Library
 from .tables import lookup
 
-__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten"]
+__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten", "Flat"]
 
 
 @dataclass
@@ -176,23 +176,35 @@ def netlist_power(text: str, top: str, lib: Library,
     ``nets_without_activity``). ``access(leaf, names)``, if given, is a leaf's power
     beyond its liberty tables (an SRAM macro's reads and writes, :mod:`.macro_power`),
     added to its internal power; ``names(pin)`` lists the names of the pin's net.
-    ``flat``: :func:`flatten`'s result for ``text``, ``top`` and ``lib``, when the caller
-    computes the power of one netlist under several runs' rates (read once).
+    ``flat``: a :class:`Flat` of ``text``, ``top`` and ``lib``, when the caller computes
+    the power of one netlist under several runs' rates (flattened once).
     ``static_only(path)``: True for a leaf whose leakage alone is wanted (its dynamic power
     is estimated elsewhere: :mod:`.sampled`'s unsampled instances)."""
     get = rates if callable(rates) else rates.get
-    leaves, uf, names = flatten(text, top, lib) if flat is None else flat
+    flat = Flat(text, top, lib) if flat is None else flat
+    leaves, uf, names = flat.leaves, flat.uf, flat.names
     u = lib.units
     v2 = (lib.voltage * u.voltage_v) ** 2
     wl = lib.wire_loads.get(lib.default_wire_load) if lib.default_wire_load else None
-    nets = _Nets(uf, _pins_on_nets(leaves, uf))
+    key = ("nets", wire_cap_per_fanout)
+    if key not in flat.memo:        # the pins on each net and its capacitance: no rates
+        first = _Nets(uf, _pins_on_nets(leaves, uf))
+        _net_caps(first, lib, wl, wire_cap_per_fanout)
+        flat.memo[key] = (first.pins, first.cap)
+    pins, cap = flat.memo[key]
+    nets = _Nets(uf, pins, cap=cap)
     missing = _net_rates(nets, names, lib, get, default_rate)
-    _net_caps(nets, lib, wl, wire_cap_per_fanout)
     port_sw = _port_switching(nets, lib, v2)
+    static = None
+    if static_only is not None:
+        skey = ("static", static_only)
+        if skey not in flat.memo:
+            flat.memo[skey] = [static_only(lf.path) for lf in leaves]
+        static = flat.memo[skey]
     out: list[InstancePower] = []
     extrap = 0
-    for lf in leaves:
-        if static_only is not None and static_only(lf.path):
+    for i, lf in enumerate(leaves):
+        if static is not None and static[i]:
             out.append(InstancePower(lf.path, lf.cell, lf.module,
                                      leakage_w=lib.cells[lf.cell].leakage * u.leakage_w))
             continue
@@ -215,6 +227,17 @@ def netlist_power(text: str, top: str, lib: Library,
                      "default_rate": default_rate,
                      "internal_arc_weights": "related input toggle rates",
                      "rise_fall_split": "half of the toggles each"})
+
+
+class Flat:
+    """A netlist flattened (:func:`flatten`: ``leaves``, ``uf``, ``names``) with what
+    every power computation on it derives whatever the rates (``memo``: the pins on each
+    net and their capacitance, the leaves a ``static_only`` test leaves static), for the
+    power of one netlist under several runs' rates."""
+
+    def __init__(self, text: str, top: str, lib: Library):
+        self.leaves, self.uf, self.names = flatten(text, top, lib)
+        self.memo: dict = {}
 
 
 @dataclass

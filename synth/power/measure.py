@@ -287,8 +287,8 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
             stimulus = "stimulus.bin"
         # the netlist is flattened once for the four runs' power (a 16x16 tile: 1-2
         # million leaves)
-        from .compute import flatten
-        flat = flatten(netlist, top, macros.lib)
+        from .compute import Flat
+        flat = Flat(netlist, top, macros.lib)
         stats, rep, used = _model_power(exe, run_dir, netlist, top, macros, cycles=cycles,
                                         seed=seed, f_mhz=f_mhz, stimulus=stimulus,
                                         sampling=sampling, flat=flat)
