@@ -28,8 +28,8 @@ import math
 
 from ..kinds import kind_of
 
-__all__ = ["TREE_BUFFER", "SLEW", "METHOD", "clock_sinks", "gated_sinks", "tree_max_load",
-           "clock_network", "report_record", "add_clock_network"]
+__all__ = ["TREE_BUFFER", "SLEW", "METHOD", "clock_net", "clock_sinks", "gated_sinks",
+           "tree_max_load", "clock_network", "report_record", "add_clock_network"]
 
 #: The tree's buffer: OSU018's clock buffer, its input and output pins.
 TREE_BUFFER = ("CLKBUF1", "A", "Y")
@@ -198,3 +198,13 @@ def add_clock_network(rep: dict, syn: dict) -> dict:
     rep["power_w"]["clock_network"] = rec["tile"]["total_w"]
     rep["power_w"]["tile_with_clock_network"] = rep["power_w"]["tile"] + rec["tile"]["total_w"]
     return rep
+
+
+def clock_net(rep, lib, f_mhz: float) -> tuple[float, float]:
+    """``(capacitance, switching power)`` of the clock net: the clock pins it drives
+    (library unit; W at ``f_mhz``, two transitions a cycle)."""
+    clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
+                  if "CLK" in lib.cells[i.cell].pins)
+    u = lib.units
+    v2 = (lib.voltage * u.voltage_v) ** 2
+    return clk_cap, 0.5 * clk_cap * u.capacitance_f * v2 * 2 * f_mhz * 1e6

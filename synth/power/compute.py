@@ -54,7 +54,7 @@ from ..netlist import UnionFind, parse_netlist
 from .cells import Library
 from .tables import lookup
 
-__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten", "Flat"]
+__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten", "Flat", "by_module_of"]
 
 
 @dataclass
@@ -217,7 +217,7 @@ def netlist_power(text: str, top: str, lib: Library,
               for k in ("leakage_w", "internal_w", "switching_w")}
     totals["total_w"] = sum(totals.values())
     return PowerReport(
-        instances=out, by_module=_by_module(out), totals=totals, port_switching_w=port_sw,
+        instances=out, by_module=by_module_of(out), totals=totals, port_switching_w=port_sw,
         nets=len(nets.pins), nets_without_activity=missing, extrapolated=extrap,
         units=_units(lib),
         assumptions={"slew": slew, "slew_unit": u.text.get("time_unit"),
@@ -363,7 +363,7 @@ def _output_internal_power(ip: InstancePower, lf: _Leaf, lp, r: float, c: float,
     return extrap
 
 
-def _by_module(out: list[InstancePower]) -> dict[str, dict[str, float]]:
+def by_module_of(out: list[InstancePower]) -> dict[str, dict[str, float]]:
     """The instances' power summed by the module definition that holds them."""
     by_module: dict[str, dict[str, float]] = {}
     for ip in out:

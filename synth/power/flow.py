@@ -178,12 +178,11 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     layers : list of str or None
         The workload's layers to run.
     part : str
-        ``whole`` simulates the whole tile; ``row`` one PE row and the shared logic
-        (:mod:`.part`), scaled to the whole tile; ``slice`` a quarter of that row's window
-        columns, scaled likewise; ``auto`` ``row`` above
-        :data:`~termwise.synth.power.part.ROW_ABOVE_CELLS` synthesised cells, else
-        ``whole``; ``sampled`` the whole tile with ``samples`` instances of each
-        replicated module at gate level, the others as RTL (:mod:`.sampled`).
+        ``whole``: the whole tile; ``row``: one PE row and the shared logic (:mod:`.part`),
+        scaled; ``slice``: a quarter of that row's windows, scaled; ``auto``: ``row``
+        above :data:`~termwise.synth.power.part.ROW_ABOVE_CELLS` synthesised cells, else
+        ``whole``; ``sampled``: the whole tile, ``samples`` instances of each replicated
+        module at gate level, the others RTL (:mod:`.sampled`).
     samples : int or None
         With ``part`` sampled: instances per replicated module (default: by its cells,
         :func:`~termwise.synth.power.sampled.default_k`).
@@ -201,7 +200,6 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         one run of each layer, before anything runs.
     """
     from ...gen.emit import rendered
-    from ...gen.results.locations import emit_cache_dir
     from ...gen.results import locations
     from .. import cache as synth_cache
     from ..api import check_options, synthesise
@@ -230,9 +228,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         if rep is not None:
             return rep
     if workload is not None:
-        # The workload's names and the cycle budget are checked on the whole tile before
-        # any synthesis (its plan is also the whole tile's stimulus).
-        _, man = rendered(cfg, emit_cache_dir(cache_root))
+        # names and cycle budget checked on the whole tile before any synthesis
+        _, man = rendered(cfg, locations.emit_cache_dir(cache_root))
         plan_workload(cfg, man["command_layout"], workload, layers,
                       cycles=cycles, seed=seed, reset_cycles=RESET_CYCLES, log=None)
     syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,

@@ -20,7 +20,8 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["MacroPower", "setup", "behavioural_models", "access_power", "access_counts"]
+__all__ = ["MacroPower", "setup", "behavioural_models", "access_power", "access_counts",
+           "ACCESSES_HOW"]
 
 _MODULE = re.compile(r"^module\s+(termwise_sram_(\d+)x(\d+))\b.*?^endmodule\s*$", re.M | re.S)
 
@@ -94,6 +95,12 @@ def access_power(saif, top: str, f_hz: float, energies: dict):
 
     access.duties = {}      # macro instance path -> (read duty, write duty), as charged
     return access
+
+
+#: How a power report's ``macro_accesses`` were counted.
+ACCESSES_HOW = ("per SRAM macro of each buffer, the simulated cycles its ce was high (an "
+                "access each) less those its we was (a write each), from the workload "
+                "run's SAIF: the counts its access energy is charged for")
 
 
 def access_counts(duties: dict, cycles: float) -> dict:

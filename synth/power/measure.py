@@ -316,34 +316,6 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
                       phases)
 
 
-def _activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str, str]:
-    """The report's words for the stimulus and the operands."""
-    from .stimulus import RESET_CYCLES
-    if plan is None:
-        return (
-            "tile runs through the IO wrapper: reset held "
-            f"{RESET_CYCLES} cycles, then in a loop {bricks} weight rows and "
-            f"{bricks} activation rows loaded through the streams, one command "
-            f"(bricks={bricks}, runtime registers {cfg.runtime_values()}), "
-            f"{cfg.windows} output row(s) read, 2 idle cycles",
-            f"uniformly random {cfg.act_bits}-bit activations and "
-            f"{cfg.wgt_bits}-bit weights (every payload bit random: dense, "
-            "zero only by chance), seeded xorshift")
-    return (
-        f"tile runs through the IO wrapper: reset held {RESET_CYCLES} cycles, then "
-        f"{len(plan.runs)} runs of {plan.workload}'s layers read from a stimulus file "
-        "(the network's mix: drawn from every layer's runs together): each run's "
-        "weight rows and activation rows loaded through the streams (weights reloaded "
-        "every run), its command (its bricks and the layer's runtime registers), "
-        f"{cfg.windows} output row(s) read, 2 idle cycles; the simulation ends after "
-        f"the last run or at {cycles} cycles",
-        f"{plan.workload} at {plan.bits} bits: runs drawn at random (numpy "
-        f"default_rng({seed})) from the layers' lowerings onto the tile "
-        "(golden.lowering.lower_layer, as the real regression lowers it), the layer's "
-        "runtime registers (golden.netsim.layer_runtime); no bias row, zero residual "
-        "rows")
-
-
 def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: float,
             liberty: str | None, cache_root: str | None, use_cache: bool,
             precision: int | None, log, workload: str | None, layers: list[str] | None,
@@ -413,13 +385,9 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     t1 = time.monotonic()
     sampling, model_netlist = None, netlist
     if sampled:
-        from ...gen.errors import ConfigError
-        from .sampled import mixed_netlist, plan_sampling
-        try:
-            sampling = plan_sampling(netlist, wrap, man["library_modules"], samples)
-            model_netlist = mixed_netlist(netlist, text_v, sampling)
-        except ValueError as err:       # a hierarchy the method does not handle
-            raise ConfigError("part", f"sampled: {err}; use --part whole or row") from None
+        from .sampled import model_for
+        sampling, model_netlist = model_for(netlist, wrap, man["library_modules"], text_v,
+                                            samples)
     exe, build = build_model(model_netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
                              power_cache, extra_models=macros.models)
     if not build["hit"]:
@@ -430,35 +398,15 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
                     cycles=cycles, seed=seed, f_mhz=f_mhz, sampling=sampling)
     lib = macros.lib
     rep = sim.power
-    clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
-                  if "CLK" in lib.cells[i.cell].pins)
-    u = lib.units
-    v2 = (lib.voltage * u.voltage_v) ** 2
-    clock_net_w = 0.5 * clk_cap * u.capacitance_f * v2 * 2 * f_mhz * 1e6
+    from .clock_tree import clock_net
+    clk_cap, clock_net_w = clock_net(rep, lib, f_mhz)
     clock = {"mhz": f_mhz,
              "source": clock_source or ("--clock-mhz" if clock_mhz is not None else
                                         "the synthesis report's ASIC Fmax")}
     report = _report(cfg, syn, sim, plan, lib_path=lib_path, clock_ns=clock_ns,
                      clock=clock, clock_net_w=clock_net_w, cycles=cycles, seed=seed,
                      bricks=bricks)
-    if "macro_accesses" in sim.stats:
-        report["macro_accesses"] = {
-            "buffers": sim.stats["macro_accesses"],
-            "how": "per SRAM macro of each buffer, the simulated cycles its ce was high "
-                   "(an access each) less those its we was (a write each), from the "
-                   "workload run's SAIF: the counts its access energy is charged for"}
-    if "sampling" in sim.stats:
-        report["sampling"] = {
-            "modules": sim.stats["sampling"],
-            "how": "replicated modules: the listed instances simulated at gate level, the "
-                   "others as their RTL in the same simulation; dynamic power = the sampled "
-                   "instances' mean x instances, leakage exact; standard error with the "
-                   "finite-population correction, bound95 = 1.96 standard errors "
-                   "(termwise.synth.power.sampled)"}
-    if sim.phases:
-        from .phases import phase_record
-        report["phases"] = phase_record(
-            [(st, power_by_kind(bm, cfg.top_name)[0]) for st, bm in sim.phases], f_mhz * 1e6)
+    _add_run_records(report, sim, cfg.top_name, f_mhz)
     report["model_cache"] = build
     report["wall_s"] = {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
                         "model_build": round(t_build, 1), **sim.seconds,
@@ -469,11 +417,28 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
                     "port_switching_w": max(rep.port_switching_w - clock_net_w, 0.0)}
 
 
+def _add_run_records(report: dict, sim: _Simulated, top: str, f_mhz: float) -> None:
+    """The records of the runs beside the power: the SRAM macros' accesses, the sampled
+    modules' errors (:mod:`.sampled`), the busy/load/idle phases (:mod:`.phases`)."""
+    if "macro_accesses" in sim.stats:
+        from .macro_power import ACCESSES_HOW
+        report["macro_accesses"] = {"buffers": sim.stats["macro_accesses"],
+                                    "how": ACCESSES_HOW}
+    if "sampling" in sim.stats:
+        from .sampled import HOW
+        report["sampling"] = {"modules": sim.stats["sampling"], "how": HOW}
+    if sim.phases:
+        from .phases import phase_record
+        report["phases"] = phase_record(
+            [(st, power_by_kind(bm, top)[0]) for st, bm in sim.phases], f_mhz * 1e6)
+
+
 def _report(cfg, syn: dict, sim: _Simulated, plan, *, lib_path: str, clock_ns: float,
             clock: dict, clock_net_w: float, cycles: int, seed: int, bricks: int) -> dict:
     """The power report of the tile simulated (without ``model_cache`` and ``wall_s``)."""
     from .opensta import STA_WHY
-    from .records import MODELLED, NOT_MODELLED, activity_record, energy_record
+    from .records import (MODELLED, NOT_MODELLED, activity_record, activity_texts,
+                          energy_record)
     rep, stats, sta = sim.power, sim.stats, sim.sta
     asic = syn["asic"]
     by_kind, unmapped = power_by_kind(rep.by_module, cfg.top_name)
@@ -484,7 +449,7 @@ def _report(cfg, syn: dict, sim: _Simulated, plan, *, lib_path: str, clock_ns: f
     sim_cycles = stats["cycles"]
     activity_rec = activity_record(cfg, plan, stats, cycles, bricks)
     macs = activity_rec["macs_issued"]
-    stimulus_text, operands_text = _activity_texts(cfg, plan, bricks, cycles, seed)
+    stimulus_text, operands_text = activity_texts(cfg, plan, bricks, cycles, seed)
     return {
         "generator": "termwise power",
         "top": cfg.top_name,

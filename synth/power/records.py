@@ -4,7 +4,7 @@ modelled."""
 
 from __future__ import annotations
 
-__all__ = ["MODELLED", "NOT_MODELLED", "energy_record", "activity_record"]
+__all__ = ["MODELLED", "NOT_MODELLED", "energy_record", "activity_record", "activity_texts"]
 
 NOT_MODELLED = [
     "zero-delay simulation: no glitches, no hazards (real activity of deep combinational "
@@ -131,3 +131,31 @@ def activity_record(cfg, plan, stats: dict, cycles: int, bricks: int) -> dict:
                     "layers, in expectation), weights reloaded every run, no weight "
                     "reuse across window groups; not a whole inference")
     return rec
+
+
+def activity_texts(cfg, plan, bricks: int, cycles: int, seed: int) -> tuple[str, str]:
+    """The report's words for the stimulus and the operands."""
+    from .stimulus import RESET_CYCLES
+    if plan is None:
+        return (
+            "tile runs through the IO wrapper: reset held "
+            f"{RESET_CYCLES} cycles, then in a loop {bricks} weight rows and "
+            f"{bricks} activation rows loaded through the streams, one command "
+            f"(bricks={bricks}, runtime registers {cfg.runtime_values()}), "
+            f"{cfg.windows} output row(s) read, 2 idle cycles",
+            f"uniformly random {cfg.act_bits}-bit activations and "
+            f"{cfg.wgt_bits}-bit weights (every payload bit random: dense, "
+            "zero only by chance), seeded xorshift")
+    return (
+        f"tile runs through the IO wrapper: reset held {RESET_CYCLES} cycles, then "
+        f"{len(plan.runs)} runs of {plan.workload}'s layers read from a stimulus file "
+        "(the network's mix: drawn from every layer's runs together): each run's "
+        "weight rows and activation rows loaded through the streams (weights reloaded "
+        "every run), its command (its bricks and the layer's runtime registers), "
+        f"{cfg.windows} output row(s) read, 2 idle cycles; the simulation ends after "
+        f"the last run or at {cycles} cycles",
+        f"{plan.workload} at {plan.bits} bits: runs drawn at random (numpy "
+        f"default_rng({seed})) from the layers' lowerings onto the tile "
+        "(golden.lowering.lower_layer, as the real regression lowers it), the layer's "
+        "runtime registers (golden.netsim.layer_runtime); no bias row, zero residual "
+        "rows")

@@ -48,7 +48,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["SAMPLED_INSTANCES", "MIN_SAMPLED", "SAMPLED_CELLS", "default_k",
+__all__ = ["SAMPLED_INSTANCES", "MIN_SAMPLED", "SAMPLED_CELLS", "default_k", "model_for",
+           "HOW",
            "SAMPLED_METHOD_VERSION", "RTL_SUFFIX", "Sampling", "plan_sampling", "rtl_modules",
            "mixed_netlist", "scale_report", "sampling_record"]
 
@@ -276,7 +277,7 @@ def scale_report(rep, sampling: Sampling):
     of an unsampled one none (leakage kept for all). Returns ``(report, error)``:
     ``error`` per module (:func:`sampling_record`'s inputs: the sampled instances' dynamic
     power and the instance count)."""
-    from .compute import PowerReport, _by_module
+    from .compute import PowerReport, by_module_of
     per_instance: dict[str, dict[str, float]] = {
         m: {p: 0.0 for p in ps} for m, ps in sampling.sampled.items()}
     out = []
@@ -301,13 +302,33 @@ def scale_report(rep, sampling: Sampling):
     unsampled = tuple(p + "/" for m, ps in sampling.modules.items() for p in ps
                       if p not in set(sampling.sampled[m]))
     missing = [n for n in rep.nets_without_activity if not n.startswith(unsampled)]
-    scaled = PowerReport(instances=out, by_module=_by_module(out), totals=totals,
+    scaled = PowerReport(instances=out, by_module=by_module_of(out), totals=totals,
                          port_switching_w=rep.port_switching_w, nets=rep.nets,
                          nets_without_activity=missing, extrapolated=rep.extrapolated,
                          units=rep.units, assumptions=rep.assumptions)
     return scaled, {m: {"instances": len(sampling.modules[m]),
                         "sampled_w": [per_instance[m][p] for p in sampling.sampled[m]]}
                     for m in sampling.modules}
+
+
+def model_for(netlist: str, top: str, library: list[str], verilog: str,
+              samples: int | None) -> tuple[Sampling, str]:
+    """``(sampling, mixed model's Verilog)`` of a tile's gate-level ``netlist`` (top
+    ``top``), its library modules and its emitted ``verilog``; ``samples`` per module (None:
+    :func:`default_k`). A hierarchy the method cannot sample: ``ConfigError`` (``part``)."""
+    from ...gen.errors import ConfigError
+    try:
+        sampling = plan_sampling(netlist, top, library, samples)
+        return sampling, mixed_netlist(netlist, verilog, sampling)
+    except ValueError as err:
+        raise ConfigError("part", f"sampled: {err}; use --part whole or row") from None
+
+
+#: How the report's ``sampling`` record was obtained.
+HOW = ("replicated modules: the listed instances simulated at gate level, the others as "
+       "their RTL in the same simulation; dynamic power = the sampled instances' mean x "
+       "instances, leakage exact; standard error with the finite-population correction, "
+       "bound95 = 1.96 standard errors (termwise.synth.power.sampled)")
 
 
 def sampling_record(errors: dict, sampling: Sampling) -> dict:
