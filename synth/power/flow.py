@@ -130,10 +130,9 @@ def _measured(cfg, mode: str, part: str, syn: dict, clock_mhz: float | None,
                     + (f"{samples} instances" if samples else "sampled instances (as many as "
                        "the cell budget allows, 2 to 8)")
                     + " of each replicated module at gate level and the others as RTL; the "
-                    "replicated "
-                    "modules' dynamic power scaled from the sampled instances, with its "
-                    "standard error (the report's sampling record); everything else is the "
-                    "whole tile's own")}
+                    "replicated modules' dynamic power scaled from the sampled instances, "
+                    "with its standard error (the report's sampling record); everything "
+                    "else is the whole tile's own")}
         return add_clock_network(rep, syn)
     pcfg = part_config(cfg, mode)
     f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]

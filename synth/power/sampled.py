@@ -106,13 +106,18 @@ class Sampling:
         # instance path -> (module, path), and the sampled paths, for unit_of's lookups
         self._index = {p: (m, p) for m, ps in self.modules.items() for p in ps}
         self._sampled_set = {p for ps in self.sampled.values() for p in ps}
+        # the depths the instances sit at (a 16x16 tile's PEs: one), so a leaf's lookup
+        # tries those prefixes only
+        self._depths = sorted({p.count("/") + 1 for p in self._index})
 
     def unit_of(self, leaf_path: str):
         """``(module, instance path, sampled)`` of the replicated instance holding the
         leaf at ``leaf_path``, or None (shared logic)."""
-        parts = leaf_path.split("/")
-        for i in range(1, len(parts)):
-            prefix = "/".join(parts[:i])
+        parts = leaf_path.split("/", self._depths[-1]) if self._depths else []
+        for d in self._depths:
+            if d >= len(parts):
+                break
+            prefix = "/".join(parts[:d])
             hit = self._index.get(prefix)
             if hit is not None:
                 return hit + (prefix in self._sampled_set,)
@@ -123,7 +128,6 @@ class Sampling:
         its gate-level nets have no activity, only its leakage counts)."""
         unit = self.unit_of(leaf_path)
         return unit is not None and not unit[2]
-
 
 
 def _spread(paths: list[str], k: int) -> list[str]:
@@ -211,9 +215,8 @@ def rtl_modules(verilog_text: str, names: list[str]) -> str:
     they sit beside the gate-level definitions of the same names."""
     chunks = []
     starts = [(m.start(), m.group(1).lstrip("\\")) for m in _MODULE_LINE.finditer(verilog_text)]
-    for i, (pos, mname) in enumerate(starts):
-        owner = next((n for n in names if mname == n or mname.startswith(n + ".")), None)
-        if owner is None:
+    for pos, mname in starts:
+        if not any(mname == n or mname.startswith(n + ".") for n in names):
             continue
         end = verilog_text.index("endmodule", pos) + len("endmodule")
         chunks.append(_rename(verilog_text[pos:end], names))
