@@ -13,8 +13,9 @@ Structure
 ---------
 * **Booth encoders and term serializers, broadcast.** One :class:`TermLane` (a
   :class:`~.encoders.BoothEncoder` and a radix-4 :class:`~.encoders.DigitSerializer`) per
-  filter lane (``wgt_lane_f*_l*``) and per window lane (``act_lane_w*_l*``), each an
-  instance of one module emitted once (:mod:`.library`). Each cycle the filter lane's current
+  filter lane and per window lane, a brick's lanes together in a :class:`TermBrick`
+  (``wgt_brick_f*``, ``act_brick_w*``), each an instance of one module emitted once
+  (:mod:`.library`, :mod:`.laconic_terms`). Each cycle the filter lane's current
   weight term is broadcast to the filter's PEs and the window lane's current activation
   term to the window's PEs, as in the paper's tile, where terms travel along the PE rows
   and columns. Recoding and sequencing are done once per value, not once per PE lane.
@@ -47,7 +48,7 @@ Structure
   completion signal has to be collected from the PEs.
 * **Per-column weights (``fc_columns``).** With the option every window column has its own
   weight row (:meth:`~.grid.PEGrid.wgt_bricks_of`, :mod:`.column_weights`), so the weight
-  encoders and serializers are per (column, filter, lane) (``wgt_lane_f*_w*_l*``) and
+  encoders and serializers are per (column, filter, lane) (``wgt_brick_f*_w*``) and
   feed that column's PEs only, and the inner loops are per
   (column, lane), each of ``max(1, terms(a[w, l]))`` cycles (a shared loop over the longest
   activation of the lane would make a column whose weight has many terms wait on another
@@ -74,100 +75,20 @@ again during the round, which lets them take the next round at once
 (:func:`termwise.golden.arch.laconic.fc_run_cycles` gives the schedule).
 """
 
-import operator
-
 from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .accumulator import Accumulator, accumulate
 from .adder_tree import sum_lanes, tree_reduce
-from .encoders import BoothEncoder, DigitSerializer, booth_digit_count
+from .encoders import booth_digit_count
 from .grid import PEGrid, pe_signature
+from .laconic_terms import LaneTerm, TermBrick, TermLane
 from .library import ModuleLibrary
 from .rows import act_value
 
 __all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
-           "digit_counts", "pair_positions", "TermLane"]
-
-
-class LaneTerm(data.StructLayout):
-    """One lane's term of this cycle: ``valid``, and the term ``(-1)**neg * 2**exp``."""
-
-    def __init__(self, positions: int):
-        self.positions = positions
-        super().__init__({"valid": 1, "neg": 1, "exp": range(max(positions, 2))})
-
-
-class TermLane(wiring.Component):
-    """One value's Booth terms, one per cycle: a :class:`~.encoders.BoothEncoder` and a
-    radix-4 :class:`~.encoders.DigitSerializer` (Laconic's per-lane term source, emitted
-    once and instantiated by name per lane, :mod:`.library`).
-
-    Parameters
-    ----------
-    bits : int
-        Of the value (two's complement).
-    keep : bool
-        Keep the digits loaded on ``take`` in a register and reload the serializer from it
-        when ``load`` rises without ``take`` (the activations' inner loop wraps); without
-        it the serializer loads the encoder's digits.
-
-    Attributes
-    ----------
-    value : In(signed(bits))
-    count : Out(range(ndigits + 1))
-        The value's term count.
-    load, advance : In(1)
-        The serializer's ``load`` and ``next``.
-    take : In(1)
-        Only with ``keep``: a new value is taken this cycle.
-    term : Out(LaneTerm(2 * ndigits))
-        The serializer's current term.
-    """
-
-    def __init__(self, bits: int, *, keep: bool = False):
-        self.bits = operator.index(bits)
-        self.keep = bool(keep)
-        self.ndigits = nd = booth_digit_count(self.bits)
-        members = {
-            "value": In(signed(self.bits)),
-            "count": Out(range(nd + 1)),
-            "load": In(1),
-            "advance": In(1),
-            "term": Out(LaneTerm(2 * nd)),
-        }
-        if self.keep:
-            members["take"] = In(1)
-        super().__init__(members)
-
-    def fresh(self) -> "TermLane":
-        """Another lane of the same parameters (for an inlined library, tb/amaranth_sim)."""
-        return TermLane(self.bits, keep=self.keep)
-
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.encoder = enc = BoothEncoder(self.bits, is_signed=True)
-        m.submodules.serializer = ser = DigitSerializer(enc.ndigits, 2)
-        nd = enc.ndigits
-        digits = Cat(enc.nonzero, Cat(enc.digits[i].neg for i in range(nd)),
-                     Cat(enc.digits[i].exp[0] for i in range(nd)))
-        if self.keep:
-            kept = Signal(len(digits))
-            with m.If(self.take):
-                m.d.sync += kept.eq(digits)
-            digits = Mux(self.take, digits, kept)
-        m.d.comb += [
-            enc.value.eq(self.value),
-            self.count.eq(enc.count),
-            Cat(ser.nonzero, ser.neg, ser.shift).eq(digits),
-            ser.load.eq(self.load),
-            ser.next.eq(self.advance),
-            self.term.valid.eq(ser.valid),
-            self.term.neg.eq(ser.term.neg),
-            self.term.exp.eq(ser.term.exp),
-        ]
-        return m
+           "digit_counts", "pair_positions", "TermLane", "TermBrick"]
 
 
 def digit_counts(cfg) -> tuple[int, int]:
@@ -376,12 +297,13 @@ class LaconicArray(PEGrid):
         active, take = self._step_control(m, det)
         wrap = self._inner_loops(m, det, nda, active, take, columns)
 
-        # Each lane is an instance of one TermLane module (:mod:`.library`).
-        wgt_lane = self.library.add(f"{cfg.top_name}__wgt_term_lane", TermLane(cfg.wgt_bits))
-        act_lane = self.library.add(f"{cfg.top_name}__act_term_lane",
-                                    TermLane(cfg.act_bits + 1, keep=True))
-        wgt_terms = self._weight_terms(m, det, wgt_lane, ndw, active, take, wrap, columns)
-        act_terms = self._act_terms(m, det, act_lane, nda, active, take, wrap)
+        # Each brick's lanes are an instance of one TermBrick module (:mod:`.library`).
+        wgt_brick = self.library.add(f"{cfg.top_name}__wgt_term_brick",
+                                     TermBrick(cfg.wgt_bits, cfg.lanes))
+        act_brick = self.library.add(f"{cfg.top_name}__act_term_brick",
+                                     TermBrick(cfg.act_bits + 1, cfg.lanes, keep=True))
+        wgt_terms = self._weight_terms(m, det, wgt_brick, active, take, wrap, columns)
+        act_terms = self._act_terms(m, det, act_brick, active, take, wrap)
 
         for w, f, pe in self.pes(m):
             m.d.comb += [pe.wgt.eq(wgt_terms[w, f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
@@ -434,26 +356,25 @@ class LaconicArray(PEGrid):
         shared = [inner_loop(f"{lane}", det.act_max[lane]) for lane in range(lanes)]
         return [shared] * cfg.windows
 
-    def _weight_terms(self, m, det, wgt_lane, ndw, active, take, wrap, columns):
-        """Weights: a Booth encoder and a term serializer (a ``wgt_lane`` instance) per
-        filter lane, broadcast to the filter's PEs (outer loop: the next term when the
-        lane's inner loop wraps). With per-column weights, one per (column, filter, lane),
-        for the column's PE only. Returns ``{(w, f): terms}``."""
+    def _weight_terms(self, m, det, wgt_brick, active, take, wrap, columns):
+        """Weights: a Booth encoder and a term serializer per filter lane (a ``wgt_brick``
+        instance per filter), broadcast to the filter's PEs (outer loop: the next term when
+        the lane's inner loop wraps). With per-column weights, a brick per (column,
+        filter), for the column's PEs only. Returns ``{(w, f): terms}``."""
         cfg, lanes = self.cfg, self.cfg.lanes
 
         def weight_terms(brick, w, suffix, counts, count_base):
-            terms = Signal(data.ArrayLayout(LaneTerm(2 * ndw), lanes),
-                           name=f"wgt_terms_{suffix}")
+            tb = self.library.instantiate(m, wgt_brick, f"wgt_brick_{suffix}")
+            m.d.comb += [
+                tb.load.eq(take.replicate(lanes)),
+                tb.advance.eq(Cat(active & wrap[w][lane] for lane in range(lanes))),
+            ]
             for lane in range(lanes):
-                tl = self.library.instantiate(m, wgt_lane, f"wgt_lane_{suffix}_l{lane}")
                 m.d.comb += [
-                    tl.value.eq(brick[lane]),
-                    counts[count_base + lane].eq(tl.count),
-                    tl.load.eq(take),
-                    tl.advance.eq(active & wrap[w][lane]),
-                    terms[lane].eq(tl.term),
+                    tb.value[lane].eq(brick[lane]),
+                    counts[count_base + lane].eq(tb.count[lane]),
                 ]
-            return terms
+            return tb.term
 
         if columns:
             return {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
@@ -463,27 +384,27 @@ class LaconicArray(PEGrid):
                       for f in range(cfg.filters)]
         return {(w, f): per_filter[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 
-    def _act_terms(self, m, det, act_lane, nda, active, take, wrap) -> list:
-        """Activations: a Booth encoder and a term serializer (an ``act_lane`` instance) per
-        window lane, broadcast to the window's PEs (inner loop: the next term every cycle;
-        reloaded when the loop wraps, from the step's digits the lane keeps). Returns each
-        window's terms."""
+    def _act_terms(self, m, det, act_brick, active, take, wrap) -> list:
+        """Activations: a Booth encoder and a term serializer per window lane (an
+        ``act_brick`` instance per window), broadcast to the window's PEs (inner loop: the
+        next term every cycle; reloaded when the loop wraps, from the step's digits the lane
+        keeps). Returns each window's terms."""
         cfg, lanes = self.cfg, self.cfg.lanes
         act_terms = []
         for w in range(cfg.windows):
             brick = self.act_bricks[w]
-            terms = Signal(data.ArrayLayout(LaneTerm(2 * nda), lanes), name=f"act_terms_w{w}")
+            tb = self.library.instantiate(m, act_brick, f"act_brick_w{w}")
+            m.d.comb += [
+                tb.load.eq(Cat(take | (active & wrap[w][lane]) for lane in range(lanes))),
+                tb.advance.eq(active.replicate(lanes)),
+                tb.take.eq(take),
+            ]
             for lane in range(lanes):
-                tl = self.library.instantiate(m, act_lane, f"act_lane_w{w}_l{lane}")
                 m.d.comb += [
-                    tl.value.eq(act_value(brick[lane], self.act_signed)),
-                    det.act_count[w * lanes + lane].eq(tl.count),
-                    tl.load.eq(take | (active & wrap[w][lane])),
-                    tl.advance.eq(active),
-                    tl.take.eq(take),
-                    terms[lane].eq(tl.term),
+                    tb.value[lane].eq(act_value(brick[lane], self.act_signed)),
+                    det.act_count[w * lanes + lane].eq(tb.count[lane]),
                 ]
-            act_terms.append(terms)
+            act_terms.append(tb.term)
         return act_terms
 
 

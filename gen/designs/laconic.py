@@ -13,8 +13,8 @@ SPEC = DesignSpec(
                     "term encoding"),
              FC_COLUMNS),
     worst_step_cycles=lambda cfg, p: booth_digits(p) * booth_digits(p),
-    area_kinds=((r"^__(act|wgt)_term_lane", "encoders",
-                 "Laconic term lanes: a Booth encoder and a term serializer per window or "
+    area_kinds=((r"^__(act|wgt)_term_brick", "encoders",
+                 "Laconic term bricks: a Booth encoder and a term serializer per window or "
                  "filter lane"),),
     rtl="laconic",
     golden="laconic",
