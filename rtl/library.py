@@ -28,8 +28,7 @@ class ModuleLibrary:
         """Add an instance of module ``name`` to ``m`` and return a fresh interface object
         (same signature as the module) whose signals the parent connects."""
         component = self.modules[name]
-        iface = component.signature.create(path=(instance_name,))
-        _plain_ports(iface, component.signature, (instance_name,))
+        iface = _Ports(component.signature, (instance_name,))
         ports = {}
         for path, member, value in component.signature.flatten(iface):
             prefix = "i_" if member.flow == wiring.In else "o_"
@@ -41,20 +40,33 @@ class ModuleLibrary:
         return iface
 
 
-def _plain_ports(iface, signature, path):
-    """Give every port of ``iface`` with a layout (or other shape-castable) shape a plain
-    signal of its width, seen through the same layout.
+class _Ports:
+    """An instance's ports, as ``signature.create(path=path)`` would make them (the same
+    names, shapes and initial values, nested interfaces and arrays alike), except that a
+    port with a layout (or other shape-castable) shape is a plain signal of its width seen
+    through the layout.
 
     A signal with a layout shape makes Amaranth write a named wire per field in the
     parent's Verilog; at one instance per PE that is most of a large array's module (260k
-    lines of laconic-16x16's array were such wires). The ports' values are unchanged.
+    lines of laconic-16x16's array were such wires). Creating it is slow as well (its
+    format, per field): laconic-16x16 with per-column weights spent a quarter of its
+    emission creating the ports of its 2,112 instances and replacing them.
     """
-    for name, member in signature.members.items():
-        sub = path + (name,)
-        if member.is_signature:
-            _plain_ports(getattr(iface, name), member.signature, sub)
-        elif isinstance(member.shape, ShapeCastable):
-            shape = member.shape
-            init = Const.cast(shape.const(member.init)).value
-            plain = Signal(Shape.cast(shape).width, name="__".join(sub), init=init)
-            setattr(iface, name, shape(plain))
+
+    def __init__(self, signature, path):
+        for name, member in signature.members.items():
+            setattr(self, name, _member(member, member.dimensions, path + (name,)))
+
+
+def _member(member, dimensions, path):
+    if dimensions:
+        return [_member(member, dimensions[1:], path + (index,))
+                for index in range(dimensions[0])]
+    if member.is_signature:
+        return _Ports(member.signature, path)
+    name = "__".join(str(p) for p in path)
+    shape = member.shape
+    if isinstance(shape, ShapeCastable):
+        init = Const.cast(shape.const(member.init)).value
+        return shape(Signal(Shape.cast(shape).width, name=name, init=init))
+    return Signal(shape, name=name, init=member.init)
