@@ -43,10 +43,11 @@ def rendered(cfg: TileConfig, cache_dir: str | None) -> tuple[str, dict]:
     kept there). None: always rendered.
 
     Emission is deterministic, and slow for a big tile (Amaranth: 2-5 s for baseline- and
-    stripes-16x16, 18 s for loom-16x16, 35 s for laconic-16x16, half an hour for
-    laconic-16x16 with per-column weights), while one power run needs the same Verilog
-    several times (the key of its synthesis, the synthesis, the part's scaling). The key hashes the configuration, its names, the source text of every package
-    that emission runs (:data:`termwise.gen.results.keys.RENDER_PACKAGES`) and Amaranth's
+    stripes-16x16, 18 s for loom-16x16, 35 s for laconic-16x16, 2 minutes for
+    laconic-16x16 with per-column weights: 116 s of CPU, 1.8 GB), while one power run
+    needs the same Verilog several times (the key of its synthesis, the synthesis, the
+    part's scaling). The key hashes the configuration, its names, the source text of every
+    package that emission runs (:data:`termwise.gen.results.keys.RENDER_PACKAGES`) and Amaranth's
     version: any edit renders again. An entry is written whole (a folder renamed into
     place); two processes rendering the same configuration keep the first one's.
     """
