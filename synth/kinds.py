@@ -11,7 +11,7 @@ import re
 
 from ..gen import designs
 
-__all__ = ["KINDS", "FRONT_END_KINDS", "COMMON_KINDS", "KIND_TABLE", "kind_of"]
+__all__ = ["KINDS", "FRONT_END_KINDS", "STORAGE_KINDS", "COMMON_KINDS", "KIND_TABLE", "kind_of"]
 
 #: Kinds in report order. ``io_wrapper`` is the flow's own register wrapper, not the tile.
 KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "front_end", "reconstruction",
@@ -22,6 +22,10 @@ KINDS = ("pe_lanes", "adder_tree", "accumulators", "encoders", "front_end", "rec
 #: Diffy's deltas and reconstruction around Pragmatic): ``compare`` reports their sum as
 #: the front-end area, next to the design without that front end.
 FRONT_END_KINDS = ("front_end", "reconstruction")
+
+#: Kinds that store operands: the operand buffers (SRAM macros or flops, a design's own
+#: stores) and the per-column fc weight registers (``termwise report``'s storage share).
+STORAGE_KINDS = ("buffers", "fc_weight_registers")
 
 #: Patterns every design shares, after each design's own (its spec's ``area_kinds``).
 COMMON_KINDS: list[tuple[str, str, str]] = [

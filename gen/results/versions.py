@@ -68,8 +68,10 @@ CYCLE_MODEL_VERSION = 1
 #: hashes (tests/gen/test_results_rtl_guard.py says how). Version 2: SRAM-macro buffers
 #: read only the rows a run uses (each once), Laconic's per-column weight term counts
 #: a port per column (laconic-16x16 with fc_columns did not emit); every flop preset's
-#: Verilog as in version 1.
-RTL_VERSION = 2
+#: Verilog as in version 1. Version 3: Laconic's term lanes grouped per brick (one
+#: ``TermBrick`` library module per weight or activation brick, rtl/laconic_terms.py);
+#: every other design's Verilog as in version 2 (37 preset hashes compared).
+RTL_VERSION = 3
 
 #: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.
 #: workload_keys), in its fingerprint. Bump it when the layers a workload loads from the

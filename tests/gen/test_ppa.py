@@ -36,3 +36,26 @@ def test_power_column_is_the_power_while_busy():
     assert busy["power_average_mw"] == pytest.approx(800.0) and busy["power_while_busy"]
     avg = design_row("d", synth, {"power_w": pw}, None, sim, None, None, {})
     assert avg["power_mw"] == pytest.approx(800.0) and avg["power_while_busy"] is False
+
+
+def test_power_shares_of_storage_and_clock():
+    """Storage's share: the buffers and the fc column registers over the tile's power (the
+    IO wrapper is not the tile); the clock network's: over the tile's power with it."""
+    from termwise.gen.flows.reports.ppa import power_shares
+    power = {"power_w": {"tile": 0.8, "clock_network": 0.2},
+             "by_kind_w": {"buffers": {"total_w": 0.1}, "fc_weight_registers": {"total_w": 0.1},
+                           "pe_lanes": {"total_w": 0.6}, "io_wrapper": {"total_w": 0.05}}}
+    shares = power_shares(power)
+    assert shares["storage_power_share"] == pytest.approx(0.25)
+    assert shares["clock_network_share"] == pytest.approx(0.2)
+    assert power_shares({"power_w": {"tile": 0.8}}) == {"storage_power_share": None,
+                                                          "clock_network_share": None}
+
+
+def test_common_differences_follow_the_tables_storage():
+    from termwise.gen.flows.reports.ppa import common_differences
+    flops = " ".join(common_differences())
+    assert "operand buffers as flip-flops" in flops and "clocked every cycle" in flops
+    macros = " ".join(common_differences("macros", True))
+    assert "operand buffers as SRAM macros" in macros and "clocked every cycle" not in macros
+    assert "flip-flops)" in macros      # Cnvlutin's and Bit-Tactical's own stores

@@ -55,9 +55,10 @@ def design_rows(archs, synth: dict, power: dict, power_errors: dict, sim: dict,
 
 
 def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
-                    wall: dict) -> dict:
+                    wall: dict, buffers: str = "flops", clock_gating: bool = False) -> dict:
     """report.json's document of the rows, the simulation ``sim`` they came from and the
-    flow's wall times ``wall`` (seconds per stage)."""
+    flow's wall times ``wall`` (seconds per stage); ``buffers`` and ``clock_gating``: how
+    the table's tiles store and clock (its common differences from the papers)."""
     from ....synth.api import DEFAULT_CLOCK_NS
     from ..reports import ppa
     from ..reports.plots import hardware_summary
@@ -73,12 +74,13 @@ def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
         "flow": f"OSU 0.18 um liberty, yosys + OpenSTA, clock target "
                 f"{DEFAULT_CLOCK_NS:g} ns, Fmax from the critical path",
         "rows": rows,
-        "common_differences": list(ppa.COMMON_DIFFERENCES),
+        "common_differences": ppa.common_differences(buffers, clock_gating),
         "energy_model": {k: sim["energy"][k] for k in ("model", "constants", "modelled",
                                                        "not_modelled", "dram_sensitivity")},
         "methods": {**METHODS,
-                    "energy per inference": "the tile power without its flip-flop operand "
-                                            "buffers x the RTL's cycles / Fmax, plus "
+                    "energy per inference": "the tile power without its operand buffers "
+                                            "(flip-flops, or the gate-level run's SRAM "
+                                            "macros) x the RTL's cycles / Fmax, plus "
                                             "every storage level as SRAM macros at the "
                                             "design's shapes (tile buffers, chip "
                                             "memories: accesses and leakage) and DRAM "

@@ -109,6 +109,6 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     wall["simulation"] = time.monotonic() - t
     rows = design_rows(archs, synth, power, power_errors, sim, power_cycles)
     wall["total"] = time.monotonic() - t0
-    doc = report_document(workload, bits, fc, sim, rows, wall)
+    doc = report_document(workload, bits, fc, sim, rows, wall, buffers, clock_gating)
     ppa.write_reports(out_dir, doc, plot=plots)
     return doc

@@ -29,25 +29,33 @@ import os
 
 from ....golden.netsim.presets import REFERENCE
 
-__all__ = ["COMMON_DIFFERENCES", "method_text", "design_row", "ratios", "to_markdown",
+__all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios", "to_markdown",
            "write_reports"]
 
-#: Why every row differs from its paper, whatever the design (stated once in report.md).
-COMMON_DIFFERENCES = (
-    "workload: the papers measure their own benchmark networks (mostly ImageNet "
-    "classifiers, Diffy's HD imaging networks, Bit-Tactical's pruned ones); this report "
-    "measures one workload",
-    "precision profile: the papers use their own per-layer precision profiles; termwise "
-    "uses the workload's own profile (termwise sim)",
-    "technology: the papers synthesise in 65 nm (or similar) with SRAM/eDRAM buffers; "
-    "termwise synthesises in OSU 0.18 um with the operand buffers as flip-flops",
-    "scale: one tile at equal peak throughput (256 MAC/cycle), not the papers' chips "
-    "(several tiles, their memory hierarchy and interconnect)",
-    "energy: gate-level power from sampled runs of the workload's layers (zero-delay, "
-    "no glitches, no clock tree, no wires), on-chip SRAM and off-chip DRAM from "
-    "per-bit energies (Horowitz, ISSCC 2014; see the energy model); the papers' "
-    "power comes from their own flows at their node",
-)
+def common_differences(buffers: str = "flops", clock_gating: bool = False) -> list[str]:
+    """Why every row differs from its paper, whatever the design (stated once in
+    report.md), for a table whose tiles keep their operand buffers in ``buffers`` (flops or
+    macros) with or without ``clock_gating``."""
+    storage = ("with the operand buffers as SRAM macros (OpenRAM, scaled from SCMOS: "
+               "docs/sram.md; Cnvlutin's and Bit-Tactical's own stores in flip-flops)"
+               if buffers == "macros" else
+               "with the operand buffers as flip-flops")
+    return [
+        "workload: the papers measure their own benchmark networks (mostly ImageNet "
+        "classifiers, Diffy's HD imaging networks, Bit-Tactical's pruned ones); this report "
+        "measures one workload",
+        "precision profile: the papers use their own per-layer precision profiles; termwise "
+        "uses the workload's own profile (termwise sim)",
+        "technology: the papers synthesise in 65 nm (or similar) with SRAM/eDRAM buffers; "
+        f"termwise synthesises in OSU 0.18 um {storage}"
+        + ("" if clock_gating else ", every register clocked every cycle"),
+        "scale: one tile at equal peak throughput (256 MAC/cycle), not the papers' chips "
+        "(several tiles, their memory hierarchy and interconnect)",
+        "energy: gate-level power from sampled runs of the workload's layers (zero-delay, "
+        "no glitches, no wires; the clock network estimated from its sinks, not built), "
+        "on-chip storage as SRAM macros and off-chip DRAM from a per-bit energy (see the "
+        "energy model); the papers' power comes from their own flows at their node",
+    ]
 
 
 def _get(d, *keys):
@@ -127,6 +135,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "time_s": sim_total["rtl_cycles"] / (asic["fmax_mhz"] * 1e6),
         "power_mw": None, "power_average_mw": None, "power_while_busy": None,
         "clock_network_mw": None, "power_method": None,
+        "storage_power_share": None, "clock_network_share": None,
         "power_activity": None,
         "power_error": power_error,
         "energy_per_inference_uj": None, "compute_uj": None, "onchip_uj": None,
@@ -145,6 +154,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
                    clock_network_mw=(pw["clock_network"] * 1e3 if "clock_network" in pw
                                      else None),
                    power_method=method_text(power),
+                   **power_shares(power),
                    power_activity=(f"{act.get('source')}: {act.get('runs_completed')} runs "
                                    f"of {len(act.get('layers') or [])} layers, "
                                    f"{act.get('cycles_simulated')} cycles"))
@@ -163,6 +173,22 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "energy_efficiency": claim.energy_efficiency, "energy_text": claim.energy_text,
         "area_text": claim.area_text, "why_different": claim.why_different}
     return row
+
+
+def power_shares(power: dict) -> dict:
+    """Where a power report's power goes: ``storage_power_share``, the storage kinds'
+    (:data:`termwise.synth.kinds.STORAGE_KINDS`) share of the tile's power, and
+    ``clock_network_share``, the clock network's share of the tile's power with it (both
+    of the stimulus's average, the one power report's kinds split; None when the report
+    lacks the figure)."""
+    from ....synth.kinds import STORAGE_KINDS
+    pw = power["power_w"]
+    kinds = power.get("by_kind_w") or {}
+    tile, clock = pw.get("tile"), pw.get("clock_network")
+    storage = sum((kinds.get(k) or {}).get("total_w", 0.0) for k in STORAGE_KINDS)
+    return {"storage_power_share": storage / tile if kinds and tile else None,
+            "clock_network_share": (clock / (tile + clock) if clock is not None and tile
+                                    else None)}
 
 
 def storage_text(energy: dict | None, asic: dict) -> str:
@@ -313,12 +339,19 @@ def to_markdown(doc: dict) -> str:
                else f"not measured: {r['power_error']}")
         lines.append(f"| {r['design']} | {_f(r['compute_uj'])} | {_f(r['onchip_uj'])} | "
                      f"{_f(r['offchip_uj'])} | {_f(r['energy_per_inference_uj'])} | {src} |")
+    lines += ["", "Where the tile's power goes (the power run's average; storage: the operand "
+              "buffers and the fc column weight registers; the clock network: of the power "
+              "with it):", "", "| design | storage's share | clock network's share |",
+              "|---|---|---|"]
+    lines += [f"| {r['design']} | {_f(r.get('storage_power_share'), '{:.1%}')} | "
+              f"{_f(r.get('clock_network_share'), '{:.1%}')} |" for r in rows]
     lines += ["", "Storage the energy column prices (SRAM macros, per design):", ""]
     lines += [f"* {r['design']}: {r.get('storage', '-')}" for r in rows]
     e = doc.get("energy_model") or {}
     lines += ["", f"Energy model: {e.get('model', '-')}. On-chip: the tile buffers and chip "
               "memories as SRAM macros (accesses and leakage); compute: the tile power "
-              "without its flip-flop operand buffers, which those macros stand for.", ""]
+              "without its operand buffers (flip-flops, or the gate-level run's SRAM "
+              "macros), which those macros stand for.", ""]
     lines += _dram_sensitivity(rows, e.get("dram_sensitivity") or {})
     lines += ["## How each figure is obtained", ""]
     lines += [f"* {k}: {v}" for k, v in doc["methods"].items()]
