@@ -49,8 +49,8 @@ class _Ports:
     A signal with a layout shape makes Amaranth write a named wire per field in the
     parent's Verilog; at one instance per PE that is most of a large array's module (260k
     lines of laconic-16x16's array were such wires). Creating it is slow as well (its
-    format, per field): laconic-16x16 with per-column weights spent a quarter of its
-    emission creating the ports of its 2,112 instances and replacing them.
+    format, per field): making the plain ports directly took laconic-16x16 with per-column
+    weights (2,112 instances) from 126 to 116 s of CPU to emit.
     """
 
     def __init__(self, signature, path):

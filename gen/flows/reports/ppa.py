@@ -29,8 +29,8 @@ import os
 
 from ....golden.netsim.presets import REFERENCE
 
-__all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios", "to_markdown",
-           "write_reports"]
+__all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios",
+           "to_markdown", "write_reports"]
 
 def common_differences(buffers: str = "flops", clock_gating: bool = False) -> list[str]:
     """Why every row differs from its paper, whatever the design (stated once in
