@@ -49,8 +49,7 @@ import re
 from dataclasses import dataclass, field
 
 __all__ = ["SAMPLED_INSTANCES", "MIN_SAMPLED", "SAMPLED_CELLS", "default_k", "model_for",
-           "HOW",
-           "SAMPLED_METHOD_VERSION", "RTL_SUFFIX", "Sampling", "plan_sampling", "rtl_modules",
+           "HOW", "SAMPLED_METHOD_VERSION", "RTL_SUFFIX", "Sampling", "plan_sampling", "rtl_modules",
            "mixed_netlist", "scale_report", "sampling_record"]
 
 #: The most instances of a replicated module simulated at gate level by default (all of

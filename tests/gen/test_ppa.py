@@ -58,4 +58,5 @@ def test_common_differences_follow_the_tables_storage():
     assert "operand buffers as flip-flops" in flops and "clocked every cycle" in flops
     macros = " ".join(common_differences("macros", True))
     assert "operand buffers as SRAM macros" in macros and "clocked every cycle" not in macros
-    assert "flip-flops)" in macros      # Cnvlutin's and Bit-Tactical's own stores
+    # the designs that keep stores of their own (their specs' own_stores) keep flip-flops
+    assert "of cnvlutin, tactical in flip-flops)" in macros

@@ -36,8 +36,10 @@ def common_differences(buffers: str = "flops", clock_gating: bool = False) -> li
     """Why every row differs from its paper, whatever the design (stated once in
     report.md), for a table whose tiles keep their operand buffers in ``buffers`` (flops or
     macros) with or without ``clock_gating``."""
+    from ...designs import SPECS
+    own = ", ".join(sorted(s.arch for s in SPECS.values() if s.own_stores))
     storage = ("with the operand buffers as SRAM macros (OpenRAM, scaled from SCMOS: "
-               "docs/sram.md; Cnvlutin's and Bit-Tactical's own stores in flip-flops)"
+               f"docs/sram.md; the stores of their own of {own} in flip-flops)"
                if buffers == "macros" else
                "with the operand buffers as flip-flops")
     return [
