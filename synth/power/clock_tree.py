@@ -203,7 +203,7 @@ def add_clock_network(rep: dict, syn: dict) -> dict:
 def clock_net(rep, lib, f_mhz: float) -> tuple[float, float]:
     """``(capacitance, switching power)`` of the clock net: the clock pins it drives
     (library unit; W at ``f_mhz``, two transitions a cycle)."""
-    clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance for i in rep.instances
+    clk_cap = sum(lib.cells[i.cell].pins["CLK"].capacitance * i.cells for i in rep.instances
                   if "CLK" in lib.cells[i.cell].pins)
     u = lib.units
     v2 = (lib.voltage * u.voltage_v) ** 2

@@ -52,6 +52,7 @@ from typing import Callable, Mapping
 
 from ..netlist import UnionFind, parse_netlist
 from .cells import Library
+from .stubs import stub_of
 from .tables import lookup
 
 __all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten", "Flat", "by_module_of"]
@@ -76,6 +77,7 @@ class InstancePower:
     internal_w: float = 0.0
     switching_w: float = 0.0        # of the nets its outputs drive
     load: float = 0.0               # summed output net capacitance, library unit
+    cells: int = 1                  # cells it stands for (a stub's group of one type: more)
 
     @property
     def total_w(self) -> float:
@@ -102,11 +104,18 @@ def _name(wire: str, idx: int, mod) -> str:
     return f"{w}[{idx}]" if wire in mod.vectors else w
 
 
-def flatten(text: str, top: str, lib: Library):
-    """Leaf instances and nets of the netlist under ``top``: ``(leaves, uf, names)`` where
-    ``names[root]`` lists every hierarchical name of the net (wires at every level, and
-    ``inst/pin`` of every leaf pin on it), the driver's own names first."""
+def flatten(text: str, top: str, lib: Library, opaque=frozenset()):
+    """Leaf instances and nets of the netlist under ``top``: ``(leaves, uf, names, stubs)``
+    where ``names[root]`` lists every hierarchical name of the net (wires at every level,
+    and ``inst/pin`` of every leaf pin on it), the driver's own names first.
+
+    ``opaque``: instance paths (``/``-joined) not descended into: each is a stub
+    (:mod:`.stubs`) whose port loads join its parent's nets; ``stubs`` lists ``(net key,
+    cap, fanout, drivers)`` per stubbed net and ``(instance path, holding module, cell,
+    count)`` per group of its cells."""
     mods = {m.name: m for m in parse_netlist(text)}
+    stub_memo: dict = {}
+    stubs = _Stubs()
     top = top.lstrip("\\")
     if top not in mods:
         raise KeyError(f"top module {top!r} not in the netlist")
@@ -144,6 +153,9 @@ def flatten(text: str, top: str, lib: Library):
                         pins[name] = k
                         aliases.setdefault(k, []).append(f"{cpath}/{name}")
                 leaves.append(_Leaf(cpath, inst.type, mname, pins))
+            elif inst.type in mods and "/".join(child) in opaque:
+                stubs.add(stub_of(inst.type, mods, lib, stub_memo), child, inst, uf,
+                          lambda bit: key(path, bit), mods[inst.type])
             elif inst.type in mods:
                 sub = mods[inst.type]
                 for port, bits in inst.conns.items():
@@ -160,7 +172,43 @@ def flatten(text: str, top: str, lib: Library):
     names: dict[object, list[str]] = {}
     for k, ns in aliases.items():
         names.setdefault(uf.find(k), []).extend(ns)
-    return leaves, uf, names
+    return leaves, uf, names, stubs
+
+
+class _Stubs:
+    """The stubbed instances of a flattening (:func:`flatten`'s ``opaque``): the loads
+    their port nets add (``nets``: ``(key, cap, fanout, drivers)``) and their cells
+    (``cells``: ``(instance path, holding module, cell, count)``)."""
+
+    def __init__(self):
+        self.nets: list[tuple[object, float, int, int]] = []
+        self.cells: list[tuple[str, str, str, int]] = []
+
+    def add(self, stub, child: tuple, inst, uf, parent_key, sub) -> None:
+        """Instance ``inst`` (path ``child``) of definition ``sub``, summarised by
+        ``stub``: its classes' parent bits joined, their loads recorded."""
+        where: dict[tuple[str, int], object] = {}
+        for port, bits in inst.conns.items():
+            for k, bit in zip(_port_indices(sub, port), bits):
+                where[(port, k)] = parent_key(bit)
+        for pc in stub.classes:
+            keys = [where[b] for b in pc.bits if b in where]
+            if pc.const is not None:        # first: a constant stays its net's root
+                keys.insert(0, ("'", pc.const))
+            if not keys:
+                continue
+            for k in keys[1:]:
+                uf.union(k, keys[0])
+            if pc.fanout or pc.drivers:
+                self.nets.append((keys[0], pc.cap, pc.fanout, pc.drivers))
+        path = "/".join(child)
+        self.cells.extend((path, module, cell, n) for (module, cell), n in stub.cells.items())
+
+
+def _port_indices(mod, port: str) -> list[int]:
+    msb, lsb = mod.widths.get(port, (0, 0))
+    step = -1 if msb >= lsb else 1
+    return list(range(msb, lsb + step, step))
 
 
 def netlist_power(text: str, top: str, lib: Library,
@@ -188,11 +236,11 @@ def netlist_power(text: str, top: str, lib: Library,
     wl = lib.wire_loads.get(lib.default_wire_load) if lib.default_wire_load else None
     key = ("nets", wire_cap_per_fanout)
     if key not in flat.memo:        # the pins on each net and its capacitance: no rates
-        first = _Nets(uf, _pins_on_nets(leaves, uf))
+        first = _Nets(uf, _pins_on_nets(leaves, uf), stubs=_stub_nets(flat.stubs, uf))
         _net_caps(first, lib, wl, wire_cap_per_fanout)
-        flat.memo[key] = (first.pins, first.cap)
-    pins, cap = flat.memo[key]
-    nets = _Nets(uf, pins, cap=cap)
+        flat.memo[key] = (first.pins, first.cap, first.stubs)
+    pins, cap, stub_nets = flat.memo[key]
+    nets = _Nets(uf, pins, cap=cap, stubs=stub_nets)
     missing = _net_rates(nets, names, lib, get, default_rate)
     port_sw = _port_switching(nets, lib, v2)
     static = None
@@ -213,6 +261,10 @@ def netlist_power(text: str, top: str, lib: Library,
             ip.internal_w += access(lf, lambda p, lf=lf: names.get(uf.find(lf.pins[p]), []))
         out.append(ip)
         extrap += n_extrap
+    for path, module, cell, n in flat.stubs.cells:     # stubbed instances: leakage only
+        out.append(InstancePower(f"{path}/[{module}] {cell} x{n}", cell, module,
+                                 leakage_w=n * lib.cells[cell].leakage * u.leakage_w,
+                                 cells=n))
     totals = {k: sum(ip.__getattribute__(k) for ip in out)
               for k in ("leakage_w", "internal_w", "switching_w")}
     totals["total_w"] = sum(totals.values())
@@ -235,8 +287,8 @@ class Flat:
     net and their capacitance, the leaves a ``static_only`` test leaves static), for the
     power of one netlist under several runs' rates."""
 
-    def __init__(self, text: str, top: str, lib: Library):
-        self.leaves, self.uf, self.names = flatten(text, top, lib)
+    def __init__(self, text: str, top: str, lib: Library, opaque=frozenset()):
+        self.leaves, self.uf, self.names, self.stubs = flatten(text, top, lib, opaque)
         self.memo: dict = {}
 
 
@@ -248,6 +300,11 @@ class _Nets:
     pins: dict[object, list[tuple[_Leaf, str]]]
     rate: dict[object, float] = field(default_factory=dict)
     cap: dict[object, float] = field(default_factory=dict)
+    stubs: dict[object, tuple[float, int, int]] = field(default_factory=dict)
+    # ^ per net, the stubbed instances' pins on it: (capacitance, fanout, drivers)
+
+    def stub_drivers(self, net) -> int:
+        return self.stubs[net][2] if net in self.stubs else 0
 
 
 def _is_input(lib: Library, lf: _Leaf, pin: str) -> bool:
@@ -261,6 +318,15 @@ def _pins_on_nets(leaves: list[_Leaf], uf) -> dict[object, list[tuple[_Leaf, str
         for pin, k in lf.pins.items():
             on_net.setdefault(uf.find(k), []).append((lf, pin))
     return on_net
+
+
+def _stub_nets(stubs, uf) -> dict[object, tuple[float, int, int]]:
+    """The stubbed instances' loads summed per net root."""
+    out: dict[object, tuple[float, int, int]] = {}
+    for k, cap, fanout, drivers in stubs.nets:
+        c, f, d = out.get(uf.find(k), (0.0, 0, 0))
+        out[uf.find(k)] = (c + cap, f + fanout, d + drivers)
+    return out
 
 
 def _net_rates(nets: _Nets, names: dict, lib: Library, get, default_rate) -> list[str]:
@@ -286,9 +352,14 @@ def _net_rates(nets: _Nets, names: dict, lib: Library, get, default_rate) -> lis
 
 def _net_caps(nets: _Nets, lib: Library, wl, wire_cap_per_fanout: float) -> None:
     """Fill ``nets.cap``: the pins' capacitance plus the wire load of the net's fanout."""
+    for net in nets.stubs:          # a net only stubbed instances' pins are on
+        nets.pins.setdefault(net, [])
     for net, pins in nets.pins.items():
         c = sum(lib.cells[lf.cell].pins[p].capacitance for lf, p in pins)
         fanout = sum(1 for lf, p in pins if _is_input(lib, lf, p))
+        if net in nets.stubs:
+            c += nets.stubs[net][0]
+            fanout += nets.stubs[net][1]
         c += wl.cap(fanout) if wl else wire_cap_per_fanout * fanout
         nets.cap[net] = c
 
@@ -299,7 +370,7 @@ def _port_switching(nets: _Nets, lib: Library, v2: float) -> float:
     port_sw = 0.0
     for net, pins in nets.pins.items():
         drivers = [(lf, p) for lf, p in pins if not _is_input(lib, lf, p)]
-        if not drivers and net[0] != "'":
+        if not drivers and not nets.stub_drivers(net) and net[0] != "'":
             port_sw += 0.5 * nets.cap[net] * u.capacitance_f * v2 * nets.rate[net]
     return port_sw
 
@@ -320,7 +391,8 @@ def _instance_power(lf: _Leaf, lib: Library, nets: _Nets, slew: float,
             extrap += _passive_power(ip, lp, r, slew, u)
             continue
         c = nets.cap[net]
-        ndrv = sum(1 for lf2, p2 in nets.pins[net] if not _is_input(lib, lf2, p2))
+        ndrv = (sum(1 for lf2, p2 in nets.pins[net] if not _is_input(lib, lf2, p2))
+                + nets.stub_drivers(net))
         ip.switching_w += 0.5 * c * u.capacitance_f * v2 * r / ndrv
         ip.load += c
         extrap += _output_internal_power(ip, lf, lp, r, c, nets, slew, u)
@@ -369,7 +441,7 @@ def by_module_of(out: list[InstancePower]) -> dict[str, dict[str, float]]:
     for ip in out:
         m = by_module.setdefault(ip.module, {"cells": 0, "leakage_w": 0.0, "internal_w": 0.0,
                                              "switching_w": 0.0, "total_w": 0.0})
-        m["cells"] += 1
+        m["cells"] += ip.cells
         m["leakage_w"] += ip.leakage_w
         m["internal_w"] += ip.internal_w
         m["switching_w"] += ip.switching_w

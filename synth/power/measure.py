@@ -286,9 +286,10 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
                            stimulus_rows(cfg, plan))
             stimulus = "stimulus.bin"
         # the netlist is flattened once for the four runs' power (a 16x16 tile: 1-2
-        # million leaves)
+        # million leaves); sampled, the instances simulated as RTL are stubs (.stubs)
         from .compute import Flat
-        flat = Flat(netlist, top, macros.lib)
+        flat = Flat(netlist, top, macros.lib,
+                    frozenset() if sampling is None else sampling.unsampled_instances())
         stats, rep, used = _model_power(exe, run_dir, netlist, top, macros, cycles=cycles,
                                         seed=seed, f_mhz=f_mhz, stimulus=stimulus,
                                         sampling=sampling, flat=flat)

@@ -32,7 +32,8 @@ rate. Per replicated module:
 * dynamic power (internal + switching of the nets its cells drive) is the sampled
   instances' mean times the instance count (:func:`scale_report`); the unsampled
   instances' cells (whose internal nets the RTL model does not have) count none of their
-  own;
+  own, so the computation does not flatten them: each is a stub (:mod:`.stubs`, its port
+  loads and its cells by type), the nets around it as the whole netlist has them;
 * the sampling error: the standard error of that total, ``N s / sqrt(k) *
   sqrt((N - k) / (N - 1))`` (``s`` the sampled instances' standard deviation, finite
   population), reported with its 95% bound (1.96 standard errors). With every instance
@@ -121,6 +122,12 @@ class Sampling:
             if hit is not None:
                 return hit + (prefix in self._sampled_set,)
         return None
+
+    def unsampled_instances(self) -> frozenset:
+        """The paths of the instances simulated as RTL (:func:`.compute.flatten`'s
+        ``opaque``: only their leakage counts, so their own nets are not flattened)."""
+        return frozenset(p for m, ps in self.modules.items() for p in ps
+                         if p not in self._sampled_set)
 
     def unsampled(self, leaf_path: str) -> bool:
         """Whether the leaf at ``leaf_path`` is in an unsampled instance (simulated as RTL:
@@ -297,7 +304,7 @@ def scale_report(rep, sampling: Sampling):
             f = 0.0
         out.append(type(ip)(ip.path, ip.cell, ip.module, leakage_w=ip.leakage_w,
                             internal_w=ip.internal_w * f, switching_w=ip.switching_w * f,
-                            load=ip.load))
+                            load=ip.load, cells=ip.cells))
     totals = {k: sum(getattr(ip, k) for ip in out)
               for k in ("leakage_w", "internal_w", "switching_w")}
     totals["total_w"] = sum(totals.values())

@@ -1,0 +1,115 @@
+"""An instance whose own nets are not wanted, seen from its parent: its port loads and its
+cells (the sampled method's unsampled instances, :mod:`.sampled`).
+
+The sampled method simulates most instances of a replicated module as RTL, so their own
+gate-level nets have no activity and only their leakage counts. Flattening every one of
+them (a 16x16 Loom tile: over a thousand PEs, millions of pins, each with its names) only
+to give them leakage is what made the power computation the report's largest process.
+Here a module definition is flattened once and summarised by what its parent's nets see:
+
+* per electrical net that reaches a port (its *class*: the port bits joined inside the
+  module, a feed-through joins an input to an output), the capacitance and fanout of the
+  cell input pins on it, the cell outputs that drive it, and the constant it is tied to;
+* its cells, counted by the definition that holds them and the cell type (leakage, the
+  report's cells per module, the clock pins the clock network drives).
+
+:func:`.compute.flatten` then joins the parent's bits of one class, adds each class's loads
+to the parent's net and counts its drivers, and lists the cells as groups, so the power of
+every net and cell outside the stubbed instances is what the fully flattened netlist gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..netlist import UnionFind
+
+__all__ = ["PortClass", "Stub", "stub_of"]
+
+
+@dataclass(frozen=True)
+class PortClass:
+    """One electrical net of a module that reaches its ports."""
+    bits: tuple[tuple[str, int], ...]   # (port, index) on the net
+    cap: float                          # its cells' input pin capacitance, library unit
+    fanout: int                         # its cells' input pins
+    drivers: int                        # its cells' output pins
+    const: str | None                   # "0"/"1"/... when tied to a constant inside
+
+
+@dataclass(frozen=True)
+class Stub:
+    """A module definition summarised for its parents (see the module docstring)."""
+    classes: tuple[PortClass, ...]
+    cells: dict[tuple[str, str], int]   # (holding module, cell type) -> count
+
+
+def stub_of(mname: str, mods: dict, lib, memo: dict) -> Stub:
+    """The :class:`Stub` of module ``mname`` (``mods``: the netlist's definitions by name,
+    ``lib``: the liberty), memoised in ``memo``."""
+    if mname not in memo:
+        memo[mname] = _summarise(mname, mods, lib)
+    return memo[mname]
+
+
+def _summarise(mname: str, mods: dict, lib) -> Stub:
+    uf = UnionFind()
+    loads: list[tuple[object, float, bool]] = []     # (bit key, pin cap, is input)
+    cells: dict[tuple[str, str], int] = {}
+
+    def key(path, bit):
+        return ("'", bit[1]) if bit[0] == "'" else (path, bit[0], bit[1])
+
+    def visit(name: str, path: tuple):
+        mod = mods[name]
+        for lhs, rhs in mod.assigns:
+            for a, b in zip(lhs, rhs):
+                uf.union(key(path, a), key(path, b))
+        for inst in mod.insts:
+            iname = inst.name[1:].rstrip() if inst.name.startswith("\\") else inst.name
+            if inst.type in lib.cells:
+                cell = lib.cells[inst.type]
+                cells[(name, inst.type)] = cells.get((name, inst.type), 0) + 1
+                for pin, bits in inst.conns.items():
+                    for i, bit in enumerate(reversed(bits)):
+                        p = cell.pins[pin if len(bits) == 1 else f"{pin}[{i}]"]
+                        loads.append((key(path, bit), p.capacitance,
+                                      p.direction == "input"))
+            elif inst.type in mods:
+                sub = mods[inst.type]
+                child = path + (iname,)
+                for port, bits in inst.conns.items():
+                    for k, bit in zip(_indices(sub, port), bits):
+                        uf.union((child, port, k), key(path, bit))
+                visit(inst.type, child)
+            else:
+                raise KeyError(f"cell {inst.type} of {name} is neither a module of the "
+                               f"netlist nor a liberty cell")
+
+    visit(mname, ())
+    mod = mods[mname]
+    by_root: dict[object, list[tuple[str, int]]] = {}
+    for port in mod.ports:
+        for k in _indices(mod, port):
+            by_root.setdefault(uf.find(((), port, k)), []).append((port, k))
+    acc = {root: [0.0, 0, 0] for root in by_root}
+    for k, cap, is_input in loads:
+        a = acc.get(uf.find(k))
+        if a is None:
+            continue
+        if is_input:
+            a[0] += cap
+            a[1] += 1
+        else:
+            a[2] += 1
+    classes = tuple(PortClass(tuple(bits), acc[root][0], acc[root][1], acc[root][2],
+                              root[1] if root[0] == "'" else None)
+                    for root, bits in by_root.items())
+    return Stub(classes, cells)
+
+
+def _indices(mod, port: str) -> list[int]:
+    """A port's bit indices, most significant first (the order of a connection's bits)."""
+    msb, lsb = mod.widths.get(port, (0, 0))
+    step = -1 if msb >= lsb else 1
+    return list(range(msb, lsb + step, step))
