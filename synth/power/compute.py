@@ -50,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..netlist import UnionFind, parse_netlist
+from ..netlist import UnionFind, bit_range, parse_netlist
 from .cells import Library
 from .stubs import stub_of
 from .tables import lookup
@@ -159,9 +159,7 @@ def flatten(text: str, top: str, lib: Library, opaque=frozenset()):
             elif inst.type in mods:
                 sub = mods[inst.type]
                 for port, bits in inst.conns.items():
-                    msb, lsb = sub.widths.get(port, (0, 0))
-                    step = -1 if msb >= lsb else 1
-                    for k, bit in zip(range(msb, lsb + step, step), bits):
+                    for k, bit in zip(bit_range(sub, port), bits):
                         uf.union((child, port, k), key(path, bit))
                 visit(inst.type, child)
             else:
@@ -189,7 +187,7 @@ class _Stubs:
         ``stub``: its classes' parent bits joined, their loads recorded."""
         where: dict[tuple[str, int], object] = {}
         for port, bits in inst.conns.items():
-            for k, bit in zip(_port_indices(sub, port), bits):
+            for k, bit in zip(bit_range(sub, port), bits):
                 where[(port, k)] = parent_key(bit)
         for pc in stub.classes:
             keys = [where[b] for b in pc.bits if b in where]
@@ -203,12 +201,6 @@ class _Stubs:
                 self.nets.append((keys[0], pc.cap, pc.fanout, pc.drivers))
         path = "/".join(child)
         self.cells.extend((path, module, cell, n) for (module, cell), n in stub.cells.items())
-
-
-def _port_indices(mod, port: str) -> list[int]:
-    msb, lsb = mod.widths.get(port, (0, 0))
-    step = -1 if msb >= lsb else 1
-    return list(range(msb, lsb + step, step))
 
 
 def netlist_power(text: str, top: str, lib: Library,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..netlist import UnionFind
+from ..netlist import UnionFind, bit_range
 
 __all__ = ["PortClass", "Stub", "stub_of"]
 
@@ -79,7 +79,7 @@ def _summarise(mname: str, mods: dict, lib) -> Stub:
                 sub = mods[inst.type]
                 child = path + (iname,)
                 for port, bits in inst.conns.items():
-                    for k, bit in zip(_indices(sub, port), bits):
+                    for k, bit in zip(bit_range(sub, port), bits):
                         uf.union((child, port, k), key(path, bit))
                 visit(inst.type, child)
             else:
@@ -90,7 +90,7 @@ def _summarise(mname: str, mods: dict, lib) -> Stub:
     mod = mods[mname]
     by_root: dict[object, list[tuple[str, int]]] = {}
     for port in mod.ports:
-        for k in _indices(mod, port):
+        for k in bit_range(mod, port):
             by_root.setdefault(uf.find(((), port, k)), []).append((port, k))
     acc = {root: [0.0, 0, 0] for root in by_root}
     for k, cap, is_input in loads:
@@ -106,10 +106,3 @@ def _summarise(mname: str, mods: dict, lib) -> Stub:
                               root[1] if root[0] == "'" else None)
                     for root, bits in by_root.items())
     return Stub(classes, cells)
-
-
-def _indices(mod, port: str) -> list[int]:
-    """A port's bit indices, most significant first (the order of a connection's bits)."""
-    msb, lsb = mod.widths.get(port, (0, 0))
-    step = -1 if msb >= lsb else 1
-    return list(range(msb, lsb + step, step))
