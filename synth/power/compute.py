@@ -55,7 +55,8 @@ from .cells import Library
 from .stubs import stub_of
 from .tables import lookup
 
-__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten", "Flat", "by_module_of"]
+__all__ = ["InstancePower", "PowerReport", "netlist_power", "flatten", "flatten_modules", "Flat",
+           "by_module_of"]
 
 
 @dataclass
@@ -113,7 +114,11 @@ def flatten(text: str, top: str, lib: Library, opaque=frozenset()):
     (:mod:`.stubs`) whose port loads join its parent's nets; ``stubs`` lists ``(net key,
     cap, fanout, drivers)`` per stubbed net and ``(instance path, holding module, cell,
     count)`` per group of its cells."""
-    mods = {m.name: m for m in parse_netlist(text)}
+    return flatten_modules({m.name: m for m in parse_netlist(text)}, top, lib, opaque)
+
+
+def flatten_modules(mods: dict, top: str, lib: Library, opaque=frozenset()):
+    """:func:`flatten` of the parsed definitions ``mods`` (by name) under ``top``."""
     stub_memo: dict = {}
     stubs = _Stubs()
     top = top.lstrip("\\")
@@ -154,8 +159,8 @@ def flatten(text: str, top: str, lib: Library, opaque=frozenset()):
                         aliases.setdefault(k, []).append(f"{cpath}/{name}")
                 leaves.append(_Leaf(cpath, inst.type, mname, pins))
             elif inst.type in mods and "/".join(child) in opaque:
-                stubs.add(stub_of(inst.type, mods, lib, stub_memo), child, inst, uf,
-                          lambda bit: key(path, bit), mods[inst.type])
+                stub = stub_of(inst.type, mods, lib, stub_memo, flatten_modules)
+                stubs.add(stub, child, inst, uf, lambda bit: key(path, bit), mods[inst.type])
             elif inst.type in mods:
                 sub = mods[inst.type]
                 for port, bits in inst.conns.items():
@@ -206,8 +211,7 @@ class _Stubs:
 def netlist_power(text: str, top: str, lib: Library,
                   rates: Mapping[str, float] | Callable[[str], float | None], *,
                   slew: float = 0.1, wire_cap_per_fanout: float = 0.0,
-                  default_rate: float | None = None, access=None, flat=None,
-                  static_only=None) -> PowerReport:
+                  default_rate: float | None = None, access=None, flat=None) -> PowerReport:
     """Power of the netlist ``text`` under ``top`` (W). ``rates``: transitions per second by
     hierarchical net name relative to ``top`` (``inst/sub/wire[3]`` or a leaf pin
     ``inst/_12_/Y``), e.g. :meth:`.saif.Saif.rates`; ``slew`` in the library's time unit;
@@ -217,9 +221,8 @@ def netlist_power(text: str, top: str, lib: Library,
     beyond its liberty tables (an SRAM macro's reads and writes, :mod:`.macro_power`),
     added to its internal power; ``names(pin)`` lists the names of the pin's net.
     ``flat``: a :class:`Flat` of ``text``, ``top`` and ``lib``, when the caller computes
-    the power of one netlist under several runs' rates (flattened once).
-    ``static_only(path)``: True for a leaf whose leakage alone is wanted (its dynamic power
-    is estimated elsewhere: :mod:`.sampled`'s unsampled instances)."""
+    the power of one netlist under several runs' rates (flattened once; with ``opaque``
+    instances as stubs, :func:`flatten`: only their leakage counts)."""
     get = rates if callable(rates) else rates.get
     flat = Flat(text, top, lib) if flat is None else flat
     leaves, uf, names = flat.leaves, flat.uf, flat.names
@@ -228,26 +231,20 @@ def netlist_power(text: str, top: str, lib: Library,
     wl = lib.wire_loads.get(lib.default_wire_load) if lib.default_wire_load else None
     key = ("nets", wire_cap_per_fanout)
     if key not in flat.memo:        # the pins on each net and its capacitance: no rates
-        first = _Nets(uf, _pins_on_nets(leaves, uf), stubs=_stub_nets(flat.stubs, uf))
+        stub_nets = _stub_nets(flat.stubs, uf)
+        pins = _pins_on_nets(leaves, uf)
+        for net in stub_nets:       # a net only stubbed instances' pins are on
+            pins.setdefault(net, [])
+        first = _Nets(uf, pins, stubs=stub_nets)
         _net_caps(first, lib, wl, wire_cap_per_fanout)
         flat.memo[key] = (first.pins, first.cap, first.stubs)
     pins, cap, stub_nets = flat.memo[key]
     nets = _Nets(uf, pins, cap=cap, stubs=stub_nets)
     missing = _net_rates(nets, names, lib, get, default_rate)
     port_sw = _port_switching(nets, lib, v2)
-    static = None
-    if static_only is not None:
-        skey = ("static", static_only)
-        if skey not in flat.memo:
-            flat.memo[skey] = [static_only(lf.path) for lf in leaves]
-        static = flat.memo[skey]
     out: list[InstancePower] = []
     extrap = 0
-    for i, lf in enumerate(leaves):
-        if static is not None and static[i]:
-            out.append(InstancePower(lf.path, lf.cell, lf.module,
-                                     leakage_w=lib.cells[lf.cell].leakage * u.leakage_w))
-            continue
+    for lf in leaves:
         ip, n_extrap = _instance_power(lf, lib, nets, slew, v2)
         if access is not None:
             ip.internal_w += access(lf, lambda p, lf=lf: names.get(uf.find(lf.pins[p]), []))
@@ -276,7 +273,7 @@ def netlist_power(text: str, top: str, lib: Library,
 class Flat:
     """A netlist flattened (:func:`flatten`: ``leaves``, ``uf``, ``names``) with what
     every power computation on it derives whatever the rates (``memo``: the pins on each
-    net and their capacitance, the leaves a ``static_only`` test leaves static), for the
+    net and their capacitance, the stubs' loads on them), for the
     power of one netlist under several runs' rates."""
 
     def __init__(self, text: str, top: str, lib: Library, opaque=frozenset()):
@@ -344,8 +341,6 @@ def _net_rates(nets: _Nets, names: dict, lib: Library, get, default_rate) -> lis
 
 def _net_caps(nets: _Nets, lib: Library, wl, wire_cap_per_fanout: float) -> None:
     """Fill ``nets.cap``: the pins' capacitance plus the wire load of the net's fanout."""
-    for net in nets.stubs:          # a net only stubbed instances' pins are on
-        nets.pins.setdefault(net, [])
     for net, pins in nets.pins.items():
         c = sum(lib.cells[lf.cell].pins[p].capacitance for lf, p in pins)
         fanout = sum(1 for lf, p in pins if _is_input(lib, lf, p))

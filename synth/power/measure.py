@@ -121,7 +121,7 @@ def saif_rates(saif, top: str) -> dict[str, float]:
 
 
 def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
-                    scale: float, access=None, flat=None, static_only=None):
+                    scale: float, access=None, flat=None):
     """:func:`.compute.netlist_power` of the simulated ``rates`` times ``scale``.
 
     Parameters
@@ -154,8 +154,7 @@ def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
         used[name] = r * scale
         return r * scale
 
-    return netlist_power(netlist, top, lib, rate, access=access, flat=flat,
-                         static_only=static_only), used
+    return netlist_power(netlist, top, lib, rate, access=access, flat=flat), used
 
 
 def average_activity(used: dict[str, float], period_ns: float) -> float:
@@ -225,9 +224,9 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
     if macros.energies:
         from .macro_power import access_power
         access = access_power(saif, top, f_mhz * 1e6, macros.energies)
+    # sampled, ``flat`` holds the unsampled instances as stubs (_simulate): leakage only
     rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
-                                access=access, flat=flat,
-                                static_only=None if sampling is None else sampling.unsampled)
+                                access=access, flat=flat)
     if sampling is not None:
         from .sampled import sampling_record, scale_report
         rep, errors = scale_report(rep, sampling)

@@ -129,11 +129,6 @@ class Sampling:
         return frozenset(p for m, ps in self.modules.items() for p in ps
                          if p not in self._sampled_set)
 
-    def unsampled(self, leaf_path: str) -> bool:
-        """Whether the leaf at ``leaf_path`` is in an unsampled instance (simulated as RTL:
-        its gate-level nets have no activity, only its leakage counts)."""
-        unit = self.unit_of(leaf_path)
-        return unit is not None and not unit[2]
 
 
 def _spread(paths: list[str], k: int) -> list[str]:

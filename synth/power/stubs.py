@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..netlist import UnionFind, bit_range
+from ..netlist import bit_range
 
 __all__ = ["PortClass", "Stub", "stub_of"]
 
@@ -44,64 +44,36 @@ class Stub:
     cells: dict[tuple[str, str], int]   # (holding module, cell type) -> count
 
 
-def stub_of(mname: str, mods: dict, lib, memo: dict) -> Stub:
+def stub_of(mname: str, mods: dict, lib, memo: dict, flatten_modules) -> Stub:
     """The :class:`Stub` of module ``mname`` (``mods``: the netlist's definitions by name,
-    ``lib``: the liberty), memoised in ``memo``."""
+    ``lib``: the liberty), memoised in ``memo``; ``flatten_modules`` is
+    :func:`.compute.flatten_modules` (passed in: that module imports this one)."""
     if mname not in memo:
-        memo[mname] = _summarise(mname, mods, lib)
+        memo[mname] = _summarise(mname, mods, lib, flatten_modules)
     return memo[mname]
 
 
-def _summarise(mname: str, mods: dict, lib) -> Stub:
-    uf = UnionFind()
-    loads: list[tuple[object, float, bool]] = []     # (bit key, pin cap, is input)
-    cells: dict[tuple[str, str], int] = {}
-
-    def key(path, bit):
-        return ("'", bit[1]) if bit[0] == "'" else (path, bit[0], bit[1])
-
-    def visit(name: str, path: tuple):
-        mod = mods[name]
-        for lhs, rhs in mod.assigns:
-            for a, b in zip(lhs, rhs):
-                uf.union(key(path, a), key(path, b))
-        for inst in mod.insts:
-            iname = inst.name[1:].rstrip() if inst.name.startswith("\\") else inst.name
-            if inst.type in lib.cells:
-                cell = lib.cells[inst.type]
-                cells[(name, inst.type)] = cells.get((name, inst.type), 0) + 1
-                for pin, bits in inst.conns.items():
-                    for i, bit in enumerate(reversed(bits)):
-                        p = cell.pins[pin if len(bits) == 1 else f"{pin}[{i}]"]
-                        loads.append((key(path, bit), p.capacitance,
-                                      p.direction == "input"))
-            elif inst.type in mods:
-                sub = mods[inst.type]
-                child = path + (iname,)
-                for port, bits in inst.conns.items():
-                    for k, bit in zip(bit_range(sub, port), bits):
-                        uf.union((child, port, k), key(path, bit))
-                visit(inst.type, child)
-            else:
-                raise KeyError(f"cell {inst.type} of {name} is neither a module of the "
-                               f"netlist nor a liberty cell")
-
-    visit(mname, ())
+def _summarise(mname: str, mods: dict, lib, flatten_modules) -> Stub:
+    leaves, uf, _, _ = flatten_modules(mods, mname, lib)
     mod = mods[mname]
     by_root: dict[object, list[tuple[str, int]]] = {}
     for port in mod.ports:
         for k in bit_range(mod, port):
             by_root.setdefault(uf.find(((), port, k)), []).append((port, k))
-    acc = {root: [0.0, 0, 0] for root in by_root}
-    for k, cap, is_input in loads:
-        a = acc.get(uf.find(k))
-        if a is None:
-            continue
-        if is_input:
-            a[0] += cap
-            a[1] += 1
-        else:
-            a[2] += 1
+    acc = {root: [0.0, 0, 0] for root in by_root}   # cap, fanout, drivers per port net
+    cells: dict[tuple[str, str], int] = {}
+    for lf in leaves:
+        cells[(lf.module, lf.cell)] = cells.get((lf.module, lf.cell), 0) + 1
+        for pin, k in lf.pins.items():
+            a = acc.get(uf.find(k))
+            if a is None:               # a net inside the module only
+                continue
+            p = lib.cells[lf.cell].pins[pin]
+            if p.direction == "input":
+                a[0] += p.capacitance
+                a[1] += 1
+            else:
+                a[2] += 1
     classes = tuple(PortClass(tuple(bits), acc[root][0], acc[root][1], acc[root][2],
                               root[1] if root[0] == "'" else None)
                     for root, bits in by_root.items())
