@@ -92,11 +92,14 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
     (:func:`fc_step_cycles`); a design whose model defines ``fc_run_cycles(cfg, act,
     wgt_cols, rt)`` gives its own.
 
-    The first round's weights take ``windows`` cycles to read, one row per column; each
-    later round's are read while the array works on the one before, so round ``k + 1``
-    starts ``max(c_k, windows)`` cycles after round ``k``::
+    The columns run a cycle apart, one weight register per PE (``rtl/column_stagger.py``):
+    the buffer delivers round ``k``'s rows one per cycle, column ``c``'s on the cycle it
+    starts the round. Column 0 starts round 0 on the cycle after the command (as a conv
+    run's first step); rounds start ``max(c_k, windows)`` apart (a round's ``windows``
+    reads end before the next round's begin), and the last column ends ``windows - 1``
+    cycles after column 0::
 
-        windows + sum(max(c_k, windows) for k < n - 1) + c_{n-1} + RUN_OVERHEAD
+        sum(max(c_k, windows) for k < n - 1) + c_{n-1} + (windows - 1) + RUN_OVERHEAD
     """
     arch = model_of(cfg)
     rt = command_registers(cfg, rt or cfg.runtime_values(fc=True))
@@ -106,4 +109,4 @@ def fc_run_cycles(cfg, act, wgt_cols, rt=None) -> int:
         return 1 + cfg.pipeline_latency
     c = fc_step_cycles(cfg, act, wgt_cols, rt)
     cols = cfg.windows
-    return int(cols + np.maximum(c[:-1], cols).sum() + c[-1]) + run_overhead(cfg)
+    return int(np.maximum(c[:-1], cols).sum() + c[-1] + cols - 1) + run_overhead(cfg)

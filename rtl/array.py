@@ -32,25 +32,29 @@ def _act_signed(cfg) -> dict:
     return {"act_signed": In(1)} if "act_signed" in cfg.runtime else {}
 
 
-def _wgt_cols(cfg) -> dict:
+def _wgt_cols(cfg, stagger: bool) -> dict:
     """With the ``fc_columns`` option: ``wgt_cols``, each window column's own weight row
     (:mod:`.column_weights`; in a run without ``fc`` every column's is ``wgt_row``). One
     port per column, not one array-layout port: a 16x16 tile's columns hold 16 x 4096 bits,
     past the 65,536 bits Amaranth's netlist allows one signal."""
     if not cfg.has_fc_columns:
         return {}
-    return {"wgt_cols": In(unsigned(cfg.wgt_row_bits)).array(cfg.windows)}
+    cols = {"wgt_cols": In(unsigned(cfg.wgt_row_bits)).array(cfg.windows)}
+    return {**cols, "fc": In(1)} if stagger else cols
 
 
-def array_signature(cfg, *, restart: bool = False) -> wiring.Signature:
+def array_signature(cfg, *, restart: bool = False, stagger: bool = False
+                    ) -> wiring.Signature:
     """``restart=True`` adds ``restart`` (``windows`` bits, valid on the ``start`` cycle:
     the command's per-window restart register, e.g. Diffy's). With the ``fc_columns``
     option the array reads each column's weights from ``wgt_cols`` instead of
-    ``wgt_row`` (:meth:`.grid.PEGrid.wgt_bricks_of`)."""
+    ``wgt_row`` (:meth:`.grid.PEGrid.wgt_bricks_of`); ``stagger=True`` (an array whose
+    columns are staggered in fc runs, :mod:`.column_stagger`) adds ``fc``, the run's fc
+    register, valid while the run works."""
     members = {
         "act_row": In(unsigned(cfg.act_row_bits)),
         "wgt_row": In(unsigned(cfg.wgt_row_bits)),
-        **_wgt_cols(cfg),
+        **_wgt_cols(cfg, stagger),
         "valid": In(1),
         "start": In(1),
         "precision": In(range(cfg.act_bits + 1)),

@@ -13,11 +13,11 @@ reads. :class:`ColumnWeights` reads the next round's rows while the array works 
 current one (double buffering: ``windows - 1`` shadow rows plus the last row, which the
 buffer's read port holds), and hands the whole round to the array at once. Successive
 rounds therefore start ``max(step cycles, windows)`` cycles apart, and the first one
-``windows`` cycles after the command (:func:`termwise.golden.cycles.fc_run_cycles`). The
-papers stagger the columns instead (column ``c`` starts ``c`` cycles after column 0, with
-one weight register per PE and per-column control); both reach a round every
-``max(p, windows)`` cycles, and the double buffer costs ``windows - 1`` rows of registers
-more where the stagger would cost per-column delayed control.
+``windows`` cycles after the command. Laconic's and Pragmatic's arrays use it (they take a
+round into registers of their own, so a short round may follow a long one sooner: their
+models' ``fc_run_cycles``). The other arrays stagger their columns instead, as the papers
+do (:mod:`.column_stagger`: one weight register per PE, ``windows - 1`` rows fewer, and
+per-column delayed control).
 """
 
 from amaranth import Module, Mux, Signal, unsigned

@@ -61,6 +61,10 @@ class PEGrid(wiring.Component):
         Class attribute: the array keeps its operands itself
         (:func:`.array.owning_array_signature`) rather than reading the tile's buffers
         (:func:`.array.array_signature`).
+    FC_STAGGER : bool
+        Class attribute: with ``fc_columns``, the array staggers its window columns in fc
+        runs (:mod:`.column_stagger`); else the tile double-buffers the round's weights
+        (:mod:`.column_weights`).
     top_name : str
     pe_name : str
         The PE's module name in ``library``.
@@ -68,14 +72,17 @@ class PEGrid(wiring.Component):
 
     PE = None
     OWNS_OPERANDS = False
+    FC_STAGGER = False
 
     def __init__(self, cfg, library: ModuleLibrary, *, top_name: str | None = None):
         self.cfg = cfg
         self.library = library
         self.top_name = cfg.top_name if top_name is None else top_name
         self.pe_name = self.add_module("pe", self.make_pe(cfg, library))
-        signature = owning_array_signature if self.OWNS_OPERANDS else array_signature
-        super().__init__(signature(cfg))
+        if self.OWNS_OPERANDS:
+            super().__init__(owning_array_signature(cfg))
+        else:
+            super().__init__(array_signature(cfg, stagger=self.FC_STAGGER))
 
     def add_module(self, what: str, component: wiring.Component) -> str:
         """Record ``component`` in the library as ``<top_name>__<what>`` (emitted once,

@@ -38,13 +38,16 @@ Fixed cost of a run: the two commit stages after the last step's final cycle, pl
 controller's cycle to raise ``out.valid`` (``golden/arch/loom.py:RUN_OVERHEAD = 3``).
 """
 
-from amaranth import Cat, Module, Mux, Signal, signed
+from typing import NamedTuple
+
+from amaranth import Cat, Module, Mux, Signal, Value, signed
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
 from ..gen.config import clog2
 from .accumulator import Accumulator, ShiftAccumulator, accumulate, shift_in
 from .adder_tree import sum_lanes
+from .column_stagger import ColumnDelays
 from .encoders import PrecisionDetector
 from .grid import PEGrid, pe_signature
 from .stripes import SerialSequencer
@@ -127,6 +130,11 @@ class LoomPE(wiring.Component):
         return m
 
 
+class _Walk(NamedTuple):
+    """A weight-bit position as a staggered column's serialisers see it."""
+    bitpos: Value
+
+
 class LoomArray(PEGrid):
     """``filters`` x ``windows`` Loom PEs (see :func:`.array.array_signature`), the shared
     precision detector, the per-window chunk serialisers, the per-filter weight-bit
@@ -134,6 +142,7 @@ class LoomArray(PEGrid):
     (they hold still until ``advance``)."""
 
     PE = LoomPE
+    FC_STAGGER = True
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -171,7 +180,8 @@ class LoomArray(PEGrid):
             wgt_first.eq(wseq.first),
             acc_commit.eq(wseq.commit & ~self.start),
         ]
-        m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit)
+        if not cfg.fc_columns:
+            m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit)
 
         act = self.act_bricks
         shape = chunk_shape(cfg)
@@ -193,32 +203,46 @@ class LoomArray(PEGrid):
             m.d.comb += sig.eq(Cat(lanes))
             chunks.append(sig)
 
-        def weight_bits(wgt, f, name):
+        def weight_bits(wgt, f, name, walk):
             sig = Signal(cfg.lanes, name=name)
-            m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(wseq.bitpos, 1)
+            m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(walk.bitpos, 1)
                                    for lane in range(cfg.lanes)))
             return sig
 
         if cfg.fc_columns:
-            # Each column has its own weights (fc runs): a serialiser per PE.
-            wbits = {(w, f): weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}")
-                     for w in range(cfg.windows) for f in range(cfg.filters)}
+            # Each column has its own weights (fc runs): a serialiser per PE, walking the
+            # weight bits on its column's (staggered) timeline.
+            stagger = ColumnDelays(m, self.fc)
+            wbits = {}
+            for w in range(cfg.windows):
+                walk = _Walk(stagger.delayed(wseq.bitpos, w, name="wgt_bitpos"))
+                for f in range(cfg.filters):
+                    wbits[w, f] = weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}",
+                                              walk)
         else:
             # The filter's weight-bit serialiser, shared by all windows.
-            shared = [weight_bits(self.wgt_bricks, f, f"wgt_bits_f{f}")
+            stagger = None
+            shared = [weight_bits(self.wgt_bricks, f, f"wgt_bits_f{f}", wseq)
                       for f in range(cfg.filters)]
             wbits = {(w, f): shared[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 
+        def late(value, w, name):
+            """``value`` as column ``w``'s PEs see it (``w`` cycles late in an fc run)."""
+            return value if stagger is None else stagger.delayed(value, w, name=name)
+
         for w, f, pe in self.pes(m):
             m.d.comb += [
-                pe.act_chunk.as_value().eq(chunks[w]),
+                pe.act_chunk.as_value().eq(late(chunks[w], w, f"act_chunks_w{w}")),
                 pe.wgt_bit.eq(wbits[w, f]),
-                pe.en.eq(self.valid),
-                pe.first.eq(seq.first),
-                pe.commit.eq(seq.commit),
-                pe.wgt_first.eq(wgt_first),
-                pe.acc_commit.eq(acc_commit),
+                pe.en.eq(late(self.valid, w, "valid")),
+                pe.first.eq(late(seq.first, w, "first")),
+                pe.commit.eq(late(seq.commit, w, "commit")),
+                pe.wgt_first.eq(late(wgt_first, w, "wgt_first")),
+                pe.acc_commit.eq(late(acc_commit, w, "acc_commit")),
             ]
+        if stagger is not None:     # busy until the last column has committed
+            m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit
+                                     | stagger.any_late(acc_commit))
         return m
 
 

@@ -9,9 +9,12 @@ accuracy for speed without regenerating the hardware. The serialiser (one bit-se
 lane per window) is shared by the window's filters.
 """
 
-from amaranth import Cat, Module, Mux, Signal
+from typing import NamedTuple
+
+from amaranth import Cat, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 
+from .column_stagger import ColumnDelays
 from .grid import PEGrid
 from .pe import BitSerialPE
 
@@ -61,7 +64,8 @@ class SerialSequencer(wiring.Component):
 def feed_serial_pe(pe, seq, *, act_bit, wgt, en, is_signed) -> list:
     """The statements feeding a :class:`~.pe.BitSerialPE` this cycle's activation bits
     ``act_bit`` and its weight brick ``wgt``, walked by the :class:`SerialSequencer`
-    ``seq`` (the top bit of a run's activations carries negative weight when the run's
+    ``seq`` (or anything with its ``first`` and ``commit``: a staggered column's delayed
+    copies; the top bit of a run's activations carries negative weight when the run's
     ``is_signed``, its ``act_signed`` register, says they are two's complement)."""
     return [
         pe.act_bit.eq(act_bit),
@@ -73,13 +77,23 @@ def feed_serial_pe(pe, seq, *, act_bit, wgt, en, is_signed) -> list:
     ]
 
 
+class _Control(NamedTuple):
+    """A sequencer's ``first`` and ``commit`` as a staggered column sees them."""
+    first: Value
+    commit: Value
+
+
 class StripesArray(PEGrid):
     """``filters`` x ``windows`` bit-serial PEs (see :func:`.array.array_signature`).
 
     Subclasses change where each step's precision comes from (:meth:`step_precision`).
+    With ``fc_columns`` the window columns of an fc run are staggered
+    (:mod:`.column_stagger`): column ``w``'s serialised bits and control reach its PEs
+    ``w`` cycles late, its weights from its own register.
     """
 
     PE = BitSerialPE
+    FC_STAGGER = True
 
     def step_precision(self, m):
         """The precision of the current step: Stripes' runtime register."""
@@ -94,8 +108,10 @@ class StripesArray(PEGrid):
             seq.start.eq(self.start),
             seq.valid.eq(self.valid),
             self.advance.eq(seq.last),
-            self.busy.eq(seq.commit),
         ]
+        if not cfg.has_fc_columns:
+            m.d.comb += self.busy.eq(seq.commit)
+        stagger = ColumnDelays(m, self.fc) if cfg.has_fc_columns else None
         act = self.act_bricks
         for w in range(cfg.windows):
             wgt = self.wgt_bricks_of(w)
@@ -104,9 +120,17 @@ class StripesArray(PEGrid):
             bits = Signal(cfg.lanes, name=f"act_bits_w{w}")
             m.d.comb += bits.eq(Cat(act[w][lane].as_unsigned().bit_select(seq.bitpos, 1)
                                     for lane in range(cfg.lanes)))
+            ctl, act_bit, en = seq, bits, self.valid
+            if stagger is not None:     # the column's copies, `w` cycles late in fc runs
+                ctl = _Control(first=stagger.delayed(seq.first, w, name="first"),
+                               commit=stagger.delayed(seq.commit, w, name="commit"))
+                act_bit = stagger.delayed(bits, w, name=f"act_bits_w{w}")
+                en = stagger.delayed(self.valid, w, name="valid")
             for f, pe in self.pe_column(m, w):
-                m.d.comb += feed_serial_pe(pe, seq, act_bit=bits, wgt=wgt[f],
-                                           en=self.valid, is_signed=self.act_signed)
+                m.d.comb += feed_serial_pe(pe, ctl, act_bit=act_bit, wgt=wgt[f], en=en,
+                                           is_signed=self.act_signed)
+        if stagger is not None:     # busy until the last column has committed
+            m.d.comb += self.busy.eq(seq.commit | stagger.any_late(seq.commit))
         return m
 
 

@@ -25,6 +25,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..gen.config import ConfigError, clog2
 from .buffer import OperandBuffer
+from .column_stagger import StaggeredColumnWeights
 from .column_weights import ColumnWeights
 from .library import ModuleLibrary
 from .output_stage import MULTIPLIER_BITS, SHIFT_BITS, OutputStage
@@ -305,7 +306,9 @@ class Tile(wiring.Component):
         ``used``: the rows used next cycle outside an fc run, with macro buffers (else
         None); in an fc run the loader moves the address only to the rows it needs."""
         cfg = self.cfg
-        m.submodules.column_weights = cw = ColumnWeights(cfg)
+        stagger = array.FC_STAGGER
+        loader = StaggeredColumnWeights if stagger else ColumnWeights
+        m.submodules.column_weights = cw = loader(cfg)
         # The fc register is latched on the command cycle; the loader reads its first row
         # on that cycle already, so it sees the command's value then.
         fc_reg = Signal()
@@ -320,11 +323,17 @@ class Tile(wiring.Component):
             cw.take.eq(consume),
             wgt_addr.eq(Mux(fc, cw.read_addr, index_next)),
         ]
-        if used is not None:
-            m.d.comb += wbuf.read_enable.eq(Mux(fc, start | running, used))
+        if used is not None:    # the staggered loader reads only the rows it loads
+            m.d.comb += wbuf.read_enable.eq(Mux(fc, cw.read if stagger else start | running,
+                                                used))
         for c in range(cfg.windows):
             m.d.comb += array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
-        m.d.comb += rows_ready.eq(~fc_reg | cw.present)
+        if stagger:
+            m.d.comb += [cw.start.eq(start), array.fc.eq(fc_reg),
+                         # the reference finishes a round only once the round's rows are read
+                         rows_ready.eq(~(fc_reg & cw.reading & array.advance))]
+        else:
+            m.d.comb += rows_ready.eq(~fc_reg | cw.present)
 
     def _stage_rows(self, m, window):
         """In the OUT state of a tile with the fused output stage: the rows enter the

@@ -59,8 +59,11 @@ POWER_REPORT_LAYOUT_VERSION = 4
 #: (cycles, rtl_cycles, work, runs, steps, sampled) of any layer, configuration or method;
 #: then rebuild the system perf-db (``termwise db build-system``). Version 1 is the model
 #: the shipped system db was built with (its rows were keyed on the model's source sha256
-#: d5e2751418fdd1ed before this constant; every value identical on the rebuild).
-CYCLE_MODEL_VERSION = 1
+#: d5e2751418fdd1ed before this constant; every value identical on the rebuild). Version 2:
+#: Stripes', Dynamic Stripes', zero-skipping Stripes' and Loom's fc runs stagger their
+#: columns (one cycle fewer per run: ``rtl_cycles`` of their batch-1 fc layers on
+#: ``fc_columns`` tiles; every other field and result as in version 1).
+CYCLE_MODEL_VERSION = 2
 
 #: The emitted Verilog (termwise.rtl, gen/emit.py, the designs' specs), in the perf-db's
 #: ``synth`` versions. Bump it when the Verilog rendered for any configuration changes
@@ -70,8 +73,12 @@ CYCLE_MODEL_VERSION = 1
 #: a port per column (laconic-16x16 with fc_columns did not emit); every flop preset's
 #: Verilog as in version 1. Version 3: Laconic's term lanes grouped per brick (one
 #: ``TermBrick`` library module per weight or activation brick, rtl/laconic_terms.py);
-#: every other design's Verilog as in version 2 (37 preset hashes compared).
-RTL_VERSION = 3
+#: every other design's Verilog as in version 2 (37 preset hashes compared). Version 4:
+#: Stripes', Dynamic Stripes', zero-skipping Stripes' and Loom's ``fc_columns`` tiles
+#: stagger their columns in fc runs, one weight register per PE (rtl/column_stagger.py);
+#: every tile without ``fc_columns``, and every other design's, as in version 3 (the small
+#: presets' hashes, and Laconic's and Pragmatic's with ``fc_columns``, compared).
+RTL_VERSION = 4
 
 #: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.
 #: workload_keys), in its fingerprint. Bump it when the layers a workload loads from the

@@ -55,43 +55,30 @@ def test_outputs_use_each_columns_own_weights():
 
 def schedule_cycles(cfg, costs) -> int:
     """An independent cycle-by-cycle account of an fc run from the protocol of
-    rtl/column_weights.py: the buffer delivers one weight row per cycle from the command
-    cycle on (only while the next round's rows are not all read); a round is handed to the
-    array on the cycle after its last row was requested, once the array has none or is on
-    the last cycle of the one it has; the array spends ``costs[k]`` cycles on round k from
-    the cycle after the hand-over; results appear RUN_OVERHEAD cycles after the last
-    round's start plus its cost, counted like a conv run (whose first step starts on the
-    cycle after the command)."""
+    rtl/column_stagger.py: the loader reads a round's ``windows`` rows on consecutive
+    cycles, round 0's from the command cycle (t = 0), each later round's from the cycle
+    column 0 finishes the round before; column 0 works ``costs[k]`` cycles on round k from
+    the cycle after the round's first read, but finishes a round (when another follows) only
+    on a cycle after the round's reads, else waits on its last cycle; column c does the
+    same c cycles later. Results appear RUN_OVERHEAD cycles after the last column's last
+    cycle, counted like a conv run (whose first step starts on the cycle after the command
+    and ends at sum(costs))."""
     from termwise.golden.arch import model_of
     n, cols = len(costs), cfg.windows
-    t = 0                       # the command cycle
-    requested = 0               # rows of the loading round requested so far
-    loading = 0                 # the round being loaded
-    full = False                # the loading round's rows are all requested (visible now)
-    current, left = None, 0     # the round on the array and its cycles left (this one incl.)
-    last_start = None
+    reads_end = cols - 1        # the last read of round 0's rows
+    k, done = 0, 0              # column 0's round and the cycles it has done of it
+    t = 0
     while True:
-        take = current is not None and left == 1
-        hand_over = full and (current is None or take)
-        issue = loading < n and (not full or hand_over)
-        # This cycle's effects, visible on the next one.
-        if take:
-            current = None
-        if hand_over:
-            current, left, full = loading - 1, costs[loading - 1] + 1, False
-            last_start = t + 1
-        if current is not None:
-            left -= 1
-        if issue:
-            requested += 1
-            if requested == cols:
-                requested, loading, full = 0, loading + 1, True
         t += 1
-        if last_start is not None and current is None and loading == n and not full:
+        if done + 1 < costs[k]:
+            done += 1
+            continue
+        if k < n - 1 and t <= reads_end:    # its last cycle, while the reads go on: wait
+            continue
+        if k == n - 1:
             break
-    # The last round started at last_start (its first cycle) and ran costs[-1] cycles; a
-    # conv run's first step starts 1 cycle after the command and ends at sum(costs).
-    return last_start - 1 + costs[-1] + model_of(cfg).RUN_OVERHEAD
+        k, done, reads_end = k + 1, 0, t + cols - 1     # the next round's reads begin
+    return t + (cols - 1) + model_of(cfg).RUN_OVERHEAD
 
 
 @pytest.mark.parametrize("name", FC_DESIGNS)
@@ -118,14 +105,15 @@ def test_run_cycles_match_an_independent_schedule(name, seed):
 
 
 def test_one_round_costs_the_weight_reads_and_the_step():
-    """The issue's repro at 4x4: one round of Stripes at precision 3 on 8 columns: 8 cycles
-    of weight reads, then 3 of compute, then Stripes' 2 of overhead; the same bricks on one
-    column (the old mapping) take 8 steps of 3 cycles."""
+    """The issue's repro at 4x4: one round of Stripes at precision 3 on 8 columns: column
+    0 starts on the cycle after the command and takes 3 cycles, column 7 ends 7 cycles
+    after it, then Stripes' 2 of overhead; the same bricks on one column (the old mapping)
+    take 8 steps of 3 cycles."""
     cfg = fc_cfg()
     act = np.ones((cfg.windows, cfg.lanes), np.int64)
     wgt = np.ones((cfg.windows, cfg.filters, cfg.lanes), np.int64)
     rt = cfg.runtime_values(3, fc=True)
-    assert fc_run_cycles(cfg, act, wgt, rt) == 8 + 3 + 2
+    assert fc_run_cycles(cfg, act, wgt, rt) == 3 + 7 + 2
     one_column = np.zeros((cfg.windows, cfg.windows * cfg.lanes), np.int64)
     one_column[0] = 1
     assert run_cycles(cfg, one_column, np.ones((cfg.filters, one_column.shape[1])),

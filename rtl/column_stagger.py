@@ -1,0 +1,171 @@
+"""Staggered window columns: fully-connected runs with one weight register per PE.
+
+The papers' fc mapping (Stripes, MICRO 2016, Section 4; Loom, DAC 2018) gives each PE one
+weight register and runs the window columns a cycle apart: the weight buffer delivers one
+row per cycle, row ``c`` of a round goes to column ``c``, and column ``c`` starts its round
+``c`` cycles after column 0. :class:`.column_weights.ColumnWeights` instead reads the next
+round into ``windows - 1`` shadow rows while the array works, and hands the whole round to
+the columns at once (double buffering); the stagger saves those rows.
+
+Here the array's shared control (its sequencers, the precision detector, the serialisers)
+runs as before, in lockstep on the buffers' rows: the *reference* timeline. In an ``fc``
+run every value a column's PEs read, except their weights, reaches column ``c`` through
+``c`` registers (:class:`ColumnDelays`), so column ``c`` does exactly what the lockstep
+array did, ``c`` cycles late. Its weights come from :class:`StaggeredColumnWeights`: row
+``c`` of a round is read ``c`` cycles after the reference starts the round, is on the
+buffer's output when column ``c`` starts it (the PEs read it there on that cycle) and stays
+in column ``c``'s register until its next round.
+
+Timing (:func:`termwise.golden.cycles.fc_run_cycles`): the reference starts round 0 the
+cycle after the command (row 0 is read on the command cycle), as a conv run's first step;
+rounds start ``max(c_k, windows)`` apart (a round's ``windows`` reads end before the next
+round's begin: the reference waits on its last cycle while they do, unless no round
+follows), and the run ends ``windows - 1`` cycles after the reference's, when the last
+column commits::
+
+    sum(max(c_k, windows) for k < n - 1) + c_{n-1} + (windows - 1) + RUN_OVERHEAD
+
+one cycle fewer than the double buffer's (whose round 0 starts once its ``windows`` rows
+are in registers).
+Outside an fc run the delays are bypassed and every
+column reads the broadcast weight row, as without the option.
+"""
+
+import operator
+
+from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["StaggeredColumnWeights", "ColumnDelays"]
+
+
+class StaggeredColumnWeights(wiring.Component):
+    """The weight loader and the one weight register per column of a staggered fc run.
+
+    Attributes
+    ----------
+    enable : In(1)
+        An fc run is in progress (from its command cycle on).
+    start : In(1)
+        The command cycle: read round 0's first row.
+    rounds : In(range(depth + 1))
+        The run's rounds (the command's ``bricks``), valid while ``enable``.
+    row : In(unsigned(wgt_row_bits))
+        The weight buffer's read data (the row addressed on the previous cycle).
+    read_addr : Out(range(depth))
+        The weight row to read.
+    read : Out(1)
+        A row is read this cycle (the buffer's read enable in an fc run).
+    take : In(1)
+        The reference takes its round's last cycle: read the next round's first row.
+    reading : Out(1)
+        A row of the round just begun is read this cycle and another round follows: the
+        reference must not take (finish) its round now, so that the next round's reads
+        start after these.
+    clear : In(1)
+        The run's results have been delivered: back to round 0.
+    cols : Out(unsigned(wgt_row_bits)).array(windows)
+        Column ``c``'s weight row: on the buffer's output the cycle it arrives (column
+        ``c``'s first cycle of the round), from its register after.
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({
+            "enable": In(1),
+            "start": In(1),
+            "rounds": In(range(cfg.depth + 1)),
+            "row": In(unsigned(cfg.wgt_row_bits)),
+            "read_addr": Out(range(cfg.depth)),
+            "read": Out(1),
+            "take": In(1),
+            "reading": Out(1),
+            "clear": In(1),
+            "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows),
+        })
+
+    def elaborate(self, platform):
+        cfg = self.cfg
+        cols = cfg.windows
+        m = Module()
+        request = Signal(range(cfg.depth + 1))     # the next row to read
+        col = Signal(range(cols))                  # the column of row `request`
+        requested = Signal(range(cfg.depth + 1))   # rounds whose first row is read
+        burst = Signal()                           # a round's rows 1 .. cols - 1 to read
+        pending = Signal()                         # `row` holds the row read last cycle
+        pending_col = Signal(range(cols))
+        begin = Signal()
+        m.d.comb += [
+            begin.eq(self.enable & (self.start | self.take) & (requested < self.rounds)),
+            self.read.eq(begin | burst),
+            self.read_addr.eq(request),
+            # The next round's first row may be read only once this one's are all read
+            # (the last round may end while they are: no round follows).
+            self.reading.eq(burst & (requested < self.rounds)),
+        ]
+        m.d.sync += [pending.eq(self.read), pending_col.eq(col)]
+        with m.If(self.read):
+            m.d.sync += [request.eq(request + 1), col.eq(col + 1)]
+            with m.If(begin):
+                m.d.sync += [requested.eq(requested + 1), burst.eq(1)]
+            with m.If(col == cols - 1):
+                m.d.sync += [col.eq(0), burst.eq(0)]
+        for c in range(cols):
+            reg = Signal(cfg.wgt_row_bits, name=f"weights{c}")
+            load = Signal(name=f"load{c}")
+            m.d.comb += [load.eq(pending & (pending_col == c)),
+                         self.cols[c].eq(Mux(load, self.row, reg))]
+            with m.If(load):
+                m.d.sync += reg.eq(self.row)
+        with m.If(self.clear):
+            m.d.sync += [request.eq(0), col.eq(0), requested.eq(0), burst.eq(0)]
+        return m
+
+
+class ColumnDelays:
+    """Column ``c``'s view of the reference timeline in a staggered fc run: a value
+    ``c`` cycles late while ``fc`` is high, as it is otherwise.
+
+    One register chain per distinct value (a signal, or the same signal twice), as long as
+    the deepest column that reads it: a value every column reads (a sequencer's ``first``)
+    is one chain tapped per column, a column's own value (its serialised bits) a chain of
+    its own. Registers are reset-less: the chains are read only ``fc`` runs' cycles after
+    the reference has written them.
+
+    Parameters
+    ----------
+    m : Module
+        Where the chains go (the array's module).
+    fc : Value
+        The run is an fc run (the tile's ``fc`` register; steady through the run).
+    """
+
+    def __init__(self, m, fc):
+        self._m = m
+        self._fc = fc
+        self._chains = {}       # id(signal) -> (signal, [stage 1, stage 2, ...])
+
+    def delayed(self, value: Signal, c: int, *, name: str):
+        """``value`` as column ``c`` reads it (``value`` a :class:`Signal`, steady at its
+        reference value; ``name`` names the chain's registers)."""
+        c = operator.index(c)
+        if not isinstance(value, Signal):
+            raise TypeError("ColumnDelays delays signals (name the value first)")
+        if c == 0:
+            return value
+        return Mux(self._fc, self._stage(value, c, name), value)
+
+    def any_late(self, value: Signal):
+        """Whether ``value`` was high on any of the last ``windows - 1`` cycles of an fc run
+        that a column has yet to see (every stage of its chain): the array is still busy."""
+        _, stages = self._chains[id(value)]
+        return self._fc & Cat(*stages).any()
+
+    def _stage(self, value, c, name):
+        _, stages = self._chains.setdefault(id(value), (value, []))
+        while len(stages) < c:
+            reg = Signal(value.shape(), name=f"{name}_d{len(stages) + 1}", reset_less=True)
+            self._m.d.sync += reg.eq(stages[-1] if stages else value)
+            stages.append(reg)
+        return stages[c - 1]
