@@ -33,7 +33,7 @@ column reads the broadcast weight row, as without the option.
 
 import operator
 
-from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth import Cat, Elaboratable, Module, Mux, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -133,16 +133,21 @@ class ColumnDelays:
     its own. Registers are reset-less: the chains are read only ``fc`` runs' cycles after
     the reference has written them.
 
+    The chains are a submodule ``column_delays`` of the array's module (so that synthesis
+    reports their area apart); the selection between a chain's tap and the value stays in
+    the array.
+
     Parameters
     ----------
     m : Module
-        Where the chains go (the array's module).
+        The array's module.
     fc : Value
         The run is an fc run (the tile's ``fc`` register; steady through the run).
     """
 
     def __init__(self, m, fc):
-        self._m = m
+        self._chains_module = Module()
+        m.submodules.column_delays = _Chains(self._chains_module)
         self._fc = fc
         self._chains = {}       # id(signal) -> (signal, [stage 1, stage 2, ...])
 
@@ -166,6 +171,16 @@ class ColumnDelays:
         _, stages = self._chains.setdefault(id(value), (value, []))
         while len(stages) < c:
             reg = Signal(value.shape(), name=f"{name}_d{len(stages) + 1}", reset_less=True)
-            self._m.d.sync += reg.eq(stages[-1] if stages else value)
+            self._chains_module.d.sync += reg.eq(stages[-1] if stages else value)
             stages.append(reg)
         return stages[c - 1]
+
+
+class _Chains(Elaboratable):
+    """The register chains of a :class:`ColumnDelays`, filled in while the array is built."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def elaborate(self, platform):
+        return self._module

@@ -57,6 +57,9 @@ COMMON_KINDS: list[tuple[str, str, str]] = [
     (r"^\.array\..*(encoder|serializer|detector)", "encoders",
      "term encoders, serialisers and precision/term detectors (shared per window or filter)"),
     (r"^\.array\.(wgt_)?sequencer$", "control_glue", "bit-position sequencers"),
+    (r"^\.array\.column_delays$", "control_glue",
+     "staggered fc columns (`fc_columns`): each column's serialised bits and control, a "
+     "register per column of delay"),
     (r"^\.array(\.datapath)?\.pe_stage$", "control_glue",
      "registered PE inputs (`pe_stages`): control and operands, one copy per PE group"),
     (r"^\.output_stage", "output_stage",

@@ -118,7 +118,8 @@ NOT_MODELLED = [
     "design-specific stores priced as the generic tile buffers: Cnvlutin's offset fields, "
     "Bit-Tactical's h + 1 activation read ports and select metadata, Diffy's predecessor "
     "store (their flip-flop power is removed with the kind `buffers`)",
-    "the per-column fc weight registers stay in the tile's logic power (kind control_glue)",
+    "the per-column fc weight registers stay flip-flops in the tile's power (filed as "
+    "storage, kind fc_weight_registers, not priced as macros)",
     "the macros' leakage: the characterised static current is an artefact of OpenRAM's "
     "scn4m_subm netlist (10^4-10^5 x a published 180 nm macro's, docs/sram.md); a real "
     "0.18 um macro's tens of nW are negligible against its accesses",
