@@ -130,8 +130,10 @@ class ColumnDelays:
     One register chain per distinct value (a signal, or the same signal twice), as long as
     the deepest column that reads it: a value every column reads (a sequencer's ``first``)
     is one chain tapped per column, a column's own value (its serialised bits) a chain of
-    its own. Registers are reset-less: the chains are read only ``fc`` runs' cycles after
-    the reference has written them.
+    its own. The chains shift only while ``fc`` is high: a column reads a stage before the
+    reference's values reach it only on an fc run's first cycles, when the reference was
+    idle and a control chain holds an idle value (zero after reset, the end of the
+    previous fc run after); operand chains are reset-less.
 
     The chains are a submodule ``column_delays`` of the array's module (so that synthesis
     reports their area apart); the selection between a chain's tap and the value stays in
@@ -151,15 +153,18 @@ class ColumnDelays:
         self._fc = fc
         self._chains = {}       # id(signal) -> (signal, [stage 1, stage 2, ...])
 
-    def delayed(self, value: Signal, c: int, *, name: str):
-        """``value`` as column ``c`` reads it (``value`` a :class:`Signal`, steady at its
-        reference value; ``name`` names the chain's registers)."""
+    def delayed(self, value: Signal, c: int, *, name: str, control: bool = False):
+        """``value`` as column ``c`` reads it (``value`` a :class:`Signal`; ``name`` names the
+        chain's registers). ``control=True`` for a value a PE acts on whatever its
+        operands (an enable, a commit): its chain is reset, so that no column acts on the
+        first fc run after reset before the reference's values reach it; an operand's
+        chain is reset-less (read only under its column's delayed enable)."""
         c = operator.index(c)
         if not isinstance(value, Signal):
             raise TypeError("ColumnDelays delays signals (name the value first)")
         if c == 0:
             return value
-        return Mux(self._fc, self._stage(value, c, name), value)
+        return Mux(self._fc, self._stage(value, c, name, control), value)
 
     def any_late(self, value: Signal):
         """Whether ``value`` was high on any of the last ``windows - 1`` cycles of an fc run
@@ -167,11 +172,17 @@ class ColumnDelays:
         _, stages = self._chains[id(value)]
         return self._fc & Cat(*stages).any()
 
-    def _stage(self, value, c, name):
+    def _stage(self, value, c, name, control):
         _, stages = self._chains.setdefault(id(value), (value, []))
         while len(stages) < c:
-            reg = Signal(value.shape(), name=f"{name}_d{len(stages) + 1}", reset_less=True)
-            self._chains_module.d.sync += reg.eq(stages[-1] if stages else value)
+            reg = Signal(value.shape(), name=f"{name}_d{len(stages) + 1}",
+                         reset_less=not control)
+            # Shifting only in fc runs: the chains hold still (their clocks gated with
+            # ``clock_gating``) through conv runs. They hold the reference's idle values
+            # then (an fc run ends with ``windows - 1`` idle cycles shifted in), which is
+            # what a column reads before the reference's first cycle reaches it.
+            with self._chains_module.If(self._fc):
+                self._chains_module.d.sync += reg.eq(stages[-1] if stages else value)
             stages.append(reg)
         return stages[c - 1]
 

@@ -215,7 +215,7 @@ class LoomArray(PEGrid):
             stagger = ColumnDelays(m, self.fc)
             wbits = {}
             for w in range(cfg.windows):
-                walk = _Walk(stagger.delayed(wseq.bitpos, w, name="wgt_bitpos"))
+                walk = _Walk(stagger.delayed(wseq.bitpos, w, name="wgt_bitpos"))   # an operand
                 for f in range(cfg.filters):
                     wbits[w, f] = weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}",
                                               walk)
@@ -226,13 +226,15 @@ class LoomArray(PEGrid):
                       for f in range(cfg.filters)]
             wbits = {(w, f): shared[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 
-        def late(value, w, name):
+        def late(value, w, name, control=True):
             """``value`` as column ``w``'s PEs see it (``w`` cycles late in an fc run)."""
-            return value if stagger is None else stagger.delayed(value, w, name=name)
+            if stagger is None:
+                return value
+            return stagger.delayed(value, w, name=name, control=control)
 
         for w, f, pe in self.pes(m):
             m.d.comb += [
-                pe.act_chunk.as_value().eq(late(chunks[w], w, f"act_chunks_w{w}")),
+                pe.act_chunk.as_value().eq(late(chunks[w], w, f"act_chunks_w{w}", False)),
                 pe.wgt_bit.eq(wbits[w, f]),
                 pe.en.eq(late(self.valid, w, "valid")),
                 pe.first.eq(late(seq.first, w, "first")),

@@ -122,10 +122,11 @@ class StripesArray(PEGrid):
                                     for lane in range(cfg.lanes)))
             ctl, act_bit, en = seq, bits, self.valid
             if stagger is not None:     # the column's copies, `w` cycles late in fc runs
-                ctl = _Control(first=stagger.delayed(seq.first, w, name="first"),
-                               commit=stagger.delayed(seq.commit, w, name="commit"))
+                ctl = _Control(
+                    first=stagger.delayed(seq.first, w, name="first", control=True),
+                    commit=stagger.delayed(seq.commit, w, name="commit", control=True))
                 act_bit = stagger.delayed(bits, w, name=f"act_bits_w{w}")
-                en = stagger.delayed(self.valid, w, name="valid")
+                en = stagger.delayed(self.valid, w, name="valid", control=True)
             for f, pe in self.pe_column(m, w):
                 m.d.comb += feed_serial_pe(pe, ctl, act_bit=act_bit, wgt=wgt[f], en=en,
                                            is_signed=self.act_signed)

@@ -73,33 +73,40 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
 
 
 def test_delays_are_column_deep_in_fc_runs_and_shared():
+    """Column ``c`` reads a value ``c`` cycles late in an fc run, as it is outside one; the
+    chains shift only in fc runs (so a column's first taps hold what was there before: zero
+    after reset for a control chain); one chain per value, tapped per column."""
     m = Module()
     fc = Signal()
     counter = Signal(8)
     m.d.sync += counter.eq(counter + 1)
     stagger = ColumnDelays(m, fc)
-    late = {c: stagger.delayed(counter, c, name="count") for c in (0, 1, 3)}
+    late = {c: stagger.delayed(counter, c, name="count", control=True) for c in (0, 1, 3)}
     busy = stagger.any_late(counter)
     assert late[0] is counter
     # one chain, as deep as the deepest column, tapped per column
     assert len(stagger._chains) == 1 and len(stagger._chains[id(counter)][1]) == 3
+    on_from = 6
     seen = []
     sim = Simulator(m)
     sim.add_clock(1e-6)
 
     async def bench(ctx):
-        for t in range(12):
-            ctx.set(fc, int(t >= 6))
-            seen.append((ctx.get(fc), ctx.get(counter),
-                         {c: ctx.get(v) for c, v in late.items()}, ctx.get(busy)))
+        for t in range(14):
+            ctx.set(fc, int(t >= on_from))
+            seen.append((t, ctx.get(counter), {c: ctx.get(v) for c, v in late.items()},
+                         ctx.get(busy)))
             await ctx.tick()
 
     sim.add_testbench(bench)
     sim.run()
-    for on, count, got, any_late in seen:
+    for t, count, got, any_late in seen:
         for c, value in got.items():
-            assert value == (count - c if on and c else count)
-        assert any_late == (on and count >= 2)
+            if t < on_from or c == 0:
+                assert value == count
+            else:       # shifted in from cycle `on_from` on; before that, the reset zero
+                assert value == (count - c if t - c >= on_from else 0), (t, c)
+        assert any_late == (t > on_from)
 
 
 def test_delays_take_signals_only():
