@@ -33,9 +33,11 @@ column reads the broadcast weight row, as without the option.
 
 import operator
 
-from amaranth import Cat, Elaboratable, Module, Mux, Signal, unsigned
+from amaranth import Cat, Elaboratable, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
+
+from .column_weights import loader_members
 
 __all__ = ["StaggeredColumnWeights", "ColumnDelays"]
 
@@ -72,18 +74,8 @@ class StaggeredColumnWeights(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        super().__init__({
-            "enable": In(1),
-            "start": In(1),
-            "rounds": In(range(cfg.depth + 1)),
-            "row": In(unsigned(cfg.wgt_row_bits)),
-            "read_addr": Out(range(cfg.depth)),
-            "read": Out(1),
-            "take": In(1),
-            "reading": Out(1),
-            "clear": In(1),
-            "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows),
-        })
+        super().__init__(loader_members(cfg, {"start": In(1), "read": Out(1),
+                                              "reading": Out(1)}))
 
     def elaborate(self, platform):
         cfg = self.cfg

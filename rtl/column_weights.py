@@ -24,7 +24,24 @@ from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["ColumnWeights"]
+__all__ = ["ColumnWeights", "loader_members"]
+
+
+def loader_members(cfg, own: dict) -> dict:
+    """The members every fc weight loader has (:class:`ColumnWeights`,
+    :class:`.column_stagger.StaggeredColumnWeights`), with the loader's ``own`` after
+    ``take``: ``enable``, ``rounds``, ``row``, ``read_addr``, ``take``, ``clear`` and
+    ``cols``, a port per column."""
+    return {
+        "enable": In(1),
+        "rounds": In(range(cfg.depth + 1)),
+        "row": In(unsigned(cfg.wgt_row_bits)),
+        "read_addr": Out(range(cfg.depth)),
+        "take": In(1),
+        **own,
+        "clear": In(1),
+        "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows),
+    }
 
 
 class ColumnWeights(wiring.Component):
@@ -54,16 +71,7 @@ class ColumnWeights(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        super().__init__({
-            "enable": In(1),
-            "rounds": In(range(cfg.depth + 1)),
-            "row": In(unsigned(cfg.wgt_row_bits)),
-            "read_addr": Out(range(cfg.depth)),
-            "take": In(1),
-            "present": Out(1),
-            "clear": In(1),
-            "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows),
-        })
+        super().__init__(loader_members(cfg, {"present": Out(1)}))
 
     def elaborate(self, platform):
         cfg = self.cfg
