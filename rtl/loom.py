@@ -203,28 +203,8 @@ class LoomArray(PEGrid):
             m.d.comb += sig.eq(Cat(lanes))
             chunks.append(sig)
 
-        def weight_bits(wgt, f, name, walk):
-            sig = Signal(cfg.lanes, name=name)
-            m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(walk.bitpos, 1)
-                                   for lane in range(cfg.lanes)))
-            return sig
-
-        if cfg.fc_columns:
-            # Each column has its own weights (fc runs): a serialiser per PE, walking the
-            # weight bits on its column's (staggered) timeline.
-            stagger = ColumnDelays(m, self.fc)
-            wbits = {}
-            for w in range(cfg.windows):
-                walk = _Walk(stagger.delayed(wseq.bitpos, w, name="wgt_bitpos"))   # an operand
-                for f in range(cfg.filters):
-                    wbits[w, f] = weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}",
-                                              walk)
-        else:
-            # The filter's weight-bit serialiser, shared by all windows.
-            stagger = None
-            shared = [weight_bits(self.wgt_bricks, f, f"wgt_bits_f{f}", wseq)
-                      for f in range(cfg.filters)]
-            wbits = {(w, f): shared[f] for w in range(cfg.windows) for f in range(cfg.filters)}
+        stagger = ColumnDelays(m, self.fc) if cfg.fc_columns else None
+        wbits = self._weight_bits(m, wseq, stagger)
 
         def late(value, w, name, control=True):
             """``value`` as column ``w``'s PEs see it (``w`` cycles late in an fc run)."""
@@ -246,6 +226,31 @@ class LoomArray(PEGrid):
             m.d.comb += self.busy.eq(seq.commit | wseq.commit | acc_commit
                                      | stagger.any_late(acc_commit))
         return m
+
+    def _weight_bits(self, m, wseq, stagger) -> dict:
+        """The weight-bit serialisers: ``{(window, filter): this cycle's bit of each lane's
+        weight}``. With ``fc_columns`` each column has its own weights (fc runs): a
+        serialiser per PE, walking the weight bits on its column's (staggered) timeline;
+        else one per filter, shared by all windows."""
+        cfg = self.cfg
+
+        def weight_bits(wgt, f, name, walk):
+            sig = Signal(cfg.lanes, name=name)
+            m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(walk.bitpos, 1)
+                                   for lane in range(cfg.lanes)))
+            return sig
+
+        if stagger is None:
+            shared = [weight_bits(self.wgt_bricks, f, f"wgt_bits_f{f}", wseq)
+                      for f in range(cfg.filters)]
+            return {(w, f): shared[f] for w in range(cfg.windows) for f in range(cfg.filters)}
+        wbits = {}
+        for w in range(cfg.windows):
+            walk = _Walk(stagger.delayed(wseq.bitpos, w, name="wgt_bitpos"))   # an operand
+            for f in range(cfg.filters):
+                wbits[w, f] = weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}",
+                                          walk)
+        return wbits
 
 
 ARRAY = LoomArray
