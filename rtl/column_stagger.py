@@ -67,15 +67,18 @@ class StaggeredColumnWeights(wiring.Component):
         start after these.
     clear : In(1)
         The run's results have been delivered: back to round 0.
+    bypass : Out(windows)
+        Bit ``c``: column ``c``'s row is on the buffer's output this cycle (its first cycle
+        of the round): the column reads it there (``row``), not from ``cols[c]``.
     cols : Out(unsigned(wgt_row_bits)).array(windows)
-        Column ``c``'s weight row: on the buffer's output the cycle it arrives (column
-        ``c``'s first cycle of the round), from its register after.
+        Column ``c``'s weight register (its row from the cycle after it arrived).
     """
 
     def __init__(self, cfg):
         self.cfg = cfg
         super().__init__(loader_members(cfg, {"start": In(1), "read": Out(1),
-                                              "reading": Out(1)}))
+                                              "reading": Out(1),
+                                              "bypass": Out(cfg.windows)}))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -106,8 +109,11 @@ class StaggeredColumnWeights(wiring.Component):
         for c in range(cols):
             reg = Signal(cfg.wgt_row_bits, name=f"weights{c}")
             load = Signal(name=f"load{c}")
+            # The register's own hold multiplexer stays its own: were ``cols`` the same
+            # ``load ? row : reg``, yosys would share the two and the register, its enable
+            # lost, would not be clock-gated (16,384 ungated flops on stripes-16x16-8b).
             m.d.comb += [load.eq(pending & (pending_col == c)),
-                         self.cols[c].eq(Mux(load, self.row, reg))]
+                         self.cols[c].eq(reg), self.bypass[c].eq(load)]
             with m.If(load):
                 m.d.sync += reg.eq(self.row)
         with m.If(self.clear):

@@ -327,7 +327,8 @@ class Tile(wiring.Component):
             m.d.comb += wbuf.read_enable.eq(Mux(fc, cw.read if stagger else start | running,
                                                 used))
         for c in range(cfg.windows):
-            m.d.comb += array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
+            own = fc_reg & ~cw.bypass[c] if stagger else fc_reg
+            m.d.comb += array.wgt_cols[c].eq(Mux(own, cw.cols[c], wbuf.read_data))
         if stagger:
             m.d.comb += [cw.start.eq(start), array.fc.eq(fc_reg),
                          # the reference finishes a round only once the round's rows are read
