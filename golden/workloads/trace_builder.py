@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ... import BLAS_CORETYPE, blas_kernel_chosen
+from ...gen.errors import ConfigError
 from .base import Layer, cache_dir
 
 __all__ = ["TraceFiles", "trace_files", "load_or_build", "load_weights", "save_weights",
@@ -72,8 +74,17 @@ def trace_files(stem: str, folder: str | None = None) -> TraceFiles:
 
 def load_or_build(files: TraceFiles, build, what: str, log=None) -> tuple[dict, dict]:
     """The cached trace ``(meta, arrays)``, built first by ``build() -> TraceFiles`` when
-    either file is missing (the files ``build`` returns are the ones read)."""
+    either file is missing (the files ``build`` returns are the ones read).
+
+    A process whose OpenBLAS picked its own kernel (NumPy imported before termwise) is
+    refused before any work: its trace would not be the pinned one
+    (:func:`termwise.blas_kernel_chosen`)."""
     if not files.exists():
+        if not blas_kernel_chosen():
+            raise ConfigError("OPENBLAS_CORETYPE", f"the {what} trace is computed with "
+                              f"OpenBLAS's {BLAS_CORETYPE} kernel, and NumPy was loaded "
+                              f"before termwise could choose it: import termwise first or "
+                              f"set OPENBLAS_CORETYPE={BLAS_CORETYPE}")
         if log:
             log(f"building the {what} trace (cached in {files.npz})")
         files = build()

@@ -4,6 +4,9 @@ computed directly from the arrays here."""
 
 import json
 import os
+import platform
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -25,6 +28,39 @@ def test_trace_files_round_trip_and_leave_no_temporaries(tmp_path):
     assert got["act0"].dtype == np.int16 and np.array_equal(got["act0"], arrays["act0"])
     npz, js = files                       # still a pair
     assert json.load(open(js))["bits"] == 8
+
+
+#: A process that builds a trace in ``sys.argv[1]``: 0 when built, the error's text when
+#: refused (the build writes the two files, so "nothing written" is checkable).
+_BUILD = """import sys
+{first}
+from termwise.gen.errors import ConfigError
+from termwise.golden.workloads import trace_builder as tb
+files = tb.trace_files("net-8b-v1", sys.argv[1])
+try:
+    tb.load_or_build(files, lambda: files.save({{"act0": numpy.zeros(2)}}, {{}}), "test")
+    print("built")
+except ConfigError as err:
+    print(err)
+"""
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                    reason="the kernel is pinned on x86-64 only")
+@pytest.mark.parametrize("first, env, expect", [
+    ("import numpy, termwise", None, "OPENBLAS_CORETYPE: the test trace is computed"),
+    ("import termwise, numpy", None, "built"),                       # pinned by termwise
+    ("import numpy, termwise", "Haswell", "built"),                  # the user's choice
+])
+def test_a_trace_is_built_only_under_a_chosen_blas_kernel(tmp_path, first, env, expect):
+    e = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    if env:
+        e["OPENBLAS_CORETYPE"] = env
+    out = subprocess.run([sys.executable, "-c", _BUILD.format(first=first), str(tmp_path)],
+                         env=e, capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.startswith(expect), out.stdout + out.stderr
+    assert sorted(os.listdir(tmp_path)) == ([] if expect != "built" else
+                                            ["net-8b-v1.json", "net-8b-v1.npz"])
 
 
 def test_trace_files_default_to_the_cache_folder(tmp_path, monkeypatch):
