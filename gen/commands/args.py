@@ -109,10 +109,15 @@ def add_flow_arguments(p) -> None:
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="synthesis cache (default build/synth-cache)")
     p.add_argument("--no-cache", action="store_true", help="always rerun the tools")
+    p.add_argument("--per-module", action="store_true",
+                   help="synthesise each distinct module in a yosys run of its own, cached "
+                   "across runs (a changed option resynthesises only the modules it "
+                   "changes; its own cache key: synth/README.md)")
 
 
 def synth_kwargs(args) -> dict:
     """The keyword arguments of :func:`termwise.synth.api.synthesise` the options of
     :func:`add_flow_arguments` give."""
     return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
-            "cache_root": args.cache_dir, "use_cache": not args.no_cache}
+            "cache_root": args.cache_dir, "use_cache": not args.no_cache,
+            "per_module": args.per_module}

@@ -59,3 +59,23 @@ def test_synth_bad_input(termwise, tmp_path):
     r = termwise("synth", *SMALLEST_TILE, "--clock-ns", "0", "--cache-dir", SYNTH_CACHE,
                  "-o", "out")
     assert_usage_error(r, tmp_path / "out", "clock_ns:")
+
+
+def test_synth_per_module(termwise, tmp_path):
+    """`--per-module`: each module in a yosys run of its own, its netlist cached across
+    runs (a key of its own); the figures are the one-run flow's up to ABC's sizing."""
+    one = ok(termwise("synth", *SMALLEST_TILE, "--cache-dir", SYNTH_CACHE, "-o", "one"))
+    cache = tmp_path / "cache"
+    args = ("synth", *SMALLEST_TILE, "--per-module", "--cache-dir", str(cache))
+    ok(termwise(*args, "-o", "per"))
+    a = load_json(tmp_path / "one" / "synth_report.json")
+    p = load_json(tmp_path / "per" / "synth_report.json")
+    assert p["cache"]["asic"]["key"] != a["cache"]["asic"]["key"] and one.stdout
+    assert abs(p["asic"]["area_um2"] / a["asic"]["area_um2"] - 1) < 1e-3
+    assert abs(p["asic"]["fmax_mhz"] / a["asic"]["fmax_mhz"] - 1) < 0.05
+    runs = p["asic"]["module_runs"]
+    assert runs["modules"] >= 3 and runs["cached"] == 0
+    # another depth: the modules it does not change come from the cache
+    ok(termwise(*args, "--depth", "8", "-o", "deeper"))
+    d = load_json(tmp_path / "deeper" / "synth_report.json")["asic"]["module_runs"]
+    assert d["modules"] == runs["modules"] and 0 < d["cached"] < d["modules"]
