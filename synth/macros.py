@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["LIBERTY_FILE", "VERSION", "macro_shapes", "liberty_text", "yosys_lines", "sta_lines",
+__all__ = ["LIBERTY_FILE", "VERSION", "macro_shapes", "liberty_head", "liberty_text", "yosys_lines", "sta_lines",
            "cap_fmax", "prepare", "restat_lines", "shapes_of"]
 
 #: The macros' liberty in the run folder.
@@ -86,21 +86,26 @@ def _cell(name: str, words: int, width: int, d_pf: float, clk_pf: float) -> str:
             f"    dont_use : true;\n" + "".join(pins) + "  }\n")
 
 
+def liberty_head(name: str) -> str:
+    """A liberty's opening in OSU018's units and thresholds (OpenSTA needs them stated),
+    up to its first group: the macros' and the timing stubs' (:mod:`.sta_sample`)."""
+    return (f"library ({name}) {{\n  delay_model : table_lookup;\n"
+            "  time_unit : \"1ns\";\n  voltage_unit : \"1V\";\n  current_unit : \"1uA\";\n"
+            "  pulling_resistance_unit : \"1kohm\";\n  leakage_power_unit : \"1nW\";\n"
+            "  capacitive_load_unit (1, pf);\n  nom_voltage : 1.8;\n  nom_temperature : 25;\n"
+            "  nom_process : 1;\n"
+            "  input_threshold_pct_rise : 50;\n  input_threshold_pct_fall : 50;\n"
+            "  output_threshold_pct_rise : 50;\n  output_threshold_pct_fall : 50;\n"
+            "  slew_lower_threshold_pct_rise : 20;\n  slew_upper_threshold_pct_rise : 80;\n"
+            "  slew_lower_threshold_pct_fall : 20;\n  slew_upper_threshold_pct_fall : 80;\n")
+
+
 def liberty_text(shapes, d_pf: float, clk_pf: float) -> str:
     """The macros' liberty (OSU018's units: ns, V, pF, nW, um2); ``d_pf`` and ``clk_pf``
     the capacitance of a flip-flop's data and clock pin."""
     widths = sorted({b for _, words, width in shapes
                      for b in (width, max(1, math.ceil(math.log2(words))))})
-    head = ("library (termwise_sram) {\n  delay_model : table_lookup;\n"
-            "  time_unit : \"1ns\";\n  voltage_unit : \"1V\";\n  current_unit : \"1uA\";\n"
-            "  pulling_resistance_unit : \"1kohm\";\n  leakage_power_unit : \"1nW\";\n"
-            "  capacitive_load_unit (1, pf);\n  nom_voltage : 1.8;\n  nom_temperature : 25;\n"
-            "  nom_process : 1;\n"
-            # OSU018's own thresholds (OpenSTA needs them stated)
-            "  input_threshold_pct_rise : 50;\n  input_threshold_pct_fall : 50;\n"
-            "  output_threshold_pct_rise : 50;\n  output_threshold_pct_fall : 50;\n"
-            "  slew_lower_threshold_pct_rise : 20;\n  slew_upper_threshold_pct_rise : 80;\n"
-            "  slew_lower_threshold_pct_fall : 20;\n  slew_upper_threshold_pct_fall : 80;\n")
+    head = liberty_head("termwise_sram")
     return (head + "".join(_bus_type(b) for b in widths)
             + "".join(_cell(n, w, b, d_pf, clk_pf) for n, w, b in shapes) + "}\n")
 

@@ -126,7 +126,7 @@ _CHECK_TYPES_ROW = re.compile(
 
 
 def parse_drv(text: str, listed: int = DRV_LISTED,
-              path_instances: list[str] | None = None) -> dict | None:
+              path_instances: list[str] | None = None, weight=None) -> dict | None:
     """Design-rule violations from ``drv.tcl``'s output in an OpenSTA log: the
     ``TERMWISE_DRV`` lines (max_capacitance, max_fanout, the liberty tables' load and slew
     range) and OpenSTA's own ``report_check_types -max_transition`` rows. None when the log
@@ -137,7 +137,11 @@ def parse_drv(text: str, listed: int = DRV_LISTED,
     ``pin, net, cell, kind, quantity, value, limit, fanout``; ``nets`` counts distinct
     offending driver pins (one net can break several rules). With ``path_instances`` (the
     critical path's instances, :func:`parse_sta`), ``on_critical_path`` counts the
-    violations whose pin belongs to one of them: the Fmax itself is then extrapolated."""
+    violations whose pin belongs to one of them: the Fmax itself is then extrapolated.
+
+    ``weight(pin) -> float`` counts a violation that many times (the sampled timing's
+    (:mod:`.sta_sample`): one inside a sampled PE stands for it in every PE); the counts
+    are rounded sums, the listed violations each once."""
     if "TERMWISE_DRV_BEGIN" not in text:
         return None
     found = []
@@ -164,9 +168,11 @@ def parse_drv(text: str, listed: int = DRV_LISTED,
                               "kind": "max_transition", "quantity": "slew_ns",
                               "value": float(row.group(3)), "limit": float(row.group(2)),
                               "fanout": None})
-    by_kind = {k: 0 for k in DRV_KINDS}
+    w = (lambda pin: 1) if weight is None else weight
+    by_kind = {k: 0.0 for k in DRV_KINDS}
     for v in found:
-        by_kind[v["kind"]] += 1
+        by_kind[v["kind"]] += w(v["pin"])
+    by_kind = {k: round(n) for k, n in by_kind.items()}
 
     def ratio(v):
         return v["value"] / v["limit"] if v["limit"] > 0 else float("inf")
@@ -176,9 +182,10 @@ def parse_drv(text: str, listed: int = DRV_LISTED,
     if path_instances is not None:
         insts = set(path_instances)
         on_path = sum(1 for v in found if v["pin"].rsplit("/", 1)[0] in insts)
-    return {"count": len(found), "by_kind": by_kind, "drivers_checked": drivers,
-            "on_critical_path": on_path,
-            "nets": len({v["pin"] for v in found if v["net"] is not None}),
+    return {"count": round(sum(w(v["pin"]) for v in found)), "by_kind": by_kind,
+            "drivers_checked": drivers, "on_critical_path": on_path,
+            "nets": round(sum(w(p) for p in {v["pin"] for v in found
+                                              if v["net"] is not None})),
             "violations": worst[:listed], "listed": min(listed, len(worst)),
             "worst": ({"pin": worst[0]["pin"], "kind": worst[0]["kind"],
                        "value": worst[0]["value"], "limit": worst[0]["limit"],

@@ -109,10 +109,10 @@ def add_flow_arguments(p) -> None:
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="synthesis cache (default build/synth-cache)")
     p.add_argument("--no-cache", action="store_true", help="always rerun the tools")
-    p.add_argument("--per-module", action="store_true",
-                   help="synthesise each distinct module in a yosys run of its own, cached "
-                   "across runs (a changed option resynthesises only the modules it "
-                   "changes; its own cache key: synth/README.md)")
+    p.add_argument("--hierarchical", action="store_true",
+                   help="the hierarchical flow: each distinct module synthesised in a yosys "
+                   "run of its own and cached across runs, the timing with all but 8 PEs "
+                   "as load stubs (less memory; its own cache key: synth/README.md)")
 
 
 def synth_kwargs(args) -> dict:
@@ -120,4 +120,4 @@ def synth_kwargs(args) -> dict:
     :func:`add_flow_arguments` give."""
     return {"clock_ns": args.clock_ns, "target": args.target, "liberty": args.liberty,
             "cache_root": args.cache_dir, "use_cache": not args.no_cache,
-            "per_module": args.per_module}
+            "hierarchical": args.hierarchical}

@@ -62,6 +62,10 @@ class Pin:
     function: str | None = None
     three_state: str | None = None
     internal_power: list[InternalPower] = field(default_factory=list)
+    #: The liberty's ``rise_capacitance`` / ``fall_capacitance`` (``capacitance`` where it
+    #: gives none): what OpenSTA loads a net with on a rising / falling edge.
+    rise_capacitance: float = 0.0
+    fall_capacitance: float = 0.0
 
 
 @dataclass
@@ -219,8 +223,11 @@ def _cell(cg: Group, templates: dict[str, Group]) -> Cell:
     pins = {}
     for pg in cg.groups("pin"):
         for pname in pg.args:
+            cap = _num(pg, "capacitance", 0.0) or 0.0
             pin = Pin(name=pname, direction=pg.attrs.get("direction", "input"),
-                      capacitance=_num(pg, "capacitance", 0.0) or 0.0,
+                      capacitance=cap,
+                      rise_capacitance=_num(pg, "rise_capacitance", cap) or cap,
+                      fall_capacitance=_num(pg, "fall_capacitance", cap) or cap,
                       clock=pg.attrs.get("clock") == "true",
                       function=pg.attrs.get("function"),
                       three_state=pg.attrs.get("three_state"))

@@ -35,6 +35,8 @@ class PortClass:
     fanout: int                         # its cells' input pins
     drivers: int                        # its cells' output pins
     const: str | None                   # "0"/"1"/... when tied to a constant inside
+    rise_cap: float = 0.0               # the same pins' rise_capacitance (timing stubs)
+    fall_cap: float = 0.0               # and fall_capacitance
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def _summarise(mname: str, mods: dict, lib, flatten_modules) -> Stub:
     for port in mod.ports:
         for k in bit_range(mod, port):
             by_root.setdefault(uf.find(((), port, k)), []).append((port, k))
-    acc = {root: [0.0, 0, 0] for root in by_root}   # cap, fanout, drivers per port net
+    acc = {root: [0.0, 0, 0, 0.0, 0.0] for root in by_root}  # cap, fanout, drivers, rise, fall
     cells: dict[tuple[str, str], int] = {}
     for lf in leaves:
         cells[(lf.module, lf.cell)] = cells.get((lf.module, lf.cell), 0) + 1
@@ -72,9 +74,12 @@ def _summarise(mname: str, mods: dict, lib, flatten_modules) -> Stub:
             if p.direction == "input":
                 a[0] += p.capacitance
                 a[1] += 1
+                a[3] += p.rise_capacitance
+                a[4] += p.fall_capacitance
             else:
                 a[2] += 1
     classes = tuple(PortClass(tuple(bits), acc[root][0], acc[root][1], acc[root][2],
-                              root[1] if root[0] == "'" else None)
+                              root[1] if root[0] == "'" else None, acc[root][3],
+                              acc[root][4])
                     for root, bits in by_root.items())
     return Stub(classes, cells)

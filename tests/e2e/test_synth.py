@@ -61,12 +61,13 @@ def test_synth_bad_input(termwise, tmp_path):
     assert_usage_error(r, tmp_path / "out", "clock_ns:")
 
 
-def test_synth_per_module(termwise, tmp_path):
-    """`--per-module`: each module in a yosys run of its own, its netlist cached across
-    runs (a key of its own); the figures are the one-run flow's up to ABC's sizing."""
+def test_synth_hierarchical(termwise, tmp_path):
+    """`--hierarchical`: each module in a yosys run of its own, its netlist cached across
+    runs (a key of its own); the figures are the one-run flow's up to ABC's sizing (the
+    smallest tile has one PE: timed whole)."""
     one = ok(termwise("synth", *SMALLEST_TILE, "--cache-dir", SYNTH_CACHE, "-o", "one"))
     cache = tmp_path / "cache"
-    args = ("synth", *SMALLEST_TILE, "--per-module", "--cache-dir", str(cache))
+    args = ("synth", *SMALLEST_TILE, "--hierarchical", "--cache-dir", str(cache))
     ok(termwise(*args, "-o", "per"))
     a = load_json(tmp_path / "one" / "synth_report.json")
     p = load_json(tmp_path / "per" / "synth_report.json")
