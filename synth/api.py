@@ -67,7 +67,8 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
 
 
 def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
-                   clock_gating: bool = False, sram: bool = False) -> str:
+                   clock_gating: bool = False, sram: bool = False,
+                   hierarchical: bool = False) -> str:
     """The key :func:`synthesise` keeps an ASIC run under, without synthesising.
 
     Parameters
@@ -83,6 +84,8 @@ def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
     sram : bool
         The tile's buffers are SRAM macros (``buffers = macros``, :mod:`.macros`): the
         key holds the macro data's sha256.
+    hierarchical : bool
+        The hierarchical flow (:func:`synthesise`'s ``hierarchical``).
 
     Returns
     -------
@@ -90,7 +93,7 @@ def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
         The synthesis cache's key (:func:`termwise.synth.cache.cache_key`).
     """
     return cache.cache_key(_settings("asic", verilog_sha256, clock_ns, lib, clock_gating,
-                                     sram))
+                                     sram, hierarchical))
 
 
 def _run_cached(kind, root, settings, runner, use_cache, refresh=None):

@@ -57,7 +57,7 @@ def _options(args) -> dict:
     return dict(cycles=cycles, seed=seed, clock_mhz=mhz, clock_ns=args.clock_ns,
                 liberty=args.liberty, cache_root=args.cache_dir, use_cache=not args.no_cache,
                 precision=args.precision, workload=args.workload, layers=layers,
-                part=args.part, samples=samples)
+                part=args.part, samples=samples, hierarchical=args.hierarchical)
 
 
 def cmd_power(args) -> int:
@@ -117,5 +117,8 @@ def register(subparsers) -> None:
                         "of them: the whole tile's figures)")
     p.add_argument("--no-cache", action="store_true",
                    help="always rerun the synthesis and the power (no cached report)")
+    p.add_argument("--hierarchical", action="store_true",
+                   help="the netlist of the hierarchical synthesis flow (termwise synth "
+                   "--hierarchical; its own keys)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=cmd_power)

@@ -75,7 +75,7 @@ def _cmd_report(args) -> int:
                          buffers=args.buffers, clock_gating=args.clock_gating,
                          reports=args.reports, cache_root=args.cache_dir,
                          use_cache=not args.no_cache, plots=not args.no_plots,
-                         executor=executor)
+                         executor=executor, hierarchical=args.hierarchical)
     finally:
         executor.close()
     for r in doc["rows"]:
@@ -108,6 +108,10 @@ def register(subparsers) -> None:
                         "Bit-Tactical, keeps flops, and its row says so)")
     p.add_argument("--clock-gating", action="store_true",
                    help="gate the clocks of registers that hold (docs/clock-gating.md)")
+    p.add_argument("--hierarchical", action="store_true",
+                   help="synthesise (and take the power runs' netlists from) the "
+                   "hierarchical flow: each module once, cached, most PEs timed as stubs "
+                   "(synth/README.md; its own keys: the shipped results are the flat flow's)")
     p.add_argument("--images", type=int, default=None,
                    help="inputs simulated (default: the workload's own)")
     p.add_argument("--power-cycles", default=str(DEFAULT_POWER_CYCLES),

@@ -62,19 +62,20 @@ def _check_request(cfg, part: str, workload: str | None,
 
 
 def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha,
-                samples: int | None):
+                samples: int | None, hierarchical: bool = False):
     """The whole tile's synthesis key and a function of the part mode giving the report's
     key inputs (:func:`.keys.report_key_inputs`) for the options ``run``; the Verilog
     sha256s memoised in ``memo``; ``samples`` the sampled mode's instances."""
     from .keys import RENDER_PACKAGES, report_key_inputs, synthesis_key, tree_sha
     from .part import part_config
     sources = tree_sha(RENDER_PACKAGES)
-    key_w = synthesis_key(cfg, clock_ns, lib, memo, sources)
+    key_w = synthesis_key(cfg, clock_ns, lib, memo, sources, hierarchical)
 
     def inputs_for(mode):
         return report_key_inputs(
             cfg, synth_key=key_w, mode=mode, samples=samples,
-            part_synth_key=synthesis_key(part_config(cfg, mode), clock_ns, lib, memo, sources)
+            part_synth_key=synthesis_key(part_config(cfg, mode), clock_ns, lib, memo, sources,
+                                         hierarchical)
             if mode in ("row", "slice") else None, trace_sha256=trace_sha, **run)
     return key_w, inputs_for
 
@@ -149,7 +150,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                  clock_ns: float, liberty: str | None, cache_root: str | None,
                  use_cache: bool, precision: int | None, log=print,
                  workload: str | None = None, layers: list[str] | None = None,
-                 part: str = "auto", samples: int | None = None) -> dict:
+                 part: str = "auto", samples: int | None = None,
+                 hierarchical: bool = False) -> dict:
     """The gate-level power report of ``cfg``'s tile: synthesis (cached), gate-level
     simulation, power; stored, or found stored.
 
@@ -157,13 +159,12 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     ----------
     cfg : TileConfig
         The tile.
-    cycles : int
-        Cycles simulated (with a workload, a bound: as many runs of each layer as fit).
-    seed : int
-        Seeds the random operands, or draws the workload's runs.
+    cycles, seed : int
+        Cycles simulated (with a workload, a bound: as many runs of each layer as fit);
+        the seed of the random operands, or of the workload's runs drawn.
     clock_mhz : float or None
         The clock the power is stated at; None: the synthesised Fmax.
-    clock_ns, liberty, precision
+    clock_ns, liberty, precision, hierarchical
         The synthesis options (:func:`termwise.synth.api.synthesise`).
     cache_root : str or None
         The synthesis cache (the power cache is beside it, :func:`.cache.power_cache_dir`).
@@ -171,11 +172,9 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         False recomputes the report (and reruns the synthesis).
     log : callable
         Takes a line of progress.
-    workload : str or None
+    workload, layers : str or None, list of str or None
         The activity of that workload's ``layers`` (default: every conv/fc layer) instead
         of random operands.
-    layers : list of str or None
-        The workload's layers to run.
     part : str
         ``whole``: the whole tile; ``row``: one PE row and the shared logic (:mod:`.part`),
         scaled; ``slice``: a quarter of that row's windows, scaled; ``auto``: ``row``
@@ -217,7 +216,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         cfg, clock_ns, lib, verilog_memo_dir(power_cache_dir(cache_root)),
         dict(cycles=cycles, seed=seed, clock_mhz=clock_mhz,
              precision=min(16, cfg.act_bits) if precision is None else precision,
-             workload=workload, layers=layers), trace_sha, samples)
+             workload=workload, layers=layers), trace_sha, samples, hierarchical)
     if use_cache:
         # ``auto`` resolves from the whole tile's cached synthesis; without it, a miss.
         hit_w = synth_cache.lookup(root, key_w) or synth_cache.lookup_measured(key_w)
@@ -232,11 +231,12 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         plan_workload(cfg, man["command_layout"], workload, layers,
                       cycles=cycles, seed=seed, reset_cycles=RESET_CYCLES, log=None)
     syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
-                     cache_root=cache_root, use_cache=use_cache, precision=precision)
+                     cache_root=cache_root, use_cache=use_cache, precision=precision,
+                     hierarchical=hierarchical)
     mode = choose_mode(part, syn["asic"]["cell_count"])
     common = dict(cycles=cycles, seed=seed, clock_ns=clock_ns, liberty=liberty,
                   cache_root=cache_root, use_cache=use_cache, precision=precision, log=log,
-                  workload=workload, layers=layers)
+                  workload=workload, layers=layers, hierarchical=hierarchical)
     rep = _measured(cfg, mode, part, syn, clock_mhz, common, samples)
     rep["wall_s"]["total"] = round(time.monotonic() - t0, 1)
     inputs = inputs_for(mode)

@@ -91,7 +91,8 @@ def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
     return sha
 
 
-def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -> str:
+def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str,
+                  hierarchical: bool = False) -> str:
     """The key the synthesis cache keeps ``cfg``'s ASIC run under, as
     :func:`termwise.synth.api.synthesise` computes it, without synthesising.
 
@@ -105,6 +106,8 @@ def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -
         The liberty's path (:func:`termwise.synth.api.check_options`).
     memo_dir, sources : str
         As for :func:`verilog_sha`.
+    hierarchical : bool
+        The hierarchical synthesis flow (its own key).
 
     Returns
     -------
@@ -113,7 +116,8 @@ def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str) -
     """
     from ..api import asic_cache_key
     return asic_cache_key(verilog_sha(cfg, memo_dir, sources), clock_ns, lib,
-                          clock_gating=cfg.clock_gating, sram=cfg.buffers == "macros")
+                          clock_gating=cfg.clock_gating, sram=cfg.buffers == "macros",
+                          hierarchical=hierarchical)
 
 
 def current_synthesis_key(cfg, clock_ns: float) -> str:

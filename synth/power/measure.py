@@ -320,7 +320,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
             liberty: str | None, cache_root: str | None, use_cache: bool,
             precision: int | None, log, workload: str | None, layers: list[str] | None,
             clock_source: str | None = None, sampled: bool = False,
-            samples: int | None = None) -> tuple[dict, dict]:
+            samples: int | None = None, hierarchical: bool = False) -> tuple[dict, dict]:
     """Synthesis of ``cfg`` (cached), its gate-level simulation and power.
 
     Parameters
@@ -328,7 +328,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     cfg : TileConfig
         The tile simulated: the whole tile, or a part (:mod:`.part`).
     cycles, seed, clock_ns, liberty, cache_root, use_cache, precision, workload, layers
-        As for :func:`.flow.power_report`.
+        As for :func:`.flow.power_report`; so is ``hierarchical``.
     clock_mhz : float or None
         The clock the power is stated at; None: ``cfg``'s synthesised Fmax.
     log : callable
@@ -371,7 +371,8 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
                              seed=seed, reset_cycles=RESET_CYCLES, log=None)
     t_plan = time.monotonic() - t0
     syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
-                     cache_root=cache_root, use_cache=use_cache, precision=precision)
+                     cache_root=cache_root, use_cache=use_cache, precision=precision,
+                     hierarchical=hierarchical)
     t_syn = time.monotonic() - t0 - t_plan
     lib_path = syn["flow"]["liberty"] or os.path.abspath(DEFAULT_LIBERTY)
     wrap = wrapper_name(cfg.top_name)

@@ -108,3 +108,26 @@ def test_errors_cross_as_data(error):
     back = error_of(json.loads(json.dumps(error_record(error))))
     assert type(back) is type(error) and str(back) == str(error)
     assert vars(back) == vars(error)
+
+
+def test_the_hierarchical_flow_reaches_every_synthesis_and_power_run(tmp_path, monkeypatch):
+    seen = []
+
+    def synthesise(cfg, outdir, **kwargs):
+        seen.append(("synth", kwargs.get("hierarchical")))
+        return _synthesise(cfg, outdir)
+
+    def power_report(cfg, **kwargs):
+        seen.append(("power", kwargs.get("hierarchical")))
+        return _power_report(cfg, **{k: v for k, v in kwargs.items() if k != "hierarchical"})
+    monkeypatch.setattr(synth_api, "synthesise", synthesise)
+    monkeypatch.setattr(synth_api, "write_report", _write_report)
+    monkeypatch.setattr(power_flow, "power_report", power_report)
+    monkeypatch.setattr(power_files, "to_markdown", lambda rep: "stand-in")
+    for flag in (True, False):
+        seen.clear()
+        doc = run_report("digits-cnn", 16, str(tmp_path / str(flag)), designs="stripes",
+                         images=2, plots=False, executor=LocalPool(1), log=lambda m: None,
+                         hierarchical=flag)
+        assert sorted(seen) == [("power", flag)] * 2 + [("synth", flag)] * 2
+        assert ("hierarchical" in doc["flow"]) == flag

@@ -161,3 +161,14 @@ def test_a_design_module_by_module_against_one_run(tmp_path):
     assert again["module_runs"] == {"modules": 5, "cached": 5}
     assert again["area_um2"] == per["area_um2"] and again["fmax_mhz"] == per["fmax_mhz"]
     assert len([e for e in os.listdir(cache) if not e.startswith(".")]) == 5
+
+
+@needs_lib
+def test_the_hierarchical_flow_has_keys_of_its_own():
+    from termwise.synth import api
+    sha = "0" * 64
+    flat = api.asic_cache_key(sha, 10.0, LIB, clock_gating=True, sram=True)
+    assert api.asic_cache_key(sha, 10.0, LIB, clock_gating=True, sram=True,
+                              hierarchical=False) == flat     # the shipped keys unchanged
+    assert api.asic_cache_key(sha, 10.0, LIB, clock_gating=True, sram=True,
+                              hierarchical=True) != flat

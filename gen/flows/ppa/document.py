@@ -55,10 +55,12 @@ def design_rows(archs, synth: dict, power: dict, power_errors: dict, sim: dict,
 
 
 def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
-                    wall: dict, buffers: str = "flops", clock_gating: bool = False) -> dict:
+                    wall: dict, buffers: str = "flops", clock_gating: bool = False,
+                    hierarchical: bool = False) -> dict:
     """report.json's document of the rows, the simulation ``sim`` they came from and the
     flow's wall times ``wall`` (seconds per stage); ``buffers`` and ``clock_gating``: how
-    the table's tiles store and clock (its common differences from the papers)."""
+    the table's tiles store and clock (its common differences from the papers);
+    ``hierarchical``: the syntheses by the hierarchical flow (synth/README.md)."""
     from ....synth.api import DEFAULT_CLOCK_NS
     from ..reports import ppa
     from ..reports.plots import hardware_summary
@@ -72,7 +74,9 @@ def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
         "equal_peak_throughput": sim["equal_peak_throughput"],
         "hardware": hardware_summary(sim["designs"], bits),
         "flow": f"OSU 0.18 um liberty, yosys + OpenSTA, clock target "
-                f"{DEFAULT_CLOCK_NS:g} ns, Fmax from the critical path",
+                f"{DEFAULT_CLOCK_NS:g} ns, Fmax from the critical path"
+                + ("; hierarchical: each module synthesised once, all but 8 PEs timed as "
+                   "load stubs (synth/README.md)" if hierarchical else ""),
         "rows": rows,
         "common_differences": ppa.common_differences(buffers, clock_gating),
         "energy_model": {k: sim["energy"][k] for k in ("model", "constants", "modelled",

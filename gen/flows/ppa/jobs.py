@@ -26,12 +26,13 @@ SYNTH_JOB = "tile_synth"
 POWER_JOB = "tile_power"
 
 
-def synth_spec(index: int, design: str, cfg, *, cache_root, use_cache: bool) -> dict:
+def synth_spec(index: int, design: str, cfg, *, cache_root, use_cache: bool,
+               hierarchical: bool = False) -> dict:
     """The spec of ``design``'s synthesis (its tile ``cfg``, the flow's default clock, cached
-    in ``cache_root``)."""
+    in ``cache_root``; ``hierarchical``: that flow)."""
     return {"index": index, "kind": SYNTH_JOB, "design": design, "config": cfg.to_dict(),
-            "name": cfg.name,
-            "cache_root": cache_root, "use_cache": bool(use_cache)}
+            "name": cfg.name, "cache_root": cache_root, "use_cache": bool(use_cache),
+            "hierarchical": bool(hierarchical)}
 
 
 def power_spec(index: int, design: str, cfg, run) -> dict:
@@ -40,7 +41,8 @@ def power_spec(index: int, design: str, cfg, run) -> dict:
     return {"index": index, "kind": POWER_JOB, "design": design, "config": cfg.to_dict(),
             "name": cfg.name,
             "workload": run.workload, "cycles": int(run.cycles), "seed": int(run.seed),
-            "cache_root": run.cache_root, "use_cache": bool(run.use_cache)}
+            "cache_root": run.cache_root, "use_cache": bool(run.use_cache),
+            "hierarchical": bool(run.hierarchical)}
 
 
 def error_record(err: Exception) -> dict:
@@ -79,7 +81,8 @@ def tile_synth(spec: dict) -> dict:
     _log(f"{spec['design']}: synthesis of {cfg.top_name}")
     try:
         return {"report": synthesise(cfg, None, cache_root=spec["cache_root"],
-                                     use_cache=spec["use_cache"])}
+                                     use_cache=spec["use_cache"],
+                                     hierarchical=spec.get("hierarchical", False))}
     except (ConfigError, ToolError) as err:
         return {"error": error_record(err)}
 
@@ -90,7 +93,7 @@ def tile_power(spec: dict) -> dict:
     from .measure import PowerRun, measure_power
     cfg = _config(spec)
     run = PowerRun(spec["workload"], spec["cycles"], spec["seed"], spec["cache_root"],
-                   spec["use_cache"])
+                   spec["use_cache"], spec.get("hierarchical", False))
     _log(f"{spec['design']}: gate-level power under {run.workload}")
     try:
         return {"report": measure_power(spec["design"], cfg, run, _log)}

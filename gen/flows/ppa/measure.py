@@ -23,6 +23,7 @@ class PowerRun:
     seed: int
     cache_root: str | None
     use_cache: bool
+    hierarchical: bool = False       # the hierarchical synthesis flow's netlists
 
 
 def write_synthesis(design: str, cfg, ddir: str, syn: dict, *, fresh: bool) -> dict:
@@ -56,7 +57,7 @@ def measure_power(design: str, cfg, run: PowerRun, log) -> dict:
                             clock_ns=DEFAULT_CLOCK_NS, liberty=None,
                             cache_root=run.cache_root, use_cache=run.use_cache,
                             precision=None, log=log, workload=run.workload, layers=None,
-                            part=power_part(cfg))
+                            part=power_part(cfg), hierarchical=run.hierarchical)
     try:
         return measure(run.cycles)
     except ConfigError as err:

@@ -40,12 +40,13 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                buffers: str = "flops", clock_gating: bool = False,
                reports: str | None = None, cache_root: str | None = None,
                use_cache: bool = True, plots: bool = True, executor=None,
-               log=None) -> dict:
+               log=None, hierarchical: bool = False) -> dict:
     """Synthesis, power and simulation of every design; writes the report (report.json,
     .md, .csv, plots, ``sim/`` and ``designs/<design>/``) and returns its document. Bad
     options raise :class:`~termwise.gen.errors.ConfigError` before anything runs.
     ``buffers`` and ``clock_gating``: every tile's storage
-    (:func:`termwise.gen.config.storage_variant`). ``executor``: where the designs'
+    (:func:`termwise.gen.config.storage_variant`). ``hierarchical``: the syntheses and
+    the power runs' netlists by the hierarchical flow (synth/README.md). ``executor``: where the designs'
     syntheses, then their power runs, are run (:mod:`..sweep.executors`; default this
     process, one at a time), each a job of :mod:`.jobs`."""
     from ....golden import netsim
@@ -71,14 +72,15 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     if any(cfgs[a].top_name not in synth_found for a in archs):
         check_options(DEFAULT_CLOCK_NS, "asic", None)
     t0 = time.monotonic()
-    run = PowerRun(workload, power_cycles, seed, cache_root, use_cache)
+    run = PowerRun(workload, power_cycles, seed, cache_root, use_cache, hierarchical)
     executor = executor or LocalPool(1)
     ddirs = {a: os.path.join(out_dir, "designs", a) for a in archs}
     wall = {}
     t = time.monotonic()
     fresh = {a: cfgs[a].top_name not in synth_found for a in archs}
     made = _run_jobs(executor, [(a, synth_spec(0, a, cfgs[a], cache_root=cache_root,
-                                                use_cache=use_cache))
+                                                use_cache=use_cache,
+                                                hierarchical=hierarchical))
                                 for a in archs if fresh[a]])
     synth = {}
     for a in archs:
@@ -109,6 +111,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     wall["simulation"] = time.monotonic() - t
     rows = design_rows(archs, synth, power, power_errors, sim, power_cycles)
     wall["total"] = time.monotonic() - t0
-    doc = report_document(workload, bits, fc, sim, rows, wall, buffers, clock_gating)
+    doc = report_document(workload, bits, fc, sim, rows, wall, buffers, clock_gating,
+                          hierarchical)
     ppa.write_reports(out_dir, doc, plot=plots)
     return doc
