@@ -50,6 +50,7 @@ test-all: venv tools workloads
 bench: venv
 	$(BIN)/python -m termwise.tb.bench
 	$(BIN)/python -m termwise.synth.bench
+	$(BIN)/python -m termwise.synth.bench --hierarchical
 
 lint: venv
 	$(BIN)/python -m termwise.tb.lint

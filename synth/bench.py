@@ -10,9 +10,10 @@ simulation are all in the figures. The peak memory is the process's and its chil
 Prints a table and writes ``build/bench_flow.json``.
 
 ``python -m termwise.synth.bench [PRESET ...] [--buffers macros] [--clock-gating]
-[--workload W] [--cycles N]``; default baseline-4x4 and stripes-4x4 with SRAM macros and
-clock gating (minutes); the 16x16 tiles take 2-10 minutes each to synthesise and 10 or more
-to measure (synth/README.md).
+[--hierarchical] [--workload W] [--cycles N]``; default baseline-4x4 and stripes-4x4 with
+SRAM macros and clock gating (minutes); the 16x16 tiles take 2-10 minutes each to
+synthesise and 10 or more to measure (synth/README.md). ``make bench`` runs the default
+tiles by both synthesis flows, flat and hierarchical.
 """
 
 from __future__ import annotations
@@ -98,8 +99,11 @@ def main(argv=None) -> int:
     p.add_argument("--clock-gating", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--workload", default="efficientnet-lite0")
     p.add_argument("--cycles", type=int, default=5000)
+    p.add_argument("--hierarchical", action="store_true",
+                   help="the hierarchical synthesis flow (synth/README.md)")
     args = p.parse_args(argv)
-    options = ["--buffers", args.buffers] + (["--clock-gating"] if args.clock_gating else [])
+    options = ["--buffers", args.buffers] + (["--clock-gating"] if args.clock_gating else []) \
+        + (["--hierarchical"] if args.hierarchical else [])
     rows = []
     print(f"{'preset':16s} {'synth s':>8s} {'GB':>5s} | {'power s':>8s} {'GB':>5s} "
           f"{'workload s':>10s} {'model build s':>14s} {'simulation s':>13s} "
