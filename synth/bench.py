@@ -7,7 +7,7 @@ whole), each a fresh process on
 an empty cache folder of its own, so the synthesis, the gate-level model's build and the
 simulation are all in the figures. The peak memory is the process's and its children's
 (Verilator, OpenSTA; yosys runs inside it as WebAssembly): ``os.wait4``'s ``ru_maxrss``.
-Prints a table and writes ``build/bench_flow.json``.
+Prints a table and writes ``build/bench_flow.json`` (``bench_flow_hierarchical.json``).
 
 ``python -m termwise.synth.bench [PRESET ...] [--buffers macros] [--clock-gating]
 [--hierarchical] [--workload W] [--cycles N]``; default baseline-4x4 and stripes-4x4 with
@@ -124,7 +124,8 @@ def main(argv=None) -> int:
               f"{st.get('simulation_and_power', float('nan')):13.1f} "
               f"{st.get('phases', float('nan')):9.1f}"
               + (f"  FAILED: {', '.join(failed)}" if failed else ""), flush=True)
-    out = Path("build") / "bench_flow.json"
+    out = Path("build") / ("bench_flow_hierarchical.json" if args.hierarchical
+                           else "bench_flow.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=2) + "\n")
     print(f"options {' '.join(options)}, workload {args.workload}, {args.cycles} power "
