@@ -277,8 +277,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     if shapes:
         tcl = macros_mod.sta_lines(tcl)
     if sample:
-        tcl = tcl.replace("read_liberty cells.lib\n",
-                          f"read_liberty cells.lib\nread_liberty {sta_sample.LIBERTY_FILE}\n", 1)
+        tcl = sta_sample.sta_lines(tcl)
     with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
     write_drv_files(workdir, liberty)
@@ -297,10 +296,9 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                               f"{bad[0]})")
     if clock_gating:
         gating["timing"] = clock_gating_mod.timing(
-            workdir, wrap, clock_ns, **({"netlist": sta_sample.NETLIST_FILE,
-                                         "liberty": f"cells.lib\nread_liberty "
-                                                    f"{sta_sample.LIBERTY_FILE}"}
-                                        if sample else {}))
+            workdir, wrap, clock_ns,
+            **({"netlist": sta_sample.NETLIST_FILE, "script": sta_sample.sta_lines}
+               if sample else {}))
     result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe

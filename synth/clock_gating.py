@@ -191,7 +191,7 @@ exit
 
 
 def timing(workdir: str, wrap: str, clock_ns: float, netlist: str = "netlist.v",
-           liberty: str = "cells.lib") -> dict:
+           liberty: str = "cells.lib", script=None) -> dict:
     """The gated run's timing by OpenSTA (:data:`STA_SCRIPT`, log ``sta_clock_gating.log``)
     and its Fmax.
 
@@ -202,14 +202,16 @@ def timing(workdir: str, wrap: str, clock_ns: float, netlist: str = "netlist.v",
     arrival)``: a conservative figure. Here the enable path needs ``arrival + latch delay``
     (the latch's CLK->Q delay on the gating path stands in for its D->Q delay) before the
     clock rises at the AND gate, the flops ``T - slack``; ``fmax_mhz`` is 1000 over the
-    larger."""
+    larger. ``script``, if given, rewrites the OpenSTA script (the sampled timing's stub
+    liberty, :func:`termwise.synth.sta_sample.sta_lines`)."""
     from . import parse, tools
     with open(os.path.join(workdir, netlist), encoding="utf-8") as f:
         if f"{ICG_MODULE}_" not in f.read():
             return {"errors": [], "fmax_mhz": None, "note": "no ICG in the netlist"}
+    tcl = STA_SCRIPT.format(lib=liberty, net=netlist, top=wrap, period=f"{clock_ns:g}",
+                            opts="-fields {cap slew input_pins} -digits 3")
     with open(os.path.join(workdir, "sta_clock_gating.tcl"), "w", encoding="utf-8") as f:
-        f.write(STA_SCRIPT.format(lib=liberty, net=netlist, top=wrap, period=f"{clock_ns:g}",
-                                  opts="-fields {cap slew input_pins} -digits 3"))
+        f.write(tcl if script is None else script(tcl))
     tools.run([tools.check_sta(), "-no_init", "-exit", "sta_clock_gating.tcl"], workdir,
               "sta_clock_gating.log")
     with open(os.path.join(workdir, "sta_clock_gating.log"), encoding="utf-8") as f:

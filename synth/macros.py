@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["LIBERTY_FILE", "VERSION", "macro_shapes", "liberty_head", "liberty_text", "yosys_lines", "sta_lines",
-           "cap_fmax", "prepare", "restat_lines", "shapes_of"]
+__all__ = ["LIBERTY_FILE", "VERSION", "macro_shapes", "liberty_head", "liberty_text",
+           "yosys_lines", "sta_lines", "cap_fmax", "prepare", "restat_lines", "shapes_of"]
 
 #: The macros' liberty in the run folder.
 LIBERTY_FILE = "macros.lib"

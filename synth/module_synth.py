@@ -21,13 +21,11 @@ documents (:func:`merge_stats`), as yosys writes it for the whole design.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import shutil
 
-from . import tools
+from . import cache, tools
 
 __all__ = ["VERSION", "split_modules", "children", "reachable", "module_key",
            "module_script", "merge_stats", "synthesise_modules", "TOP_PLACEHOLDER"]
@@ -80,14 +78,15 @@ def _normal(text: str, top: str) -> str:
 
 def module_key(settings: dict, module: str, texts: dict[str, str], subs: list[str],
                top: str) -> str:
-    """The cache key of ``module``'s netlist: sha256 of the flow's ``settings``, its text and
-    its direct submodules' texts (their ports are what its run reads), with ``top``'s name
-    replaced by :data:`TOP_PLACEHOLDER`."""
-    h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    h.update(_normal(module, top).encode())
-    for name in [module] + subs:
-        h.update(b"\0" + _normal(texts[name], top).encode())
-    return h.hexdigest()[:24]
+    """The cache key of ``module``'s netlist (:func:`termwise.synth.cache.cache_key`) of
+    the flow's ``settings``, its text and its direct submodules' texts (their ports are
+    what its run reads), with ``top``'s name replaced by :data:`TOP_PLACEHOLDER`."""
+    return cache.cache_key(_key_settings(settings, module, texts, subs, top))
+
+
+def _key_settings(settings, module, texts, subs, top) -> dict:
+    return {"settings": settings, "module": _normal(module, top),
+            "texts": [_normal(texts[name], top) for name in [module] + subs]}
 
 
 def _yosys_name(name: str) -> str:
@@ -253,7 +252,8 @@ def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: 
             net, stat, safe = _run_module(workdir, whole, name, index, texts, tree[name],
                                           abc_fast, abc_safe, crashed)
             _cache_put(cache_dir, key, _normal(net, top),
-                       json.loads(_normal(json.dumps(stat), top)), safe)
+                       json.loads(_normal(json.dumps(stat), top)), safe,
+                       {"module": _normal(name, top), "flow": settings})
         nets[name], stats[name] = _only(net, name), stat
         if safe:
             safe_mods.append(name)
@@ -279,31 +279,22 @@ def _only(net: str, name: str) -> str:
 
 
 def _cache_get(cache_dir: str | None, key: str):
-    if cache_dir is None:
+    """``(netlist, stat, safe)`` stored under ``key``, or None."""
+    hit = None if cache_dir is None else cache.lookup(cache_dir, key)
+    if hit is None:
         return None
-    path = os.path.join(cache_dir, key)
-    try:
-        with open(os.path.join(path, "module.json"), encoding="utf-8") as f:
-            meta = json.load(f)
-        with open(os.path.join(path, "netlist.v"), encoding="utf-8") as f:
-            return f.read(), meta["stat"], meta["safe"]
-    except (OSError, ValueError, KeyError):
-        return None
+    with open(os.path.join(cache_dir, key, "netlist.v"), encoding="utf-8") as f:
+        return f.read(), hit["stat"], hit["safe"]
 
 
-def _cache_put(cache_dir: str | None, key: str, net: str, stat: dict, safe: bool) -> None:
-    """Store one module's result: written in a private folder renamed into place, so a
-    concurrent run sees the whole entry or none (the first writer wins)."""
+def _cache_put(cache_dir: str | None, key: str, net: str, stat: dict, safe: bool,
+               settings: dict) -> None:
+    """Store one module's result as the synthesis cache stores a run
+    (:func:`termwise.synth.cache.commit`: a private folder renamed into place, the first
+    writer wins)."""
     if cache_dir is None:
         return
-    os.makedirs(cache_dir, exist_ok=True)
-    tmp = os.path.join(cache_dir, f".{key}.tmp{os.getpid()}")
-    os.makedirs(tmp, exist_ok=True)
-    with open(os.path.join(tmp, "netlist.v"), "w", encoding="utf-8") as f:
+    run_dir = cache.new_run_dir(cache_dir)
+    with open(os.path.join(run_dir, "netlist.v"), "w", encoding="utf-8") as f:
         f.write(net)
-    with open(os.path.join(tmp, "module.json"), "w", encoding="utf-8") as f:
-        json.dump({"stat": stat, "safe": safe}, f)
-    try:
-        os.rename(tmp, os.path.join(cache_dir, key))
-    except OSError:          # another process stored it first
-        shutil.rmtree(tmp, ignore_errors=True)
+    cache.commit(cache_dir, key, run_dir, {"stat": stat, "safe": safe}, settings)

@@ -26,9 +26,9 @@ import re
 from . import module_synth
 from .macros import liberty_head
 
-__all__ = ["VERSION", "SAMPLED", "STUB_CELL", "LIBERTY_FILE", "NETLIST_FILE", "FANOUT_FILE", "INFO_FILE",
-           "sampled_indices", "stub_liberty", "write_sampled_netlist", "write_stub_liberty",
-           "output_arcs", "weight", "read_info"]
+__all__ = ["VERSION", "SAMPLED", "STUB_CELL", "LIBERTY_FILE", "NETLIST_FILE", "FANOUT_FILE",
+           "INFO_FILE", "sampled_indices", "stub_liberty", "write_sampled_netlist",
+           "write_stub_liberty", "output_arcs", "sta_lines", "weight", "read_info"]
 
 #: The sampled timing's version, in the synthesis key of a hierarchical run (bump when a
 #: change here would change a result).
@@ -106,9 +106,10 @@ def write_sampled_netlist(workdir: str, module: str, liberty: str,
     """Write :data:`NETLIST_FILE` (``netlist`` with all but ``k`` instances of ``module``
     made stubs), :data:`LIBERTY_FILE`, :data:`FANOUT_FILE` and :data:`INFO_FILE` in
     ``workdir``; returns the info (``module``, ``instances``, ``sampled``,
-    ``holder_path``, ``sampled_instances``, ``cells_per_instance``), or None (nothing written) when ``module`` has at most ``k`` instances or
-    is instantiated in a module that is itself instantiated more than once (its stubs
-    would not be one per PE)."""
+    ``holder_path``, ``sampled_instances``, ``cells_per_instance``, ``liberty``), or None
+    (nothing written) when ``module`` has at most ``k`` instances or is instantiated in a
+    module that is itself instantiated more than once (its stubs would not be one per
+    PE)."""
     from .netlist import bit_range, parse_netlist
     from .power.cells import read_library
     from .power.compute import flatten_modules
@@ -132,7 +133,8 @@ def write_sampled_netlist(workdir: str, module: str, liberty: str,
     mods = {m.name.lstrip("\\"): m
             for m in parse_netlist("".join(texts[name] for name in tree))}
     lib = read_library(os.path.join(workdir, liberty))
-    stub = stub_of(module, mods, lib, {}, flatten_modules)
+    flat = flatten_modules(mods, module, lib)      # the PE once: its loads and its drivers
+    stub = stub_of(module, mods, lib, {}, lambda *args: flat)
     pin_load = {}
     for cls in stub.classes:
         # one net inside: its load once, on its first input bit (a feed-through's output
@@ -153,7 +155,7 @@ def write_sampled_netlist(workdir: str, module: str, liberty: str,
     start = text.index(texts[holder])
     with open(os.path.join(workdir, NETLIST_FILE), "w", encoding="utf-8") as f:
         f.write(text[:start] + holder_text + text[start + len(texts[holder]):])
-    leaves, uf, _, _ = flatten_modules(mods, module, lib)
+    leaves, uf, _, _ = flat
     drivers = {}
     for leaf in leaves:
         for pin, net in leaf.pins.items():
@@ -251,6 +253,12 @@ def output_arcs(workdir: str, info: dict, top: str, clock_ns: float, reads: str)
               tuple(data["widths"].get(port, (0, 0)))[0])] = tuple(vals)
     write_stub_liberty(workdir, data, arcs)
     return arcs
+
+
+def sta_lines(tcl: str) -> str:
+    """An OpenSTA script reading the stub cell's liberty after the cells' (as
+    :func:`termwise.synth.macros.sta_lines` reads the macros')."""
+    return re.sub(r"(read_liberty \S+\n)", rf"\1read_liberty {LIBERTY_FILE}\n", tcl, count=1)
 
 
 def _instance_path(texts: dict[str, str], module: str) -> str:

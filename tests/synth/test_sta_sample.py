@@ -5,8 +5,10 @@ PEs are identical)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 
 import pytest
 
@@ -104,7 +106,19 @@ def test_an_array_timed_with_stubs_against_flat(tmp_path):
     run = tmp_path / "hier"
     assert json.loads((run / sta_sample.INFO_FILE).read_text())["holder_path"] == "tile/array"
     assert (run / sta_sample.NETLIST_FILE).exists() is False      # dropped after timing
-    # the stub's pins load the enable net as the PE's own cells do (hand count: every
-    # OSU018 cell input pin on `en` inside the PE, from the liberty)
-    lib = (run / sta_sample.LIBERTY_FILE).read_text()
-    assert "pin (en) { direction : input;" in lib
+    # the stub's pin loads the enable net as the PE's own cells do: a hand count of every
+    # cell pin on `en` in the PE's netlist, each pin's rise capacitance from OSU018's text
+    net = gzip.decompress((run / "netlist.v.gz").read_bytes()).decode()
+    pe = re.search(r"^module chip__pe\(.*?^endmodule", net, re.M | re.S).group(0)
+    text = open(LIB).read()
+    want, pins = 0.0, 0
+    for cell, body in re.findall(r"^\s+(\w+) \S+\s+\((.*?)\);", pe, re.M | re.S):
+        for pin in re.findall(r"\.(\w+)\(en\)", body):
+            block = re.search(rf"cell \({cell}\).*?pin\({pin}\)\s*{{(.*?)}}", text, re.S)
+            want += float(re.search(r"rise_capacitance : ([\d.]+)", block.group(1)).group(1))
+            pins += 1
+    got = re.search(r"pin \(en\) \{ direction : input; capacitance : \S+; "
+                    r"rise_capacitance : ([\d.e-]+); \S+ \S+ \S+ fanout_load : (\d+);",
+                    (run / sta_sample.LIBERTY_FILE).read_text())
+    assert pins > 0 and float(got.group(1)) == pytest.approx(want, rel=1e-5)
+    assert int(got.group(2)) == pins

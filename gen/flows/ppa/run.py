@@ -46,9 +46,9 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     options raise :class:`~termwise.gen.errors.ConfigError` before anything runs.
     ``buffers`` and ``clock_gating``: every tile's storage
     (:func:`termwise.gen.config.storage_variant`). ``hierarchical``: the syntheses and
-    the power runs' netlists by the hierarchical flow (synth/README.md). ``executor``: where the designs'
-    syntheses, then their power runs, are run (:mod:`..sweep.executors`; default this
-    process, one at a time), each a job of :mod:`.jobs`."""
+    the power runs' netlists by the hierarchical flow (synth/README.md). ``executor``:
+    where the designs' syntheses, then their power runs, are run (:mod:`..sweep.executors`;
+    default this process, one at a time), each a job of :mod:`.jobs`."""
     from ....golden import netsim
     from ....golden.workloads import check_workload, load_workload
     from ....synth.api import DEFAULT_CLOCK_NS, check_options
