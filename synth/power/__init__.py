@@ -47,6 +47,9 @@ compute
     rates, by instance and summed by module.
 gatesim
     The Verilator build helper.
+levelsim
+    A levelised, cycle-based gate-level simulation in NumPy (no compilation): the toggle
+    counts of Verilator's SAIF of the same netlist, checked against it.
 opensta
     OpenSTA's vectorless ``report_power``, the cross-check.
 stimulus

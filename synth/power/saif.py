@@ -8,6 +8,11 @@ characters such as ``a\\[0\\]`` unescaped to ``a[0]``). This is the form Verilat
 ``--trace-saif`` writes (one ``TOP`` instance around the design's top, every vector bit as
 its own net, times in the simulation's timescale, default 1 ps).
 
+:func:`read_saif` reads a file line by line when it has Verilator's layout (one entry or
+bracket per line), keeping only the counts: a 16x16 tile's mixed model writes a SAIF of
+millions of nets, whose text, tokens and parse tree took GBs; any other layout is parsed
+whole by :func:`parse_saif`, with the same result.
+
 Not read: ``VIRTUAL_INSTANCE``, state-dependent (``COND``/``IOPATH``) sections,
 ``INSTANCE`` library cell types beyond ignoring them, and forward SAIF (library files).
 ``TC`` counts 0-1 and 1-0 transitions; transitions through X or Z (counted by ``IG``, and
@@ -26,7 +31,7 @@ _UNESC = re.compile(r"\\(.)")
 _SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15}
 
 
-@dataclass
+@dataclass(slots=True)
 class NetActivity:
     """Counts of one net over the SAIF's duration (times in the SAIF's timescale)."""
     t0: int = 0
@@ -146,5 +151,69 @@ def parse_saif(text: str) -> Saif:
 
 
 def read_saif(path: str) -> Saif:
+    """The SAIF file at ``path``: read line by line in Verilator's layout
+    (:func:`_read_lines`), else parsed whole (:func:`parse_saif`)."""
+    try:
+        return _read_lines(path)
+    except _NotLineForm:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return parse_saif(f.read())
+
+
+class _NotLineForm(Exception):
+    """A line :func:`_read_lines` does not know: the file is parsed whole instead."""
+
+
+#: One net on a line: ``(name (T0 n) (T1 n) ...)``; its counts.
+_NET_LINE = re.compile(r"\(((?:\\.|[^\s()\\\"])+)\s+((?:\(\w+\s+[\d.]+\)\s*)+)\)$")
+_COUNT = re.compile(r"\((\w+)\s+([\d.]+)\)")
+#: A one-line header entry: ``(KEY value)``.
+_HEADER_LINE = re.compile(r"\((SAIFVERSION|DIRECTION|PROGRAM_NAME|DIVIDER|TIMESCALE|DURATION|"
+                          r"DESIGN|DATE|VENDOR|VERSION)\b\s*([^()]*)\)$")
+
+
+def _read_lines(path: str) -> Saif:
+    """A SAIF in Verilator's layout, line by line; :class:`_NotLineForm` at a line it does
+    not know (the caller parses the file whole)."""
+    duration, scale, divider = None, 1e-12, "/"
+    nets: dict[str, NetActivity] = {}
+    stack: list[str | None] = []      # instance names; None for SAIFILE, NET and PORT
+    prefix = ""                       # the instance names on the stack, each with "/"
     with open(path, encoding="utf-8", errors="replace") as f:
-        return parse_saif(f.read())
+        for raw in f:
+            line = raw.strip()
+            if not line or line.startswith("//"):
+                continue
+            if line == ")":
+                if not stack:
+                    raise _NotLineForm(line)
+                if stack.pop() is not None:
+                    prefix = "".join(x + "/" for x in stack if x is not None)
+            elif line in ("(SAIFILE", "(NET", "(PORT"):
+                stack.append(None)
+            elif line.startswith("(INSTANCE ") and "(" not in line[1:] and ")" not in line:
+                stack.append(_atom(line.split()[-1]))
+                prefix += stack[-1] + "/"
+            elif stack and stack[-1] is None and len(stack) > 1 and _NET_LINE.match(line):
+                m = _NET_LINE.match(line)
+                act = NetActivity()
+                for key, value in _COUNT.findall(m.group(2)):
+                    key = key.lower()
+                    if key in NetActivity.__slots__:
+                        setattr(act, key, int(float(value)))
+                nets[prefix + _atom(m.group(1))] = act
+            elif (m := _HEADER_LINE.match(line)) and len(stack) == 1:
+                key, value = m.group(1), m.group(2).strip()
+                if key == "DURATION":
+                    duration = int(float(value))
+                elif key == "TIMESCALE":
+                    scale = _timescale([value])
+                elif key == "DIVIDER":
+                    divider = value or "/"
+            else:
+                raise _NotLineForm(line)
+    if stack:
+        raise _NotLineForm("unbalanced")
+    if duration is None:
+        raise ValueError("SAIF without DURATION")
+    return Saif(duration=duration, timescale_s=scale, divider=divider, nets=nets)

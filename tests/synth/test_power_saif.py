@@ -99,3 +99,29 @@ def test_live_verilator_saif(tmp_path):
                           "top", saif=True)
     subprocess.run([exe], cwd=tmp_path, check=True, timeout=60)
     _check_tiny(saif.read_saif(str(tmp_path / "dump.saif")))
+
+
+def test_line_reader_equals_whole_parse(tmp_path):
+    """``read_saif`` reads Verilator's layout line by line (no text, tokens or tree kept):
+    the same nets and counts as the whole parse; another layout falls back to it."""
+    path = os.path.join(FIX, "verilator_tiny.saif")
+    with open(path, encoding="utf-8") as f:
+        whole = saif.parse_saif(f.read())
+    lines = saif._read_lines(path)                   # not the fallback: Verilator's layout
+    assert (lines.duration, lines.timescale_s, lines.divider) == \
+        (whole.duration, whole.timescale_s, whole.divider)
+    assert lines.nets == whole.nets and len(lines.nets) > 10
+    # an escaped name and a PORT section in the line layout
+    text = ("(SAIFILE\n(DIVIDER / )\n(TIMESCALE 1 ns)\n(DURATION 100)\n (INSTANCE TOP\n"
+            "  (INSTANCE \\u\\.0\n   (PORT\n    (a\\[1\\] (T0 60) (T1 40) (TZ 0) (TX 0) (TB 0) "
+            "(TC 7))\n   )\n  )\n  (NET\n   (b (T0 100) (T1 0) (TC 0))\n  )\n )\n)\n")
+    (tmp_path / "l.saif").write_text(text)
+    s = saif._read_lines(str(tmp_path / "l.saif"))
+    assert s.nets == saif.parse_saif(text).nets
+    assert s.nets["TOP/u.0/a[1]"].tc == 7 and s.nets["TOP/b"].t0 == 100
+    assert s.timescale_s == pytest.approx(1e-9)
+    # one entry over two lines: not the line layout; read_saif parses it whole
+    (tmp_path / "w.saif").write_text(text.replace("(TB 0) (TC 7))", "(TB 0)\n (TC 7))"))
+    with pytest.raises(saif._NotLineForm):
+        saif._read_lines(str(tmp_path / "w.saif"))
+    assert saif.read_saif(str(tmp_path / "w.saif")).nets == s.nets

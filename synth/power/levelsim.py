@@ -1,0 +1,341 @@
+"""A zero-delay, two-state, cycle-based simulation of a flattened gate-level netlist in
+NumPy: the toggle counts a Verilator gate-level model with SAIF tracing gives, without
+compiling one.
+
+Why: a Verilated gate-level model costs memory and time per cell before it simulates a
+cycle (loom-16x16-8b's fc weight module alone, 290k cells: 5.2 GB and 5 minutes to
+verilate, then its 0.7 GB of C++ to compile). Here the netlist is levelised once
+(seconds) and every cycle evaluates each level's cells of one type and output pin as one
+vector operation over the nets (that module: about 6 ms a cycle, 1 GB).
+
+The model (:class:`LevelSim`):
+
+* every net is one boolean (two-state, initial 0, as Verilator's default); liberty cells
+  are evaluated from their ``function`` (:mod:`.cell_functions`);
+* combinational cells in level order (a cell's level is one past its inputs' drivers');
+  a latch (``latch`` group: OSU018's ``LATCH``, the clock gate's) is a cell of its level
+  whose output is its data while its enable is 1 and its state otherwise;
+* flip-flops (``ff`` groups: ``DFFPOSX1``, ``DFFNEGX1``) hold their state on their ``Q``
+  net; at a rising edge of their ``clocked_on`` expression (gated clocks included: the
+  clock nets are evaluated like any other) they take their data as the phase's new inputs
+  and the old state settle it (Verilator's order: an ``eval`` applies its inputs first); asynchronous ``clear``/``preset`` (``DFFSR``) are not modelled: a netlist
+  with them is refused;
+* SRAM macros (``termwise_sram_<words>x<width>``, the black boxes of ``buffers =
+  macros``) as :class:`termwise.rtl.buffer.SramMacro` behaves: at a rising ``clk`` with
+  ``ce``, ``we`` writes ``din`` at ``addr``, else ``dout`` takes the word at ``addr``;
+* a cycle is two phases, as the tile-run harness drives Verilator: the inputs change and
+  the clock falls, everything settles; the clock rises, the clocked state updates,
+  everything settles. A net's toggle count is the number of phases whose settled value
+  differs from the previous phase's (from 0 before the first, as Verilator counts), its
+  time at 1 the phases it ended at 1 (the last excepted: Verilator's SAIF ends there).
+
+A zero-delay simulation has no glitches, as Verilator's; the activity of nets between the
+settled states of two phases is not seen by either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cell_functions import parse_function
+
+__all__ = ["LevelSim", "Activity", "UnsupportedCell"]
+
+
+class UnsupportedCell(ValueError):
+    """A cell the simulation does not model (asynchronous clear or preset)."""
+
+
+@dataclass
+class Activity:
+    """Per net (:attr:`LevelSim.nets` order): settled-value changes (``tc``) and the half
+    periods it spent at 1 (``t1``) over ``halves`` half periods (the SAIF's duration)."""
+    tc: np.ndarray
+    t1: np.ndarray
+    halves: int
+
+
+def _compile(tree, ins: dict):
+    """``tree`` (:func:`.cell_functions.parse_function`) as a function of the net values,
+    its variables gathered from the index arrays ``ins``."""
+    op = tree[0]
+    if op == "var":
+        a = ins[tree[1]]
+        return lambda v: v[a]
+    if op == "const":
+        c = bool(tree[1])
+        return lambda v: c
+    if op == "not":
+        f = _compile(tree[1], ins)
+        return lambda v: ~f(v)
+    fa, fb = _compile(tree[1], ins), _compile(tree[2], ins)
+    ufn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    return lambda v: ufn(fa(v), fb(v))
+
+
+class _Macro:
+    """One SRAM macro instance: its pins' nets and its words."""
+
+    def __init__(self, pins: dict, words: int, width: int):
+        self.clk, self.ce, self.we = pins["clk"], pins["ce"], pins["we"]
+        abits = max(1, (words - 1).bit_length())
+        self.addr = np.array([pins[f"addr[{i}]"] for i in range(abits)])
+        self.din = np.array([pins[f"din[{i}]"] for i in range(width)])
+        self.dout = np.array([pins[f"dout[{i}]"] for i in range(width)])
+        self.weights = 1 << np.arange(abits)
+        self.mem = np.zeros((words, width), dtype=bool)
+
+    def edge(self, before: np.ndarray, v: np.ndarray) -> None:
+        """A rising clock: the access of the values ``before`` it, into ``v``."""
+        if not before[self.ce]:
+            return
+        a = int(self.weights @ before[self.addr])
+        if a >= len(self.mem):
+            return                      # past the last word: no access (as the model)
+        if before[self.we]:
+            self.mem[a] = before[self.din]
+        else:
+            v[self.dout] = self.mem[a]
+
+
+class LevelSim:
+    """The netlist flattened by :func:`.compute.flatten` (``leaves``, ``uf``, ``names``),
+    with the liberty ``lib`` (macros included), ready to simulate.
+
+    Parameters
+    ----------
+    leaves, uf, names
+        :func:`.compute.flatten`'s (its ``stubs`` must be empty: every instance simulated).
+    lib : Library
+        The liberty the leaves' cells are in.
+    inputs : list
+        The top's input bits driven each cycle, as net keys (``((), port, bit)``).
+    clock : object
+        The clock's net key.
+    outputs : list
+        The top's output bits recorded each cycle, as net keys.
+    macros : dict
+        Macro cell name -> ``(words, width)``.
+    """
+
+    def __init__(self, leaves, uf, names, lib, inputs: list, clock, outputs: list,
+                 macros: dict | None = None):
+        self.index: dict = {}            # uf root -> net number
+        self.nets: list = []             # net number -> uf root
+        find = uf.find
+
+        def nid(key):
+            r = find(key)
+            i = self.index.get(r)
+            if i is None:
+                i = self.index[r] = len(self.nets)
+                self.nets.append(r)
+            return i
+
+        self._const1 = nid(("'", "1"))
+        self._const0 = nid(("'", "0"))
+        self.inputs = np.array([nid(k) for k in inputs], dtype=np.int64)
+        self.clock = nid(clock)
+        self.outputs = np.array([nid(k) for k in outputs], dtype=np.int64)
+        comb, ffs, self.macros = [], [], []
+        for lf in leaves:
+            cell = lib.cells[lf.cell]
+            pins = {p: nid(k) for p, k in lf.pins.items()}
+            if macros and lf.cell in macros:
+                self.macros.append(_Macro(pins, *macros[lf.cell]))
+            elif any(cell.pins[o].three_state for o in cell.outputs):
+                raise UnsupportedCell(f"{lf.cell} ({lf.path}): a three-state output is "
+                                      f"not simulated")
+            elif cell.seq is None:
+                comb += [(cell, o, pins) for o in cell.outputs
+                         if o in pins and cell.pins[o].function]
+            elif cell.seq.clear or cell.seq.preset:
+                raise UnsupportedCell(f"{lf.cell} ({lf.path}): asynchronous clear/preset "
+                                      f"is not simulated")
+            elif cell.seq.kind == "latch":
+                comb.append((cell, None, pins))
+            else:
+                ffs.append((cell, pins))
+        self._levels(comb)
+        self._flops(ffs)
+        n = len(self.nets)
+        self.v = np.zeros(n, dtype=bool)
+        self.v[self._const1] = True
+        self._settled = np.zeros(n, dtype=bool)    # the previous phase's, for toggles
+        self.tc = np.zeros(n, dtype=np.int64)
+        self.t1 = np.zeros(n, dtype=np.int64)
+        self.phases = 0
+        self.closed = False
+        self._con = self._clocked_on(self.v)
+
+    # -- construction -------------------------------------------------------------------
+
+    def _levels(self, comb: list) -> None:
+        """Level every combinational cell and latch; group them per level, cell and pin
+        into vector operations (:attr:`_steps`)."""
+        out_of = []
+        for cell, o, pins in comb:
+            out_pin = o if o is not None else _latch_output(cell)
+            out_of.append(pins.get(out_pin))
+        driver = {net: j for j, net in enumerate(out_of) if net is not None}
+        deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
+                for cell, o, pins in comb]
+        level = _topological_levels(deps)
+        groups: dict = {}
+        for j, (cell, o, pins) in enumerate(comb):
+            if out_of[j] is None:
+                continue
+            groups.setdefault((level[j], cell.name, o), []).append(j)
+        self._steps = []
+        for (lv, cname, o), js in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1],
+                                                                         kv[0][2] or "")):
+            cell = comb[js[0]][0]
+            ins = {p: np.array([comb[j][2].get(p, self._const0) for j in js], dtype=np.int64)
+                   for p in cell.inputs}
+            out = np.array([out_of[j] for j in js], dtype=np.int64)
+            if o is None:                       # a latch: data while enabled, else state
+                en = _compile(parse_function(cell.seq.clocked_on), ins)
+                d = _compile(parse_function(cell.seq.next_state), ins)
+                self._steps.append(_latch_step(en, d, out))
+            else:
+                self._steps.append((_compile(parse_function(cell.pins[o].function), ins),
+                                    out))
+
+    def _flops(self, ffs: list) -> None:
+        """The flip-flops' clocked_on, data and output nets, per cell type."""
+        self._ff = []
+        for name in sorted({c.name for c, _ in ffs}):
+            group = [(c, p) for c, p in ffs if c.name == name]
+            cell = group[0][0]
+            q = _ff_output(cell)
+            group = [(c, p) for c, p in group if q in p]
+            if not group:
+                continue
+            ins = {p: np.array([pins.get(p, self._const0) for _, pins in group],
+                               dtype=np.int64) for p in cell.inputs}
+            con = _compile(parse_function(cell.seq.clocked_on), ins)
+            d = _compile(parse_function(cell.seq.next_state), ins)
+            self._ff.append((con, d, np.array([p[q] for _, p in group], dtype=np.int64)))
+
+    # -- simulation ---------------------------------------------------------------------
+
+    def _settle(self) -> None:
+        v = self.v
+        for step in self._steps:
+            if callable(step):
+                step(v)
+            else:
+                f, out = step
+                v[out] = f(v)
+
+    def _clocked_on(self, v) -> list:
+        return [np.asarray(con(v)) for con, _, _ in self._ff] + \
+               [bool(v[m.clk]) for m in self.macros]
+
+    def _phase(self) -> None:
+        """Settle; on rising clocked_on edges update the state from the values just
+        settled (the phase's inputs with the old state: Verilator's order, the inputs of
+        an ``eval`` first) and settle again; count the phase."""
+        before = self._settled
+        self._settle()
+        v = self.v
+        con = self._clocked_on(v)
+        updates = []                       # every new state first: non-blocking
+        for (c, d, q), now, was in zip(self._ff, con, self._con):
+            rise = now & ~was
+            if rise.any():
+                updates.append((q[rise], np.asarray(d(v))[rise]))
+        n = len(self._ff)
+        risen = [m for m, now, was in zip(self.macros, con[n:], self._con[n:])
+                 if now and not was]
+        snapshot = v.copy() if risen else v
+        for q, value in updates:
+            v[q] = value
+        for m in risen:
+            m.edge(snapshot, v)
+        if updates or risen:
+            self._settle()
+            con = self._clocked_on(v)
+        self._con = con
+        self.tc += v != before
+        self.t1 += before          # the previous phase's values, held until this one
+        self._settled = v.copy()
+        self.phases += 1
+
+    def cycle(self, inputs: np.ndarray) -> np.ndarray:
+        """One clock cycle: ``inputs`` (bools, :attr:`inputs` order) with the clock low,
+        then the clock high; returns the outputs as settled after the rising edge."""
+        if self.closed:
+            raise RuntimeError("the simulation was closed")
+        self.v[self.inputs] = inputs
+        self.v[self.clock] = False
+        self._phase()
+        self.v[self.clock] = True
+        self._phase()
+        return self.v[self.outputs].copy()
+
+    def run(self, stimulus: np.ndarray) -> np.ndarray:
+        """:meth:`cycle` for every row of ``stimulus`` (cycles x inputs); the outputs per
+        cycle."""
+        return np.array([self.cycle(row) for row in stimulus], dtype=bool).reshape(
+            len(stimulus), len(self.outputs))
+
+    def close(self) -> None:
+        """The last phase's values held for one more half period, as the tile-run
+        harness's closing dump does (its SAIF's duration: every cycle's two halves)."""
+        if not self.closed:
+            self.t1 += self._settled
+            self.closed = True
+
+    def activity(self) -> Activity:
+        """The counts so far (:class:`Activity`): a phase's values count towards ``t1``
+        once the next phase (or :meth:`close`) ends them."""
+        halves = self.phases if self.closed else max(0, self.phases - 1)
+        return Activity(self.tc.copy(), self.t1.copy(), halves)
+
+
+def _latch_output(cell) -> str:
+    return next(o for o in cell.outputs if cell.pins[o].function in (cell.seq.iq,))
+
+
+def _ff_output(cell) -> str:
+    outs = [o for o in cell.outputs if cell.pins[o].function == cell.seq.iq]
+    if len(outs) != 1 or len(cell.outputs) != 1:
+        raise UnsupportedCell(f"{cell.name}: only a flip-flop with one output, its state")
+    return outs[0]
+
+
+def _latch_step(en, d, out):
+    def step(v):
+        e = np.asarray(en(v))
+        v[out] = np.where(e, d(v), v[out])
+    return step
+
+
+def _topological_levels(deps: list[list[int]]) -> list[int]:
+    """Per node, one past the deepest of its dependencies (0 without any); a
+    combinational loop is an error."""
+    n = len(deps)
+    users: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for j, ds in enumerate(deps):
+        for d in set(ds):
+            users[d].append(j)
+            indeg[j] += 1
+    level = [0] * n
+    ready = [j for j in range(n) if indeg[j] == 0]
+    seen = 0
+    while ready:
+        j = ready.pop()
+        seen += 1
+        for u in users[j]:
+            if level[j] + 1 > level[u]:
+                level[u] = level[j] + 1
+            indeg[u] -= 1
+            if indeg[u] == 0:
+                ready.append(u)
+    if seen != n:
+        raise ValueError(f"a combinational loop through {n - seen} cells")
+    return level
