@@ -105,7 +105,7 @@ def _name(wire: str, idx: int, mod) -> str:
     return f"{w}[{idx}]" if wire in mod.vectors else w
 
 
-def flatten(text: str, top: str, lib: Library, opaque=frozenset()):
+def flatten(text: str, top: str, lib: Library, opaque=frozenset(), escaped_pins=False):
     """Leaf instances and nets of the netlist under ``top``: ``(leaves, uf, names, stubs)``
     where ``names[root]`` lists every hierarchical name of the net (wires at every level,
     and ``inst/pin`` of every leaf pin on it), the driver's own names first.
@@ -113,8 +113,10 @@ def flatten(text: str, top: str, lib: Library, opaque=frozenset()):
     ``opaque``: instance paths (``/``-joined) not descended into: each is a stub
     (:mod:`.stubs`) whose port loads join its parent's nets; ``stubs`` lists ``(net key,
     cap, fanout, drivers)`` per stubbed net and ``(instance path, holding module, cell,
-    count)`` per group of its cells."""
-    return flatten_modules({m.name: m for m in parse_netlist(text)}, top, lib, opaque)
+    count)`` per group of its cells. ``escaped_pins``: as
+    :func:`termwise.synth.netlist.parse_netlist`."""
+    return flatten_modules({m.name: m for m in parse_netlist(text, escaped_pins)}, top, lib,
+                           opaque)
 
 
 def flatten_modules(mods: dict, top: str, lib: Library, opaque=frozenset()):

@@ -48,19 +48,17 @@ def tile_harness(cfg, man: dict) -> tuple[str, int]:
     Returns
     -------
     harness : str
-        The C++ main (:func:`.stimulus.tile_run_harness_cpp`): runs of ``cfg.depth``
-        bricks, each given up after a timeout well past its worst case.
+        The C++ main (:func:`.stimulus.tile_run_harness_cpp`) of :func:`.tile_driver.tile_runs`.
     bricks : int
         Bricks per random-operand run.
     """
-    from .stimulus import command_word, tile_run_harness_cpp
-    bricks = cfg.depth
-    worst = cfg.worst_brick_cycles(max(cfg.act_bits + 1, cfg.wgt_bits))
-    timeout = max(1000, bricks * worst + cfg.windows + 64)
-    command = command_word(man["command_layout"], {"bricks": bricks, **cfg.runtime_values()})
+    from .stimulus import tile_run_harness_cpp
+    from .tile_driver import tile_runs
+    r = tile_runs(cfg, man)
     half = int(round(SIM_PERIOD_NS * 1000 / 2))
-    harness = tile_run_harness_cpp(man["ports"], bricks, cfg.windows, command, timeout, half)
-    return harness, bricks
+    harness = tile_run_harness_cpp(man["ports"], r.bricks, r.windows, r.command, r.timeout,
+                                   half)
+    return harness, r.bricks
 
 
 def run_model(exe: str, run_dir: str, cycles: int, seed: int,
