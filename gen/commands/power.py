@@ -57,7 +57,8 @@ def _options(args) -> dict:
     return dict(cycles=cycles, seed=seed, clock_mhz=mhz, clock_ns=args.clock_ns,
                 liberty=args.liberty, cache_root=args.cache_dir, use_cache=not args.no_cache,
                 precision=args.precision, workload=args.workload, layers=layers,
-                part=args.part, samples=samples, hierarchical=args.hierarchical)
+                part=args.part, samples=samples, hierarchical=args.hierarchical,
+                simulator=args.simulator)
 
 
 def cmd_power(args) -> int:
@@ -120,5 +121,10 @@ def register(subparsers) -> None:
     p.add_argument("--hierarchical", action="store_true",
                    help="the netlist of the hierarchical synthesis flow (termwise synth "
                    "--hierarchical; its own keys)")
+    p.add_argument("--simulator", default="verilator",
+                   help="the gate-level simulation: verilator (default; the Verilated model, "
+                        "built once and cached) or levelsim (termwise's levelised NumPy "
+                        "simulation: no build, GBs less; the whole tile, not --part sampled; "
+                        "its own keys)")
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=cmd_power)

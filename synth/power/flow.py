@@ -36,11 +36,13 @@ MAX_CYCLES = 10_000_000
 
 
 def _check_request(cfg, part: str, workload: str | None,
-                   layers: list[str] | None, samples: int | None = None) -> str | None:
+                   layers: list[str] | None, samples: int | None = None,
+                   simulator: str = "verilator") -> str | None:
     """Refuse a bad ``part`` (or a slice of windows it cannot divide), ``samples`` without
-    ``part`` sampled or below 1, a design a workload cannot drive, or layers without a
-    workload; returns the workload trace's sha256 (its report key names the trace, not
-    the code that built it), or None."""
+    ``part`` sampled or below 1, a bad ``simulator`` (:func:`_check_simulator`), a design a
+    workload cannot drive, or layers without a workload; return the workload trace's
+    sha256 (its report key names the trace, not the code that built it), or None."""
+    _check_simulator(simulator, part)
     from .part import MODES, SLICE_WINDOW_DIVISOR
     if part not in MODES:
         raise ConfigError("part", f"must be one of {', '.join(MODES)}, got {part!r}")
@@ -59,6 +61,17 @@ def _check_request(cfg, part: str, workload: str | None,
     if layers is not None:
         raise ConfigError("layers", "needs --workload (the layers are a workload's)")
     return None
+
+
+def _check_simulator(simulator: str, part: str) -> None:
+    """``simulator`` one of :data:`.levelsim_run.SIMULATORS`, and the levelised simulation
+    not asked for the sampled method (its mixed model has RTL instances)."""
+    from .levelsim_run import SIMULATORS
+    if simulator not in SIMULATORS:
+        raise ConfigError("simulator", f"one of {', '.join(SIMULATORS)}, got {simulator!r}")
+    if simulator == "levelsim" and part == "sampled":
+        raise ConfigError("simulator", "levelsim simulates every instance at gate level; "
+                          "--part sampled (RTL instances) needs verilator")
 
 
 def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha,
@@ -151,7 +164,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
                  use_cache: bool, precision: int | None, log=print,
                  workload: str | None = None, layers: list[str] | None = None,
                  part: str = "auto", samples: int | None = None,
-                 hierarchical: bool = False) -> dict:
+                 hierarchical: bool = False, simulator: str = "verilator") -> dict:
     """The gate-level power report of ``cfg``'s tile: synthesis (cached), gate-level
     simulation, power; stored, or found stored.
 
@@ -166,6 +179,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         The clock the power is stated at; None: the synthesised Fmax.
     clock_ns, liberty, precision, hierarchical
         The synthesis options (:func:`termwise.synth.api.synthesise`).
+    simulator : str
+        ``verilator`` or ``levelsim`` (:mod:`.levelsim_run`; not with ``part="sampled"``).
     cache_root : str or None
         The synthesis cache (the power cache is beside it, :func:`.cache.power_cache_dir`).
     use_cache : bool
@@ -206,9 +221,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     from .part import choose_mode
     from .stimulus import RESET_CYCLES
     from .workload import plan_workload
-
     t0 = time.monotonic()
-    trace_sha = _check_request(cfg, part, workload, layers, samples)
+    trace_sha = _check_request(cfg, part, workload, layers, samples, simulator)
     clock_ns, _, lib = check_options(clock_ns, "asic", liberty)
     root = locations.synth_cache_root(cache_root)
     reports = reports_dir(power_cache_dir(cache_root))
@@ -216,7 +230,8 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
         cfg, clock_ns, lib, verilog_memo_dir(power_cache_dir(cache_root)),
         dict(cycles=cycles, seed=seed, clock_mhz=clock_mhz,
              precision=min(16, cfg.act_bits) if precision is None else precision,
-             workload=workload, layers=layers), trace_sha, samples, hierarchical)
+             workload=workload, layers=layers, simulator=simulator), trace_sha, samples,
+        hierarchical)
     if use_cache:
         # ``auto`` resolves from the whole tile's cached synthesis; without it, a miss.
         hit_w = synth_cache.lookup(root, key_w) or synth_cache.lookup_measured(key_w)
@@ -236,11 +251,10 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     mode = choose_mode(part, syn["asic"]["cell_count"])
     common = dict(cycles=cycles, seed=seed, clock_ns=clock_ns, liberty=liberty,
                   cache_root=cache_root, use_cache=use_cache, precision=precision, log=log,
-                  workload=workload, layers=layers, hierarchical=hierarchical)
+                  workload=workload, layers=layers, hierarchical=hierarchical, simulator=simulator)
     rep = _measured(cfg, mode, part, syn, clock_mhz, common, samples)
     rep["wall_s"]["total"] = round(time.monotonic() - t0, 1)
-    inputs = inputs_for(mode)
-    key = report_key(inputs)
+    key = report_key(inputs := inputs_for(mode))
     rep["cached"] = False
     store_report(reports, key, inputs, rep)
     rep["cache"] = {"key": key, "hit": False, "dir": os.path.join(reports, key)}

@@ -133,7 +133,8 @@ def current_synthesis_key(cfg, clock_ns: float) -> str:
 def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: str,
                       cycles: int, seed: int, clock_mhz: float | None, precision: int,
                       workload: str | None, layers: list[str] | None,
-                      trace_sha256: str | None = None, samples: int | None = None) -> dict:
+                      trace_sha256: str | None = None, samples: int | None = None,
+                      simulator: str = "verilator") -> dict:
     """Everything a power report depends on, for its cache key: explicit inputs and
     versions only, never source text.
 
@@ -164,6 +165,10 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
         Mode ``sampled``: the instances simulated at gate level per replicated module
         (None: by its cells, :func:`.sampled.default_k`, whose bounds are in the key); not
         in the other modes' keys.
+    simulator : str
+        ``verilator`` (not in the key: the keys before there was a choice) or ``levelsim``
+        (:mod:`.levelsim_run`, with its version: a report of its own, although its
+        activity equals the model's net by net where both were run).
 
     Returns
     -------
@@ -188,6 +193,9 @@ def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: 
               "workload": workload, "layers": layers,
               "model_build_flags": MODEL_BUILD_FLAGS, "verilator": verilator,
               "power_flow": POWER_FLOW_VERSION, "workload_trace_sha256": trace_sha256}
+    if simulator != "verilator":
+        from .levelsim_run import LEVELSIM_VERSION
+        inputs["simulator"] = {"name": simulator, "version": LEVELSIM_VERSION}
     if mode == "sampled":       # the other modes' keys stay as they were
         from .sampled import (MIN_SAMPLED, SAMPLED_CELLS, SAMPLED_INSTANCES,
                               SAMPLED_METHOD_VERSION)

@@ -160,6 +160,11 @@ class LevelSim:
                 ffs.append((cell, pins))
         self._levels(comb)
         self._flops(ffs)
+        self.reset()
+
+    def reset(self) -> None:
+        """Every net, flip-flop, latch and macro word at 0 and no phase counted: a fresh
+        simulation, as a fresh Verilated model starts."""
         n = len(self.nets)
         self.v = np.zeros(n, dtype=bool)
         self.v[self._const1] = True
@@ -168,13 +173,17 @@ class LevelSim:
         self.t1 = np.zeros(n, dtype=np.int64)
         self.phases = 0
         self.closed = False
+        for m in self.macros:
+            m.mem[:] = False
         self._con = self._clocked_on(self.v)
 
     # -- construction -------------------------------------------------------------------
 
     def _levels(self, comb: list) -> None:
         """Level every combinational cell and latch; group them per level, cell and pin
-        into vector operations (:attr:`_steps`)."""
+        into vector operations: :attr:`_steps` all of them, :attr:`_cone_steps` those the
+        clock and the inputs reach through combinational cells (all a phase without a
+        clocked edge can change)."""
         out_of = []
         for cell, o, pins in comb:
             out_pin = o if o is not None else _latch_output(cell)
@@ -183,25 +192,42 @@ class LevelSim:
         deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
                 for cell, o, pins in comb]
         level = _topological_levels(deps)
+        sources = set(self.inputs.tolist()) | {self.clock}
+        cone = {j for j, (cell, o, pins) in enumerate(comb)
+                if any(pins.get(p) in sources for p in cell.inputs)}
+        users: list[list[int]] = [[] for _ in comb]
+        for j, ds in enumerate(deps):
+            for d in ds:
+                users[d].append(j)
+        stack = list(cone)
+        while stack:
+            for u in users[stack.pop()]:
+                if u not in cone:
+                    cone.add(u)
+                    stack.append(u)
+        self._steps = self._make_steps(comb, out_of, level, range(len(comb)))
+        self._cone_steps = self._make_steps(comb, out_of, level, sorted(cone))
+
+    def _make_steps(self, comb: list, out_of: list, level: list, nodes) -> list:
+        """The vector operations of ``nodes`` (indexes of ``comb``), in level order."""
         groups: dict = {}
-        for j, (cell, o, pins) in enumerate(comb):
-            if out_of[j] is None:
-                continue
-            groups.setdefault((level[j], cell.name, o), []).append(j)
-        self._steps = []
-        for (lv, cname, o), js in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1],
-                                                                         kv[0][2] or "")):
+        for j in nodes:
+            cell, o, pins = comb[j]
+            if out_of[j] is not None:
+                groups.setdefault((level[j], cell.name, o or ""), []).append(j)
+        steps = []
+        for (lv, cname, o), js in sorted(groups.items()):
             cell = comb[js[0]][0]
             ins = {p: np.array([comb[j][2].get(p, self._const0) for j in js], dtype=np.int64)
                    for p in cell.inputs}
             out = np.array([out_of[j] for j in js], dtype=np.int64)
-            if o is None:                       # a latch: data while enabled, else state
+            if not o:                           # a latch: data while enabled, else state
                 en = _compile(parse_function(cell.seq.clocked_on), ins)
                 d = _compile(parse_function(cell.seq.next_state), ins)
-                self._steps.append(_latch_step(en, d, out))
+                steps.append(_latch_step(en, d, out))
             else:
-                self._steps.append((_compile(parse_function(cell.pins[o].function), ins),
-                                    out))
+                steps.append((_compile(parse_function(cell.pins[o].function), ins), out))
+        return steps
 
     def _flops(self, ffs: list) -> None:
         """The flip-flops' clocked_on, data and output nets, per cell type."""
@@ -221,9 +247,9 @@ class LevelSim:
 
     # -- simulation ---------------------------------------------------------------------
 
-    def _settle(self) -> None:
+    def _settle(self, steps) -> None:
         v = self.v
-        for step in self._steps:
+        for step in steps:
             if callable(step):
                 step(v)
             else:
@@ -239,7 +265,9 @@ class LevelSim:
         settled (the phase's inputs with the old state: Verilator's order, the inputs of
         an ``eval`` first) and settle again; count the phase."""
         before = self._settled
-        self._settle()
+        # only the clock and the inputs changed since the last settled phase: their cone
+        # (the whole netlist the first time, from the initial zeros)
+        self._settle(self._cone_steps if self.phases else self._steps)
         v = self.v
         con = self._clocked_on(v)
         updates = []                       # every new state first: non-blocking
@@ -256,7 +284,7 @@ class LevelSim:
         for m in risen:
             m.edge(snapshot, v)
         if updates or risen:
-            self._settle()
+            self._settle(self._steps)
             con = self._clocked_on(v)
         self._con = con
         self.tc += v != before

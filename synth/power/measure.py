@@ -17,15 +17,15 @@ part :mod:`.part_report` scales to the whole tile.
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 
 from ...gen.errors import ToolError
+from .levelsim_run import record as levelsim_record
+from .model import run_model, verilator_runner  # noqa: F401  (run_model: re-exported)
 
 __all__ = ["SIM_PERIOD_NS", "tile_harness", "run_model", "read_rates", "simulated_power",
            "average_activity", "power_by_kind", "measure"]
@@ -59,48 +59,6 @@ def tile_harness(cfg, man: dict) -> tuple[str, int]:
     harness = tile_run_harness_cpp(man["ports"], r.bricks, r.windows, r.command, r.timeout,
                                    half)
     return harness, r.bricks
-
-
-def run_model(exe: str, run_dir: str, cycles: int, seed: int,
-              stimulus: str | None = None, idle: bool = False) -> dict:
-    """Run a gate-level model in ``run_dir``: it writes ``dump.saif`` there.
-
-    Parameters
-    ----------
-    exe : str
-        The model (:func:`.model.build_model`).
-    run_dir : str
-        The run's folder.
-    cycles, seed : int
-        Cycles to simulate (a bound with a stimulus file) and the random operands' seed.
-    stimulus : str or None
-        A stimulus file in ``run_dir`` (:func:`.stimulus.write_stimulus`), else None.
-    idle : bool
-        The harness's ``idle`` mode: after reset, the clock alone.
-
-    Returns
-    -------
-    dict
-        The counts of the harness's last output line (JSON): ``cycles``,
-        ``runs_completed``, ``timeouts``, ``busy_cycles``, ... .
-
-    Raises
-    ------
-    ToolError
-        The model failed (its output in ``run_dir/model.log``).
-    """
-    argv = [exe, str(cycles), str(seed), "dump.saif"]
-    if stimulus is not None or idle:
-        argv.append(stimulus or "-")
-    if idle:
-        argv.append("idle")
-    out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, timeout=7200)
-    if out.returncode != 0:
-        with open(os.path.join(run_dir, "model.log"), "w", encoding="utf-8") as f:
-            f.write(out.stdout + out.stderr)
-        raise ToolError("the gate-level model", out.returncode,
-                        os.path.join(run_dir, "model.log"))
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def read_rates(saif_path: str, top: str) -> dict[str, float]:
@@ -206,18 +164,17 @@ class _Simulated:
                              # empty, idle), or []
 
 
-def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycles: int,
+def _model_power(runner, run_dir: str, netlist: str, top: str, macros, *, cycles: int,
                  seed: int, f_mhz: float, stimulus: str | None = None, idle: bool = False,
                  sampling=None, flat=None):
-    """One run of the model in ``run_dir`` and the power of its SAIF at ``f_mhz``
+    """One run (``runner``: :func:`verilator_runner`'s) in ``run_dir`` and the power of its
+    SAIF at ``f_mhz``
     (``macros``: the liberty, and the SRAM macros' accesses if the tile has them,
     :mod:`.macro_power`): ``(stats, PowerReport, used rates)``. With ``sampling`` (a
     mixed model, :mod:`.sampled`), the replicated modules' dynamic power is their sampled
     instances' scaled (``stats["sampling"]``: the per-module errors)."""
-    from .saif import read_saif
-    stats = run_model(exe, run_dir, cycles, seed, stimulus, idle)
+    stats, saif = runner(run_dir, cycles, seed, stimulus, idle)   # the SAIF read once
     scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
-    saif = read_saif(os.path.join(run_dir, "dump.saif"))     # read once: rates, duties
     access = None
     if macros.energies:
         from .macro_power import access_power
@@ -236,7 +193,7 @@ def _model_power(exe: str, run_dir: str, netlist: str, top: str, macros, *, cycl
     return stats, rep, used
 
 
-def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
+def _phase_runs(runner, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
                 macros, *, cycles: int, seed: int, f_mhz: float, main,
                 sampling=None, flat=None) -> list:
     """The loads, empty and idle runs of :mod:`.phases` beside the stimulus run ``main``
@@ -257,14 +214,14 @@ def _phase_runs(exe: str, run_dir: str, cfg, man: dict, plan, netlist: str, top:
     out = [(main[0], main[1].by_module)]
     for stimulus, idle, n in (("loads.bin", False, cycles), ("empty.bin", False, cycles),
                               (None, True, min(cycles, IDLE_CYCLES))):
-        stats, rep, _ = _model_power(exe, run_dir, netlist, top, macros, cycles=n,
+        stats, rep, _ = _model_power(runner, run_dir, netlist, top, macros, cycles=n,
                                      seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle,
                                      sampling=sampling, flat=flat)
         out.append((stats, rep.by_module))
     return out
 
 
-def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, top: str,
+def _simulate(runner, power_cache: str, cfg, man: dict, plan, netlist: str, top: str,
               macros, lib_path: str, *, cycles: int, seed: int, f_mhz: float,
               sampling=None) -> _Simulated:
     """Run the model in a fresh folder of ``power_cache``, compute the power of its SAIF
@@ -287,7 +244,7 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
         from .compute import Flat
         flat = Flat(netlist, top, macros.lib,
                     frozenset() if sampling is None else sampling.unsampled_instances())
-        stats, rep, used = _model_power(exe, run_dir, netlist, top, macros, cycles=cycles,
+        stats, rep, used = _model_power(runner, run_dir, netlist, top, macros, cycles=cycles,
                                         seed=seed, f_mhz=f_mhz, stimulus=stimulus,
                                         sampling=sampling, flat=flat)
         t4 = time.monotonic()
@@ -299,7 +256,7 @@ def _simulate(exe: str, power_cache: str, cfg, man: dict, plan, netlist: str, to
                             extra_liberty=macros.liberty)
         t5 = time.monotonic()
         phases = [] if plan is None else _phase_runs(
-            exe, run_dir, cfg, man, plan, netlist, top, macros, cycles=cycles, seed=seed,
+            runner, run_dir, cfg, man, plan, netlist, top, macros, cycles=cycles, seed=seed,
             f_mhz=f_mhz, main=(stats, rep), sampling=sampling, flat=flat)
         t6 = time.monotonic()
     except ToolError as err:       # keep the failed run's folder and logs for the reader
@@ -318,7 +275,8 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
             liberty: str | None, cache_root: str | None, use_cache: bool,
             precision: int | None, log, workload: str | None, layers: list[str] | None,
             clock_source: str | None = None, sampled: bool = False,
-            samples: int | None = None, hierarchical: bool = False) -> tuple[dict, dict]:
+            samples: int | None = None, hierarchical: bool = False,
+            simulator: str = "verilator") -> tuple[dict, dict]:
     """Synthesis of ``cfg`` (cached), its gate-level simulation and power.
 
     Parameters
@@ -326,7 +284,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     cfg : TileConfig
         The tile simulated: the whole tile, or a part (:mod:`.part`).
     cycles, seed, clock_ns, liberty, cache_root, use_cache, precision, workload, layers
-        As for :func:`.flow.power_report`; so is ``hierarchical``.
+        As for :func:`.flow.power_report`; so are ``hierarchical`` and ``simulator``.
     clock_mhz : float or None
         The clock the power is stated at; None: ``cfg``'s synthesised Fmax.
     log : callable
@@ -357,7 +315,6 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     from .cache import power_cache_dir
     from .cells import read_library
     from .macro_power import setup as macro_setup
-    from .model import build_model
     from .stimulus import RESET_CYCLES
     from .workload import plan_workload
 
@@ -387,13 +344,11 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
         from .sampled import model_for
         sampling, model_netlist = model_for(netlist, wrap, man["library_modules"], text_v,
                                             samples)
-    exe, build = build_model(model_netlist, wrap, lib, harness, syn["cache"]["asic"]["key"],
-                             power_cache, extra_models=macros.models)
-    if not build["hit"]:
-        log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
+    runner, build = _runner(simulator, cfg, man, model_netlist, wrap, lib, macros, harness,
+                            syn["cache"]["asic"]["key"], power_cache, text_v, log)
     t_build = time.monotonic() - t1
     f_mhz = clock_mhz if clock_mhz is not None else syn["asic"]["fmax_mhz"]
-    sim = _simulate(exe, power_cache, cfg, man, plan, netlist, wrap, macros, lib_path,
+    sim = _simulate(runner, power_cache, cfg, man, plan, netlist, wrap, macros, lib_path,
                     cycles=cycles, seed=seed, f_mhz=f_mhz, sampling=sampling)
     lib = macros.lib
     rep = sim.power
@@ -407,6 +362,8 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
                      bricks=bricks)
     _add_run_records(report, sim, cfg.top_name, f_mhz)
     report["model_cache"] = build
+    if simulator == "levelsim":
+        report["simulator"] = levelsim_record()
     report["wall_s"] = {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
                         "model_build": round(t_build, 1), **sim.seconds,
                         "total": round(time.monotonic() - t0, 1)}
@@ -414,6 +371,23 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
                     "sim_s": sim.stats["cycles"] / (f_mhz * 1e6), "plan": plan,
                     "clk_cap": clk_cap, "phase_runs": sim.phases,
                     "port_switching_w": max(rep.port_switching_w - clock_net_w, 0.0)}
+
+
+def _runner(simulator: str, cfg, man: dict, netlist: str, top: str, lib, macros,
+            harness: str, synth_key: str, power_cache: str, verilog: str, log):
+    """``(runner, build facts)``: the Verilated model of ``netlist`` (built once, cached)
+    or the levelised simulation of it (:mod:`.levelsim_run`)."""
+    from .model import build_model
+    if simulator == "levelsim":
+        from .levelsim_run import LevelSimRunner
+        runner = LevelSimRunner(cfg, man, netlist, top, macros.lib, verilog,
+                                int(round(SIM_PERIOD_NS * 1000 / 2)))
+        return runner, {"simulator": "levelsim", "hit": False, "build_s": runner.build_s}
+    exe, build = build_model(netlist, top, lib, harness, synth_key, power_cache,
+                             extra_models=macros.models)
+    if not build["hit"]:
+        log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
+    return verilator_runner(exe), build
 
 
 def _add_run_records(report: dict, sim: _Simulated, top: str, f_mhz: float) -> None:

@@ -15,13 +15,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import time
 
 from ...gen.errors import ToolError
 from .keys import MODEL_BUILD_FLAGS, sha256_hex
 
-__all__ = ["cells_used", "build_model"]
+__all__ = ["cells_used", "build_model", "run_model", "verilator_runner"]
 
 #: A cell instance in a yosys netlist: "<cell> <instance> (" at the start of a line.
 _INSTANCE = re.compile(r"^\s*(\S+)\s+\S+\s*\(", re.M)
@@ -111,3 +112,56 @@ def _build(wd: str, netlist_text: str, top: str, models: str, harness: str) -> f
     shutil.rmtree(os.path.join(wd, "obj_dir"), ignore_errors=True)
     os.remove(os.path.join(wd, "netlist.v"))
     return build_s
+
+
+def run_model(exe: str, run_dir: str, cycles: int, seed: int,
+              stimulus: str | None = None, idle: bool = False) -> dict:
+    """Run a gate-level model in ``run_dir``: it writes ``dump.saif`` there.
+
+    Parameters
+    ----------
+    exe : str
+        The model (:func:`.model.build_model`).
+    run_dir : str
+        The run's folder.
+    cycles, seed : int
+        Cycles to simulate (a bound with a stimulus file) and the random operands' seed.
+    stimulus : str or None
+        A stimulus file in ``run_dir`` (:func:`.stimulus.write_stimulus`), else None.
+    idle : bool
+        The harness's ``idle`` mode: after reset, the clock alone.
+
+    Returns
+    -------
+    dict
+        The counts of the harness's last output line (JSON): ``cycles``,
+        ``runs_completed``, ``timeouts``, ``busy_cycles``, ... .
+
+    Raises
+    ------
+    ToolError
+        The model failed (its output in ``run_dir/model.log``).
+    """
+    argv = [exe, str(cycles), str(seed), "dump.saif"]
+    if stimulus is not None or idle:
+        argv.append(stimulus or "-")
+    if idle:
+        argv.append("idle")
+    out = subprocess.run(argv, cwd=run_dir, capture_output=True, text=True, timeout=7200)
+    if out.returncode != 0:
+        with open(os.path.join(run_dir, "model.log"), "w", encoding="utf-8") as f:
+            f.write(out.stdout + out.stderr)
+        raise ToolError("the gate-level model", out.returncode,
+                        os.path.join(run_dir, "model.log"))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def verilator_runner(exe: str):
+    """The runs of a Verilated model: ``runner(run_dir, cycles, seed, stimulus, idle)`` ->
+    ``(stats, saif)`` (:func:`run_model`, its SAIF read); the levelised simulation's are
+    :class:`.levelsim_run.LevelSimRunner`'s."""
+    def runner(run_dir, cycles, seed, stimulus=None, idle=False):
+        from .saif import read_saif
+        stats = run_model(exe, run_dir, cycles, seed, stimulus, idle)
+        return stats, read_saif(os.path.join(run_dir, "dump.saif"))
+    return runner

@@ -73,7 +73,8 @@ def to_markdown(r: dict) -> str:
              f"Gate-level power at {r['clock']['mhz']:g} MHz ({r['clock']['source']}), "
              f"activity from {a['cycles']} simulated cycles of tile runs of {source}."
              + (" Cached report (key " + r["cache"]["key"] + ")." if r.get("cached") else ""),
-             "", *_method_lines(r.get("method")), *_sampling_lines(r.get("sampling")),
+             "", *_method_lines(r.get("method")), *_simulator_lines(r.get("simulator")),
+             *_sampling_lines(r.get("sampling")),
              "| | power |", "|---|---|",
              f"| total (simulated cells, IO wrapper included) | {_w(p['total'])} |",
              f"| dynamic (internal + switching) | {_w(p['dynamic'])} |",
@@ -175,6 +176,12 @@ def _sampling_lines(smp: dict | None) -> list[str]:
                      f"{e['dynamic_total_w'] * 1e3:.3f} | "
                      f"+/- {e['bound95_w'] * 1e3:.3f} ({e['bound95_fraction']:.1%}) |")
     return lines + ["", smp["how"] + ".", ""]
+
+
+def _simulator_lines(sim: dict | None) -> list[str]:
+    """Markdown: the simulator, when not the Verilated model."""
+    return [f"Simulator: {sim['name']} (version {sim['version']}): {sim['how']}.", ""] \
+        if sim else []
 
 
 def _method_lines(m: dict | None) -> list[str]:

@@ -110,106 +110,124 @@ def input_keys(ports: list[dict]) -> list:
 WATCHED = ("busy", "out__valid")
 
 
+class _State:
+    """The harness's phase machine and counters (its C++ ``main``'s locals)."""
+
+    def __init__(self, runs: TileRuns, has_bias: bool):
+        self.runs, self.has_bias = runs, has_bias
+        self.ph, self.k, self.wait, self.outs = RESET, 0, 0, 0
+        self.n_runs = self.timeouts = self.busy_cycles = self.load_cycles = 0
+        self.wrows = self.arows = 0
+        self.ri, self.done, self.outcomes = 0, False, []
+        self.run = runs.runs[0] if runs.runs is not None else None
+        self.nb = self.na = runs.bricks
+        if self.run is not None:
+            self.nb, self.na = len(self.run["wgt_rows"]), len(self.run["act_rows"])
+
+    def next_phase(self, busy: bool, out_valid: bool) -> None:
+        """The phase after this cycle, from the outputs after its rising edge."""
+        r, wl = self.runs, self.run is not None
+        self.busy_cycles += busy
+        if not busy and self.ph in (LOAD_W, LOAD_A):
+            self.load_cycles += 1
+        ph = self.ph
+        if ph == RESET:
+            self.k += 1
+            if self.k >= RESET_CYCLES:
+                self.ph = IDLE if r.idle else (LOAD_W if self.nb else LOAD_A) if wl else \
+                    (BIAS if self.has_bias else LOAD_W)
+                self.k = 0
+        elif ph == BIAS:
+            self.ph, self.k = LOAD_W, 0
+        elif ph in (LOAD_W, LOAD_A):
+            self.k += 1
+            if self.k >= (self.nb if ph == LOAD_W else self.na):
+                self.ph, self.k = (LOAD_A if ph == LOAD_W else CMD), 0
+        elif ph == CMD:
+            self.ph, self.wait, self.outs = WAIT, 0, 0
+        elif ph == WAIT:
+            self.outs += out_valid
+            if self.outs >= r.windows:
+                self.n_runs += 1
+                self.ph, self.k = GAP, 0
+                self.outcomes.append("c")
+            else:
+                self.wait += 1
+                if self.wait > r.timeout:
+                    self.timeouts += 1
+                    self.ph, self.k = GAP, 0
+                    self.outcomes.append("t")
+        elif ph == GAP:
+            self.k += 1
+            if self.k >= 2:
+                self.ph, self.k = LOAD_W, 0
+                if wl:
+                    self._next_run()
+
+    def _next_run(self) -> None:
+        self.ri += 1
+        if self.ri >= len(self.runs.runs):
+            self.done = True
+            return
+        self.run = self.runs.runs[self.ri]
+        self.nb, self.na = len(self.run["wgt_rows"]), len(self.run["act_rows"])
+        if not self.nb:
+            self.ph = LOAD_A
+
+
+def _set_inputs(inp: _Inputs, st: _State, rnd: _Rnd, widths: dict) -> None:
+    """This cycle's inputs, set at the falling edge, as the C++ harness sets them."""
+    ph, wl, run = st.ph, st.runs.runs is not None, st.run
+    inp.set("rst", int(ph == RESET))
+    inp.set("out__ready", int(ph != RESET))
+    for v in ("wgt__valid", "act__valid", "cmd__valid"):
+        inp.set(v, 0)
+    if inp.has("bias__valid"):
+        inp.set("bias__valid", 0)
+    if inp.has("residual__payload"):
+        inp.set("residual__valid", int(ph not in (RESET, IDLE)))
+        if not wl and ph != IDLE:
+            inp.set("residual__payload", rnd.value(widths["residual__payload"]))
+    if ph == BIAS and inp.has("bias__payload"):
+        inp.set("bias__payload", rnd.value(widths["bias__payload"]))
+        inp.set("bias__valid", 1)
+    elif ph == LOAD_W:
+        inp.set("wgt__payload", run["wgt_rows"][st.k] if wl
+                else rnd.value(widths["wgt__payload"]))
+        inp.set("wgt__valid", 1)
+        st.wrows += 1
+    elif ph == LOAD_A:
+        inp.set("act__payload", run["act_rows"][st.k] if wl
+                else rnd.value(widths["act__payload"]))
+        inp.set("act__valid", 1)
+        st.arows += 1
+    elif ph == CMD:
+        inp.set("cmd__payload", run["command"] if wl
+                else st.runs.command & ((1 << widths["cmd__payload"]) - 1))
+        inp.set("cmd__valid", 1)
+
+
 def drive(sim, ports: list[dict], runs: TileRuns, cycles: int, seed: int) -> dict:
     """Run the tile-run harness on ``sim`` (a :class:`.levelsim.LevelSim` of the wrapper
     whose inputs are :func:`input_keys` and outputs the :data:`WATCHED` ports present)
     for at most ``cycles`` cycles; :meth:`~.levelsim.LevelSim.close` it; return the
     harness's counts (its JSON line's fields)."""
     names = {p["name"] for p in ports}
-    inp = _Inputs(ports)
-    rnd = _Rnd(seed)
-    wl = runs.runs is not None
-    out_at = {n: i for i, n in enumerate(w for w in WATCHED if w in names)}
-    has_busy, has_bias, has_res = "busy" in names, "bias__payload" in names, \
-        "residual__payload" in names
     widths = {p["name"]: p["width"] for p in ports}
-    ph, k, n_runs, timeouts, busy_cycles, wrows, arows, outs = RESET, 0, 0, 0, 0, 0, 0, 0
-    load_cycles, wait, nb, na, ri = 0, 0, runs.bricks, runs.bricks, 0
-    outcomes, done, c = [], False, 0
-    run = runs.runs[0] if wl else None
-    if wl:
-        nb, na = len(run["wgt_rows"]), len(run["act_rows"])
-    while c < cycles and not done:
-        inp.set("rst", int(ph == RESET))
-        inp.set("out__ready", int(ph != RESET))
-        for v in ("wgt__valid", "act__valid", "cmd__valid"):
-            inp.set(v, 0)
-        if has_bias:
-            inp.set("bias__valid", 0)
-        if has_res:
-            inp.set("residual__valid", int(ph not in (RESET, IDLE)))
-            if not wl and ph != IDLE:
-                inp.set("residual__payload", rnd.value(widths["residual__payload"]))
-        if ph == BIAS and has_bias:
-            inp.set("bias__payload", rnd.value(widths["bias__payload"]))
-            inp.set("bias__valid", 1)
-        elif ph == LOAD_W:
-            inp.set("wgt__payload", run["wgt_rows"][k] if wl
-                    else rnd.value(widths["wgt__payload"]))
-            inp.set("wgt__valid", 1)
-            wrows += 1
-        elif ph == LOAD_A:
-            inp.set("act__payload", run["act_rows"][k] if wl
-                    else rnd.value(widths["act__payload"]))
-            inp.set("act__valid", 1)
-            arows += 1
-        elif ph == CMD:
-            inp.set("cmd__payload", run["command"] if wl
-                    else runs.command & ((1 << widths["cmd__payload"]) - 1))
-            inp.set("cmd__valid", 1)
+    inp, rnd = _Inputs(ports), _Rnd(seed)
+    out_at = {n: i for i, n in enumerate(w for w in WATCHED if w in names)}
+    st = _State(runs, "bias__payload" in names)
+    c = 0
+    while c < cycles and not st.done:
+        _set_inputs(inp, st, rnd, widths)
         out = sim.cycle(inp.bits)
-        busy = has_busy and bool(out[out_at["busy"]])
-        busy_cycles += busy
-        if not busy and ph in (LOAD_W, LOAD_A):
-            load_cycles += 1
-        if ph == RESET:
-            k += 1
-            if k >= RESET_CYCLES:
-                ph = IDLE if runs.idle else (LOAD_W if nb else LOAD_A) if wl else \
-                    (BIAS if has_bias else LOAD_W)
-                k = 0
-        elif ph == BIAS:
-            ph, k = LOAD_W, 0
-        elif ph == LOAD_W:
-            k += 1
-            if k >= nb:
-                ph, k = LOAD_A, 0
-        elif ph == LOAD_A:
-            k += 1
-            if k >= na:
-                ph, k = CMD, 0
-        elif ph == CMD:
-            ph, wait, outs = WAIT, 0, 0
-        elif ph == WAIT:
-            outs += bool(out[out_at["out__valid"]])
-            if outs >= runs.windows:
-                n_runs += 1
-                ph, k = GAP, 0
-                outcomes.append("c")
-            else:
-                wait += 1
-                if wait > runs.timeout:
-                    timeouts += 1
-                    ph, k = GAP, 0
-                    outcomes.append("t")
-        elif ph == GAP:
-            k += 1
-            if k >= 2:
-                ph, k = LOAD_W, 0
-                if wl:
-                    ri += 1
-                    if ri >= len(runs.runs):
-                        done = True
-                    else:
-                        run = runs.runs[ri]
-                        nb, na = len(run["wgt_rows"]), len(run["act_rows"])
-                        if not nb:
-                            ph = LOAD_A
+        st.next_phase("busy" in out_at and bool(out[out_at["busy"]]),
+                      st.ph == WAIT and bool(out[out_at["out__valid"]]))
         c += 1
     sim.close()
-    stats = {"cycles": c, "runs_completed": n_runs, "timeouts": timeouts,
-             "busy_cycles": busy_cycles, "load_cycles": load_cycles, "wgt_rows": wrows,
-             "act_rows": arows}
-    if wl:
-        stats.update(stimulus_runs=len(runs.runs), outcomes="".join(outcomes))
+    stats = {"cycles": c, "runs_completed": st.n_runs, "timeouts": st.timeouts,
+             "busy_cycles": st.busy_cycles, "load_cycles": st.load_cycles,
+             "wgt_rows": st.wrows, "act_rows": st.arows}
+    if runs.runs is not None:
+        stats.update(stimulus_runs=len(runs.runs), outcomes="".join(st.outcomes))
     return stats

@@ -190,6 +190,12 @@ def test_power_bad_input(termwise, tmp_path):
     r = termwise("power", "--preset", "baseline-4x4", "--workload", "digits-cnn", "--cycles",
                  "8", "--cache-dir", SYNTH_CACHE, "-o", "out")
     assert_usage_error(r, tmp_path / "out", "cycles:", "do not hold one run")
+    r = termwise("power", "--preset", "baseline-4x4", "--simulator", "icarus", "--cache-dir",
+                 SYNTH_CACHE, "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "simulator: one of verilator, levelsim")
+    r = termwise("power", "--preset", "baseline-4x4", "--simulator", "levelsim", "--part",
+                 "sampled", "--cache-dir", SYNTH_CACHE, "-o", "out")
+    assert_usage_error(r, tmp_path / "out", "simulator:", "needs verilator")
 
 
 def test_power_workload_refused_design(termwise, tmp_path):
@@ -224,6 +230,24 @@ def test_macro_accesses_are_the_rows_each_run_writes_and_reads(termwise, tmp_pat
         assert b["macros"] >= 1, name
         assert b["writes"] == [rows], name
         assert b["reads"] == [rows], name
+
+
+def test_levelsim_report_equals_the_verilated_models(termwise, tmp_path):
+    """``--simulator levelsim`` (termwise.synth.power.levelsim: no model build) gives the
+    Verilated model's report to the last digit on baseline-4x4 with macros and gating
+    under digits-cnn: power, kinds, phases, macro accesses, energy; it says which
+    simulator ran, under a key of its own."""
+    run = ("power", "--preset", "baseline-4x4", "--buffers", "macros", "--clock-gating",
+           "--workload", "digits-cnn", "--cycles", "600", "--cache-dir", SYNTH_CACHE)
+    ok(termwise(*run, "-o", "verilator", timeout=COLD_TIMEOUT))
+    ok(termwise(*run, "--simulator", "levelsim", "-o", "levelsim", timeout=COLD_TIMEOUT))
+    v, n = (load_json(tmp_path / d / "power_report.json") for d in ("verilator", "levelsim"))
+    for field in ("power_w", "by_kind_w", "phases", "macro_accesses", "energy", "activity"):
+        assert n[field] == v[field], field
+    assert n["simulator"]["name"] == "levelsim" and "simulator" not in v
+    assert n["model_cache"]["simulator"] == "levelsim"
+    assert n["cache"]["key"] != v["cache"]["key"]
+    assert "Simulator: levelsim" in (tmp_path / "levelsim" / "power_report.md").read_text()
 
 
 def _pe_dynamic(rep: dict, pe_kinds) -> float:

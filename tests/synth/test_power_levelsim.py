@@ -167,3 +167,14 @@ def test_levels_and_loops():
     assert _topological_levels([[], [0], [0, 1], []]) == [0, 1, 2, 0]
     with pytest.raises(ValueError, match="loop"):
         _topological_levels([[1], [0]])
+
+
+def test_reset_starts_afresh(lib):
+    sim, _ = _sim(lib)
+    rows = np.random.default_rng(2).random((40, 9)) < 0.5
+    first = sim.run(rows)
+    act = sim.activity()
+    sim.reset()
+    again = sim.run(rows)
+    assert (first == again).all()
+    assert (sim.activity().tc == act.tc).all() and (sim.activity().t1 == act.t1).all()

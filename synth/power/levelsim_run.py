@@ -1,0 +1,106 @@
+"""The power flow's runs on the levelised simulation (``termwise power --simulator
+levelsim``): the same runs as the Verilated model's (the tile-run harness,
+:mod:`.tile_driver`), the activity handed on in the SAIF's form, so that everything after
+the simulation (rates, macro accesses, power, phases) is the Verilator path's.
+
+Why: the gate-level model's build is most of a 16x16 tile's power run and all of its
+memory peak (loom-16x16-8b: 16 minutes, 10.6 GB); the levelised simulation has no build,
+and on baseline-4x4 with macros and gating its counts equal the model's SAIF net by net
+(tests/synth/test_power_tile_driver.py). It simulates the whole tile at gate level: the
+sampled method's mixed model (RTL instances) is Verilator's alone.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["SIMULATORS", "LEVELSIM_VERSION", "HOW", "record", "LevelSimRunner"]
+
+#: The levelised simulation's version, in its reports' keys (bump when the same inputs
+#: would simulate differently).
+LEVELSIM_VERSION = 1
+
+#: The report's words for the simulator.
+HOW = ("the gate-level netlist simulated by termwise's levelised NumPy simulation "
+       "(synth/power/levelsim.py: zero-delay, two-state, two phases a cycle, as the "
+       "Verilated model; equal to its SAIF net by net on baseline-4x4), driven by the "
+       "tile-run harness in Python (synth/power/tile_driver.py)")
+
+#: ``--simulator`` choices: the Verilated gate-level model (default) or the levelised
+#: NumPy simulation.
+SIMULATORS = ("verilator", "levelsim")
+
+
+def record() -> dict:
+    """The power report's ``simulator`` record."""
+    return {"name": "levelsim", "version": LEVELSIM_VERSION, "how": HOW}
+
+
+class LevelSimRunner:
+    """Runs of a tile's wrapper netlist on one :class:`.levelsim.LevelSim` (reset before
+    each run), returning ``(stats, saif)`` as the model's run and SAIF read would.
+
+    Parameters
+    ----------
+    cfg, man
+        The tile and its manifest (ports, command layout).
+    netlist, top : str
+        The gate-level netlist and its top (the wrapper).
+    lib : Library
+        The liberty with the macros' cells (:func:`.macro_power.setup`'s ``lib``).
+    verilog : str
+        The tile's emitted Verilog (the macros' shapes).
+    half_ps : int
+        Half a simulated clock period in the SAIF's timescale (1 ps).
+    """
+
+    def __init__(self, cfg, man: dict, netlist: str, top: str, lib, verilog: str,
+                 half_ps: int):
+        from ..macros import macro_shapes
+        from .compute import flatten
+        from .levelsim import LevelSim
+        from .tile_driver import WATCHED, input_keys
+        t0 = time.monotonic()
+        self.cfg, self.man, self.top, self.half = cfg, man, top, half_ps
+        leaves, uf, self.names, _ = flatten(netlist, top, lib, escaped_pins=True)
+        present = {p["name"] for p in man["ports"]}
+        shapes = {name: (words, width) for name, words, width in macro_shapes(verilog)}
+        self.sim = LevelSim(leaves, uf, self.names, lib, input_keys(man["ports"]),
+                            ((), "clk", 0), [((), n, 0) for n in WATCHED if n in present],
+                            shapes)
+        # a cell pin's alias is not a name Verilator's SAIF has (the cell models are not
+        # traced): only the wires of every level are handed on
+        self._cell_paths = {lf.path for lf in leaves}
+        self.build_s = round(time.monotonic() - t0, 1)
+
+    def __call__(self, run_dir: str, cycles: int, seed: int, stimulus: str | None = None,
+                 idle: bool = False):
+        """One run (as :func:`.measure.run_model`'s arguments): ``(stats, saif)``."""
+        import os
+        from .stimulus import read_stimulus
+        from .tile_driver import drive, tile_runs
+        runs = None if stimulus is None else \
+            read_stimulus(os.path.join(run_dir, stimulus))["runs"]
+        self.sim.reset()
+        stats = drive(self.sim, self.man["ports"], tile_runs(self.cfg, self.man, runs, idle),
+                      cycles, seed)
+        return stats, self.saif()
+
+    def saif(self):
+        """The activity so far as a :class:`.saif.Saif` under ``TOP/<top>``."""
+        from .saif import NetActivity, Saif
+        act = self.sim.activity()
+        h, dur = self.half, act.halves * self.half
+        nets: dict = {}
+        prefix = f"TOP/{self.top}/"
+        cells = self._cell_paths
+        for i, root in enumerate(self.sim.nets):
+            aliases = [n for n in self.names.get(root, ())
+                       if "/" not in n or n.rsplit("/", 1)[0] not in cells]
+            if not aliases:
+                continue
+            t1 = int(act.t1[i]) * h
+            a = NetActivity(t0=dur - t1, t1=t1, tc=int(act.tc[i]))
+            for n in aliases:
+                nets[prefix + n] = a
+        return Saif(duration=dur, timescale_s=1e-12, divider="/", nets=nets)
