@@ -75,7 +75,8 @@ def _cmd_report(args) -> int:
                          buffers=args.buffers, clock_gating=args.clock_gating,
                          reports=args.reports, cache_root=args.cache_dir,
                          use_cache=not args.no_cache, plots=not args.no_plots,
-                         executor=executor, hierarchical=args.hierarchical)
+                         executor=executor, hierarchical=args.hierarchical,
+                         simulator=args.simulator)
     finally:
         executor.close()
     for r in doc["rows"]:
@@ -112,6 +113,11 @@ def register(subparsers) -> None:
                    help="synthesise (and take the power runs' netlists from) the "
                    "hierarchical flow: each module once, cached, most PEs timed as stubs "
                    "(synth/README.md; its own keys: the shipped results are the flat flow's)")
+    p.add_argument("--simulator", default="verilator",
+                   help="the power runs' gate-level simulation: verilator (default: the "
+                        "Verilated model; 16x16 tiles by their parts or sampled PEs) or "
+                        "levelsim (every tile whole, no model build: synth/power/"
+                        "levelsim_run.py; its own keys)")
     p.add_argument("--images", type=int, default=None,
                    help="inputs simulated (default: the workload's own)")
     p.add_argument("--power-cycles", default=str(DEFAULT_POWER_CYCLES),

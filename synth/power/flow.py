@@ -28,7 +28,7 @@ import time
 
 from ...gen.errors import ConfigError
 
-__all__ = ["MAX_CYCLES", "power_report"]
+__all__ = ["MAX_CYCLES", "power_report", "check_simulator"]
 
 #: The most cycles a power run may be asked to simulate (``termwise power --cycles``;
 #: ``termwise report`` raises a design's budget up to it, no further).
@@ -39,10 +39,10 @@ def _check_request(cfg, part: str, workload: str | None,
                    layers: list[str] | None, samples: int | None = None,
                    simulator: str = "verilator") -> str | None:
     """Refuse a bad ``part`` (or a slice of windows it cannot divide), ``samples`` without
-    ``part`` sampled or below 1, a bad ``simulator`` (:func:`_check_simulator`), a design a
+    ``part`` sampled or below 1, a bad ``simulator`` (:func:`check_simulator`), a design a
     workload cannot drive, or layers without a workload; return the workload trace's
     sha256 (its report key names the trace, not the code that built it), or None."""
-    _check_simulator(simulator, part)
+    check_simulator(simulator, part)
     from .part import MODES, SLICE_WINDOW_DIVISOR
     if part not in MODES:
         raise ConfigError("part", f"must be one of {', '.join(MODES)}, got {part!r}")
@@ -63,7 +63,7 @@ def _check_request(cfg, part: str, workload: str | None,
     return None
 
 
-def _check_simulator(simulator: str, part: str) -> None:
+def check_simulator(simulator: str, part: str) -> None:
     """``simulator`` one of :data:`.levelsim_run.SIMULATORS`, and the levelised simulation
     not asked for the sampled method (its mixed model has RTL instances)."""
     from .levelsim_run import SIMULATORS

@@ -114,6 +114,7 @@ def test_report_from_given_reports(termwise, tmp_path):
     (("--workload", "digits-cnn", "--images", "0"), "images"),
     (("--workload", "digits-cnn", "--workers", "0"), "workers"),
     (("--workload", "digits-cnn", "--scheduler", "localhost:8786"), "scheduler"),
+    (("--workload", "digits-cnn", "--simulator", "icarus"), "simulator"),
 ])
 def test_report_refuses_bad_input(termwise, tmp_path, args, field):
     r = termwise("report", *args, "-o", "out")

@@ -131,3 +131,29 @@ def test_the_hierarchical_flow_reaches_every_synthesis_and_power_run(tmp_path, m
                          hierarchical=flag)
         assert sorted(seen) == [("power", flag)] * 2 + [("synth", flag)] * 2
         assert ("hierarchical" in doc["flow"]) == flag
+
+
+def test_the_simulator_reaches_every_power_run(tmp_path, monkeypatch):
+    """``--simulator levelsim`` asks every power run for the whole tile on it; the default
+    keeps each tile's table part on the Verilated model."""
+    seen = []
+
+    def power_report(cfg, **kwargs):
+        seen.append((kwargs.get("simulator"), kwargs.get("part")))
+        return _power_report(cfg, **{k: v for k, v in kwargs.items() if k != "simulator"})
+    monkeypatch.setattr(synth_api, "synthesise", lambda cfg, outdir, **kw: _synthesise(cfg,
+                                                                                        outdir))
+    monkeypatch.setattr(synth_api, "write_report", _write_report)
+    monkeypatch.setattr(power_flow, "power_report", power_report)
+    monkeypatch.setattr(power_files, "to_markdown", lambda rep: "stand-in")
+    for simulator in ("levelsim", "verilator"):
+        seen.clear()
+        doc = run_report("digits-cnn", 16, str(tmp_path / simulator), designs="stripes",
+                         images=2, plots=False, executor=LocalPool(1), log=lambda m: None,
+                         simulator=simulator)
+        assert [s for s, _ in seen] == [simulator] * 2
+        assert all((p == "whole") == (simulator == "levelsim") for _, p in seen)
+        assert ("levelised" in doc["flow"]) == (simulator == "levelsim")
+    with pytest.raises(ConfigError, match="simulator"):
+        run_report("digits-cnn", 16, str(tmp_path / "bad"), designs="stripes",
+                   simulator="icarus")

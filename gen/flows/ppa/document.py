@@ -56,11 +56,12 @@ def design_rows(archs, synth: dict, power: dict, power_errors: dict, sim: dict,
 
 def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
                     wall: dict, buffers: str = "flops", clock_gating: bool = False,
-                    hierarchical: bool = False) -> dict:
+                    hierarchical: bool = False, simulator: str = "verilator") -> dict:
     """report.json's document of the rows, the simulation ``sim`` they came from and the
     flow's wall times ``wall`` (seconds per stage); ``buffers`` and ``clock_gating``: how
     the table's tiles store and clock (its common differences from the papers);
-    ``hierarchical``: the syntheses by the hierarchical flow (synth/README.md)."""
+    ``hierarchical``: the syntheses by the hierarchical flow (synth/README.md);
+    ``simulator``: the power runs' gate-level simulation."""
     from ....synth.api import DEFAULT_CLOCK_NS
     from ..reports import ppa
     from ..reports.plots import hardware_summary
@@ -76,7 +77,9 @@ def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
         "flow": f"OSU 0.18 um liberty, yosys + OpenSTA, clock target "
                 f"{DEFAULT_CLOCK_NS:g} ns, Fmax from the critical path"
                 + ("; hierarchical: each module synthesised once, all but 8 PEs timed as "
-                   "load stubs (synth/README.md)" if hierarchical else ""),
+                   "load stubs (synth/README.md)" if hierarchical else "")
+                + ("; power: every tile whole on the levelised NumPy gate-level simulation "
+                   "(synth/power/levelsim_run.py)" if simulator == "levelsim" else ""),
         "rows": rows,
         "common_differences": ppa.common_differences(buffers, clock_gating),
         "energy_model": {k: sim["energy"][k] for k in ("model", "constants", "modelled",

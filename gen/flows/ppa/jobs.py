@@ -42,7 +42,7 @@ def power_spec(index: int, design: str, cfg, run) -> dict:
             "name": cfg.name,
             "workload": run.workload, "cycles": int(run.cycles), "seed": int(run.seed),
             "cache_root": run.cache_root, "use_cache": bool(run.use_cache),
-            "hierarchical": bool(run.hierarchical)}
+            "hierarchical": bool(run.hierarchical), "simulator": run.simulator}
 
 
 def error_record(err: Exception) -> dict:
@@ -93,7 +93,8 @@ def tile_power(spec: dict) -> dict:
     from .measure import PowerRun, measure_power
     cfg = _config(spec)
     run = PowerRun(spec["workload"], spec["cycles"], spec["seed"], spec["cache_root"],
-                   spec["use_cache"], spec.get("hierarchical", False))
+                   spec["use_cache"], spec.get("hierarchical", False),
+                   spec.get("simulator", "verilator"))
     _log(f"{spec['design']}: gate-level power under {run.workload}")
     try:
         return {"report": measure_power(spec["design"], cfg, run, _log)}

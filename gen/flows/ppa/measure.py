@@ -24,6 +24,7 @@ class PowerRun:
     cache_root: str | None
     use_cache: bool
     hierarchical: bool = False       # the hierarchical synthesis flow's netlists
+    simulator: str = "verilator"     # or levelsim: the whole tile, synth/power/levelsim_run
 
 
 def write_synthesis(design: str, cfg, ddir: str, syn: dict, *, fresh: bool) -> dict:
@@ -57,7 +58,9 @@ def measure_power(design: str, cfg, run: PowerRun, log) -> dict:
                             clock_ns=DEFAULT_CLOCK_NS, liberty=None,
                             cache_root=run.cache_root, use_cache=run.use_cache,
                             precision=None, log=log, workload=run.workload, layers=None,
-                            part=power_part(cfg), hierarchical=run.hierarchical)
+                            part="whole" if run.simulator == "levelsim" else
+                            power_part(cfg), hierarchical=run.hierarchical,
+                            simulator=run.simulator)
     try:
         return measure(run.cycles)
     except ConfigError as err:

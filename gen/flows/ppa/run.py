@@ -40,13 +40,15 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
                buffers: str = "flops", clock_gating: bool = False,
                reports: str | None = None, cache_root: str | None = None,
                use_cache: bool = True, plots: bool = True, executor=None,
-               log=None, hierarchical: bool = False) -> dict:
+               log=None, hierarchical: bool = False, simulator: str = "verilator") -> dict:
     """Synthesis, power and simulation of every design; writes the report (report.json,
     .md, .csv, plots, ``sim/`` and ``designs/<design>/``) and returns its document. Bad
     options raise :class:`~termwise.gen.errors.ConfigError` before anything runs.
     ``buffers`` and ``clock_gating``: every tile's storage
     (:func:`termwise.gen.config.storage_variant`). ``hierarchical``: the syntheses and
-    the power runs' netlists by the hierarchical flow (synth/README.md). ``executor``:
+    the power runs' netlists by the hierarchical flow (synth/README.md). ``simulator``: the
+    power runs' (``levelsim``: every tile whole, :mod:`termwise.synth.power.levelsim_run`;
+    checked before anything runs). ``executor``:
     where the designs' syntheses, then their power runs, are run (:mod:`..sweep.executors`;
     default this process, one at a time), each a job of :mod:`.jobs`."""
     from ....golden import netsim
@@ -56,6 +58,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     from ..simulation import parse_archs, run_sim
     log = log or (lambda m: print(m, file=sys.stderr, flush=True))
     check_workload(workload)
+    from ....synth.power.flow import check_simulator
+    check_simulator(simulator, "whole")
     bits = check_precision(precision)
     images = positive_int("images", images)
     archs = parse_archs(designs) if isinstance(designs, str) else list(designs)
@@ -72,7 +76,8 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     if any(cfgs[a].top_name not in synth_found for a in archs):
         check_options(DEFAULT_CLOCK_NS, "asic", None)
     t0 = time.monotonic()
-    run = PowerRun(workload, power_cycles, seed, cache_root, use_cache, hierarchical)
+    run = PowerRun(workload, power_cycles, seed, cache_root, use_cache, hierarchical,
+                   simulator)
     executor = executor or LocalPool(1)
     ddirs = {a: os.path.join(out_dir, "designs", a) for a in archs}
     wall = {}
@@ -112,6 +117,6 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     rows = design_rows(archs, synth, power, power_errors, sim, power_cycles)
     wall["total"] = time.monotonic() - t0
     doc = report_document(workload, bits, fc, sim, rows, wall, buffers, clock_gating,
-                          hierarchical)
+                          hierarchical, simulator)
     ppa.write_reports(out_dir, doc, plot=plots)
     return doc
