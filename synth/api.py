@@ -96,15 +96,16 @@ def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
                                      sram, hierarchical))
 
 
-def _run_cached(kind, root, settings, runner, use_cache, refresh=None):
+def _run_cached(kind, root, settings, runner, use_cache, refresh=None, shipped=True):
     """Run ``runner`` in a fresh folder unless the cache has ``settings``; ``refresh(result,
-    folder)`` re-derives the report-time parts of a cached result."""
+    folder)`` re-derives the report-time parts of a cached result; ``shipped``: the
+    project's measured results count as the cache (they hold no netlist)."""
     key = cache.cache_key(settings)
     if use_cache:
         hit = cache.lookup(root, key)
         where = os.path.join(root, key)
         measured = False
-        if hit is None and kind == "asic":   # the project's shipped result, same key
+        if hit is None and kind == "asic" and shipped:   # the project's result, same key
             shipped = measured_store.synthesis_dir(key)
             if shipped is not None:
                 hit, where, measured = cache.lookup(os.path.dirname(shipped), key), shipped, True
@@ -132,7 +133,7 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
                target: str = "asic", liberty: str | None = None,
                cache_root: str | None = None, use_cache: bool = True,
                precision: int | None = None, clock_gating: bool | None = None,
-               hierarchical: bool = False) -> dict:
+               hierarchical: bool = False, netlist: bool = False) -> dict:
     """Synthesise ``cfg`` for ``target`` at ``clock_ns``; write ``synth_report.json`` and
     ``synth_report.md`` to ``outdir`` (unless None) and return the report dict.
 
@@ -142,7 +143,10 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
     (:mod:`.clock_gating`; its own cache key); None: the configuration's
     ``clock_gating``. ``hierarchical``: each distinct module in a yosys run of its own, its
     netlist cached across runs (:mod:`.module_synth`), and the timing with all but a few
-    PEs as load stubs (:mod:`.sta_sample`); a key of its own."""
+    PEs as load stubs (:mod:`.sta_sample`); a key of its own. ``netlist``: the result must
+    have its netlist (a power run's): the project's shipped results, which keep only the
+    reports, do not count as cached and the synthesis runs here (same key, same netlist:
+    the flow is deterministic)."""
     from ..gen.emit import emit
     if clock_gating is None:
         clock_gating = cfg.clock_gating
@@ -169,7 +173,8 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
                     verilog, man, d, clock_ns, lib, clock_gating=clock_gating,
                     module_cache=(os.path.join(root, MODULE_CACHE) if use_cache else "")
                     if hierarchical else None), use_cache,
-                refresh=lambda r, d: asic_flow.refresh(r, d, man["top"], clock_ns))
+                refresh=lambda r, d: asic_flow.refresh(r, d, man["top"], clock_ns),
+                shipped=not netlist)
         if target in ("fpga", "both"):
             fpga, cache_info["fpga"] = _run_cached(
                 "fpga", root, _settings("fpga", sha, clock_ns, None),

@@ -327,7 +327,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     t_plan = time.monotonic() - t0
     syn = synthesise(cfg, None, clock_ns=clock_ns, target="asic", liberty=liberty,
                      cache_root=cache_root, use_cache=use_cache, precision=precision,
-                     hierarchical=hierarchical)
+                     hierarchical=hierarchical, netlist=True)
     t_syn = time.monotonic() - t0 - t_plan
     lib_path = syn["flow"]["liberty"] or os.path.abspath(DEFAULT_LIBERTY)
     wrap = wrapper_name(cfg.top_name)

@@ -48,6 +48,20 @@ def test_a_synthesis_is_found_under_its_key_only(store, tmp_path):
     assert res["area_um2"] == 7.0 and not info["hit"]
 
 
+def test_a_run_that_needs_the_netlist_synthesises_past_the_store(store, tmp_path):
+    """A power run needs the netlist, which the store does not ship: the shipped entry is
+    not a hit for it (a FileNotFoundError on netlist.v.gz before), the run's result is
+    cached locally and found there next time."""
+    key = cache.cache_key(SETTINGS)
+    _asic_entry(str(store / "asic" / key))
+    local = str(tmp_path / "cache")
+    res, info = api._run_cached("asic", local, SETTINGS, lambda d: {"area_um2": 123.0},
+                                True, shipped=False)
+    assert not info["hit"] and info["dir"] == os.path.join(local, key)
+    res, info = api._run_cached("asic", local, SETTINGS, _never, True, shipped=False)
+    assert info["hit"] and "measured_store" not in info
+
+
 def test_the_local_cache_comes_first_and_no_cache_measures(store, tmp_path):
     key = cache.cache_key(SETTINGS)
     _asic_entry(str(store / "asic" / key))
