@@ -51,6 +51,7 @@ bench: venv
 	$(BIN)/python -m termwise.tb.bench
 	$(BIN)/python -m termwise.synth.bench
 	$(BIN)/python -m termwise.synth.bench --hierarchical
+	$(BIN)/python -m termwise.synth.bench --simulator levelsim
 
 lint: venv
 	$(BIN)/python -m termwise.tb.lint

@@ -7,13 +7,15 @@ whole), each a fresh process on
 an empty cache folder of its own, so the synthesis, the gate-level model's build and the
 simulation are all in the figures. The peak memory is the process's and its children's
 (Verilator, OpenSTA; yosys runs inside it as WebAssembly): ``os.wait4``'s ``ru_maxrss``.
-Prints a table and writes ``build/bench_flow.json`` (``bench_flow_hierarchical.json``).
+Prints a table and writes ``build/bench_flow.json`` (``bench_flow_hierarchical.json``,
+``bench_flow_levelsim.json``).
 
 ``python -m termwise.synth.bench [PRESET ...] [--buffers macros] [--clock-gating]
-[--hierarchical] [--workload W] [--cycles N]``; default baseline-4x4 and stripes-4x4 with
-SRAM macros and clock gating (minutes); the 16x16 tiles take 2-10 minutes each to
-synthesise and 10 or more to measure (synth/README.md). ``make bench`` runs the default
-tiles by both synthesis flows, flat and hierarchical.
+[--hierarchical] [--simulator levelsim] [--workload W] [--cycles N]``; default
+baseline-4x4 and stripes-4x4 with SRAM macros and clock gating (minutes); the 16x16 tiles
+take 2-10 minutes each to synthesise and 10 or more to measure (synth/README.md). ``make
+bench`` runs the default tiles by both synthesis flows, flat and hierarchical, and their
+power on both simulators (``--simulator levelsim``: every tile whole, no model build).
 """
 
 from __future__ import annotations
@@ -66,13 +68,14 @@ def _termwise() -> list[str]:
 
 
 def bench_tile(name: str, options: list[str], workload: str, cycles: int,
-               workdir: str) -> dict:
-    """Cold synthesis and power of preset ``name`` with ``options`` in ``workdir``."""
+               workdir: str, simulator: str = "verilator") -> dict:
+    """Cold synthesis and power of preset ``name`` with ``options`` in ``workdir``, the
+    power on ``simulator``."""
     from ..gen.config import preset
     from .power.part import table_part
     cfg = preset(name)
     # termwise report's part for its 16x16 tiles; a small tile whole, as the 4x4 tables
-    part = table_part(cfg) if "16x16" in name else "whole"
+    part = table_part(cfg) if "16x16" in name and simulator == "verilator" else "whole"
     cache = os.path.join(workdir, "synth-cache")
     synth = measure_process(_termwise() + ["synth", "--preset", name, *options,
                                            "--cache-dir", cache, "-o",
@@ -80,14 +83,16 @@ def bench_tile(name: str, options: list[str], workload: str, cycles: int,
                             log=os.path.join(workdir, "synth.log"))
     power = measure_process(_termwise() + ["power", "--preset", name, *options,
                                            "--workload", workload, "--cycles", str(cycles),
-                                           "--part", part, "--cache-dir", cache,
+                                           "--part", part, "--simulator", simulator,
+                                           "--cache-dir", cache,
                                            "-o", os.path.join(workdir, "power")],
                             log=os.path.join(workdir, "power.log"))
     report = os.path.join(workdir, "power", "power_report.json")
     stages = {}
     if os.path.exists(report):
         stages = json.loads(Path(report).read_text())["wall_s"]
-    return {"preset": name, "options": options, "synthesis": synth, "power": power,
+    return {"preset": name, "options": options, "simulator": simulator, "part": part,
+            "synthesis": synth, "power": power,
             "power_stages_s": stages}
 
 
@@ -101,6 +106,8 @@ def main(argv=None) -> int:
     p.add_argument("--cycles", type=int, default=5000)
     p.add_argument("--hierarchical", action="store_true",
                    help="the hierarchical synthesis flow (synth/README.md)")
+    p.add_argument("--simulator", default="verilator", choices=("verilator", "levelsim"),
+                   help="the power runs' gate-level simulation (docs/energy.md)")
     args = p.parse_args(argv)
     options = ["--buffers", args.buffers] + (["--clock-gating"] if args.clock_gating else []) \
         + (["--hierarchical"] if args.hierarchical else [])
@@ -111,7 +118,8 @@ def main(argv=None) -> int:
     for name in args.presets:
         workdir = tempfile.mkdtemp(prefix=f"bench-flow-{name}-")
         try:
-            row = bench_tile(name, options, args.workload, args.cycles, workdir)
+            row = bench_tile(name, options, args.workload, args.cycles, workdir,
+                             args.simulator)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         rows.append(row)
@@ -124,11 +132,12 @@ def main(argv=None) -> int:
               f"{st.get('simulation_and_power', float('nan')):13.1f} "
               f"{st.get('phases', float('nan')):9.1f}"
               + (f"  FAILED: {', '.join(failed)}" if failed else ""), flush=True)
-    out = Path("build") / ("bench_flow_hierarchical.json" if args.hierarchical
-                           else "bench_flow.json")
+    out = Path("build") / ("bench_flow" + ("_hierarchical" if args.hierarchical else "")
+                           + ("_levelsim" if args.simulator == "levelsim" else "") + ".json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=2) + "\n")
-    print(f"options {' '.join(options)}, workload {args.workload}, {args.cycles} power "
+    print(f"options {' '.join(options)}, power on {args.simulator}, workload "
+          f"{args.workload}, {args.cycles} power "
           f"cycles; cold caches; GB: peak resident memory of the command and its tools; "
           f"written to {out}")
     return 0

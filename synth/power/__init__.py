@@ -29,7 +29,7 @@ cache
     The power cache beside the synthesis cache: models, runs, stored reports.
 model
     The gate-level model: the netlist and the liberty's cell models compiled by Verilator
-    with SAIF tracing and the tile-run harness, cached.
+    with SAIF tracing and the tile-run harness, cached; its runs.
 cells
     The liberty's cells (pins and their functions' text, flip-flops/latches, pin
     capacitances, internal-power tables, leakage, units, wire loads).
@@ -50,6 +50,11 @@ gatesim
 levelsim
     A levelised, cycle-based gate-level simulation in NumPy (no compilation): the toggle
     counts of Verilator's SAIF of the same netlist, checked against it.
+tile_driver
+    The tile-run harness of :mod:`.stimulus` in Python, driving a levelised simulation.
+levelsim_run
+    ``--simulator levelsim``: the power flow's runs on the levelised simulation, their
+    activity handed on in the SAIF's form.
 opensta
     OpenSTA's vectorless ``report_power``, the cross-check.
 stimulus
