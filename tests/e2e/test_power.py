@@ -156,46 +156,26 @@ def test_power_baseline_4x4(termwise, tmp_path):
         assert text in md3, text
 
 
-def test_power_bad_input(termwise, tmp_path):
-    r = termwise("power", "--preset", "baseline-4x4", "--cycles", "0", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "cycles: must be a positive integer")
-    r = termwise("power", "--preset", "baseline-4x4", "--clock-mhz", "-5", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "clock_mhz:")
-    r = termwise("power", "--preset", "baseline-4x4", "--seed", "x", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "seed:")
-    r = termwise("power", "--preset", "baseline-4x4", "--workload", "no-such-net",
-                 "--cache-dir", SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "workload: must be one of", "digits-cnn")
-    r = termwise("power", "--preset", "baseline-4x4", "--workload", "digits-cnn", "--layers",
-                 "conv1,conv9", "--cache-dir", SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "layers:", "'conv9'", "conv1, conv2, fc")
-    r = termwise("power", "--preset", "baseline-4x4", "--part", "half", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "--part", "half")
-    r = termwise("power", "--preset", "baseline-4x4", "--part", "slice", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")             # one window: no quarter of it
-    assert_usage_error(r, tmp_path / "out", "part:", "divisible by 4", "got 1")
-    r = termwise("power", "--preset", "baseline-4x4", "--samples", "2", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "samples: needs --part sampled")
-    r = termwise("power", "--preset", "baseline-4x4", "--part", "sampled", "--samples", "0",
-                 "--cache-dir", SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "samples: must be a positive integer")
-    r = termwise("power", "--preset", "baseline-4x4", "--layers", "fc", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "layers: needs --workload")
-    r = termwise("power", "--preset", "baseline-4x4", "--workload", "digits-cnn", "--cycles",
-                 "8", "--cache-dir", SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "cycles:", "do not hold one run")
-    r = termwise("power", "--preset", "baseline-4x4", "--simulator", "icarus", "--cache-dir",
-                 SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "simulator: one of verilator, levelsim")
-    r = termwise("power", "--preset", "baseline-4x4", "--simulator", "levelsim", "--part",
-                 "sampled", "--cache-dir", SYNTH_CACHE, "-o", "out")
-    assert_usage_error(r, tmp_path / "out", "simulator:", "needs verilator")
+@pytest.mark.parametrize("args, expected", [
+    (("--cycles", "0"), ("cycles: must be a positive integer",)),
+    (("--clock-mhz", "-5"), ("clock_mhz:",)),
+    (("--seed", "x"), ("seed:",)),
+    (("--workload", "no-such-net"), ("workload: must be one of", "digits-cnn")),
+    (("--workload", "digits-cnn", "--layers", "conv1,conv9"),
+     ("layers:", "'conv9'", "conv1, conv2, fc")),
+    (("--part", "half"), ("--part", "half")),
+    (("--part", "slice"), ("part:", "divisible by 4", "got 1")),   # one window: no quarter
+    (("--samples", "2"), ("samples: needs --part sampled",)),
+    (("--part", "sampled", "--samples", "0"), ("samples: must be a positive integer",)),
+    (("--layers", "fc"), ("layers: needs --workload",)),
+    (("--workload", "digits-cnn", "--cycles", "8"), ("cycles:", "do not hold one run")),
+    (("--simulator", "icarus"), ("simulator: one of verilator, levelsim",)),
+    (("--simulator", "levelsim", "--part", "sampled"), ("simulator:", "needs verilator")),
+])
+def test_power_bad_input(termwise, tmp_path, args, expected):
+    r = termwise("power", "--preset", "baseline-4x4", *args, "--cache-dir", SYNTH_CACHE,
+                 "-o", "out")
+    assert_usage_error(r, tmp_path / "out", *expected)
 
 
 def test_power_workload_refused_design(termwise, tmp_path):
