@@ -101,13 +101,14 @@ class _Macro:
 
 
 class LevelSim:
-    """The netlist flattened by :func:`.compute.flatten` (``leaves``, ``uf``, ``names``),
-    with the liberty ``lib`` (macros included), ready to simulate.
+    """The netlist flattened by :func:`.compute.flatten` (``leaves``, ``uf``), with the
+    liberty ``lib`` (macros included), ready to simulate.
 
     Parameters
     ----------
-    leaves, uf, names
-        :func:`.compute.flatten`'s (its ``stubs`` must be empty: every instance simulated).
+    leaves, uf
+        :func:`.compute.flatten`'s (its ``stubs`` must be empty: every instance simulated;
+        its ``names`` give each of :attr:`nets`' hierarchical names).
     lib : Library
         The liberty the leaves' cells are in.
     inputs : list
@@ -120,7 +121,7 @@ class LevelSim:
         Macro cell name -> ``(words, width)``.
     """
 
-    def __init__(self, leaves, uf, names, lib, inputs: list, clock, outputs: list,
+    def __init__(self, leaves, uf, lib, inputs: list, clock, outputs: list,
                  macros: dict | None = None):
         self.index: dict = {}            # uf root -> net number
         self.nets: list = []             # net number -> uf root

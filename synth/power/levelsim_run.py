@@ -65,7 +65,7 @@ class LevelSimRunner:
         leaves, uf, self.names, _ = flatten(netlist, top, lib, escaped_pins=True)
         present = {p["name"] for p in man["ports"]}
         shapes = {name: (words, width) for name, words, width in macro_shapes(verilog)}
-        self.sim = LevelSim(leaves, uf, self.names, lib, input_keys(man["ports"]),
+        self.sim = LevelSim(leaves, uf, lib, input_keys(man["ports"]),
                             ((), "clk", 0), [((), n, 0) for n in WATCHED if n in present],
                             shapes)
         # a cell pin's alias is not a name Verilator's SAIF has (the cell models are not

@@ -89,7 +89,7 @@ def lib():
 def _sim(lib, text=NETLIST, top="tiny"):
     leaves, uf, names, stubs = flatten(text, top, lib)
     port = lambda p, w: [((), p, k) for k in range(w)]           # noqa: E731
-    return LevelSim(leaves, uf, names, lib, port("a", 4) + port("b", 4) + port("en", 1),
+    return LevelSim(leaves, uf, lib, port("a", 4) + port("b", 4) + port("en", 1),
                     ((), "clk", 0), port("y", 4) + port("q", 1) + port("z", 2) + port("w", 1)
                     ), names
 

@@ -70,7 +70,7 @@ def _compare(tile, run_dir, cycles, seed, stimulus=None):
     leaves, uf, names, _ = flatten(netlist, wrap, macros.lib, escaped_pins=True)
     ports = man["ports"]
     present = {p["name"] for p in ports}
-    sim = LevelSim(leaves, uf, names, macros.lib, input_keys(ports), ((), "clk", 0),
+    sim = LevelSim(leaves, uf, macros.lib, input_keys(ports), ((), "clk", 0),
                    [((), n, 0) for n in WATCHED if n in present], shapes)
     runs = None if stimulus is None else read_stimulus(str(run_dir / stimulus))["runs"]
     got = drive(sim, ports, tile_runs(cfg, man, runs), cycles, seed)
