@@ -18,8 +18,9 @@ The model (:class:`LevelSim`):
 * flip-flops (``ff`` groups: ``DFFPOSX1``, ``DFFNEGX1``) hold their state on their ``Q``
   net; at a rising edge of their ``clocked_on`` expression (gated clocks included: the
   clock nets are evaluated like any other) they take their data as the phase's new inputs
-  and the old state settle it (Verilator's order: an ``eval`` applies its inputs first); asynchronous ``clear``/``preset`` (``DFFSR``) are not modelled: a netlist
-  with them is refused;
+  and the old state settle it (Verilator's order: an ``eval`` applies its inputs first);
+  asynchronous ``clear``/``preset`` (``DFFSR``) are not modelled: a netlist with them is
+  refused;
 * SRAM macros (``termwise_sram_<words>x<width>``, the black boxes of ``buffers =
   macros``) as :class:`termwise.rtl.buffer.SramMacro` behaves: at a rising ``clk`` with
   ``ce``, ``we`` writes ``din`` at ``addr``, else ``dout`` takes the word at ``addr``;
