@@ -1,7 +1,7 @@
 """Argument handling every subcommand shares: the configuration options (one of
 ``--preset``, ``--config`` or ``--arch`` with fields; the design options come from the
-design registry), the one-line usage error; the common value checks (:mod:`termwise.gen.checks`) re-exported
-for the commands.
+design registry), the one-line usage error; the common value checks
+(:mod:`termwise.gen.checks`) re-exported for the commands.
 
 Every user error prints one line ``error: <field>: <what is valid>`` and exits with status 2
 (:mod:`termwise.gen.cli` catches :class:`UsageError` and
@@ -34,7 +34,8 @@ class Parser(argparse.ArgumentParser):
 
 #: Core fields settable on the command line (design options are added from the registry).
 _CORE_ARGS = ("filters", "windows", "lanes", "act_bits", "wgt_bits", "acc_bits", "depth",
-              "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers", "clock_gating")
+              "dtype", "bias", "residual", "activation", "out_bits", "pe_stages", "buffers",
+              "clock_gating")
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
