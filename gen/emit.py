@@ -145,15 +145,21 @@ def write_atomically(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def emit(cfg: TileConfig, outdir: str, cache_dir: str | None = None) -> dict:
+def emit(cfg: TileConfig, outdir: str, cache_dir: str | None = None, *,
+         more=None) -> dict:
     """Write ``<top>.v`` and ``manifest.json`` to ``outdir``; returns the manifest
-    (``cache_dir``: the emission cache, :func:`rendered`).
+    (``cache_dir``: the emission cache, :func:`rendered`). ``more(manifest)``, if given,
+    returns further files (``{name: text}``) written with them (``termwise gen``'s FuseSoC
+    core, :mod:`termwise.gen.flows.fusesoc`).
 
     Everything is generated in memory first, so a failure leaves ``outdir`` untouched.
     """
     text, man = rendered(cfg, cache_dir)
+    files = {man["verilog"]["file"]: text,
+             "manifest.json": json.dumps(man, indent=2, sort_keys=False) + "\n"}
+    if more is not None:
+        files.update(more(man))
     os.makedirs(outdir, exist_ok=True)
-    write_atomically(os.path.join(outdir, man["verilog"]["file"]), text)
-    write_atomically(os.path.join(outdir, "manifest.json"),
-                      json.dumps(man, indent=2, sort_keys=False) + "\n")
+    for name, content in files.items():
+        write_atomically(os.path.join(outdir, name), content)
     return man

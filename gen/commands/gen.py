@@ -1,4 +1,4 @@
-"""``termwise gen``: the Verilog and manifest.json of a configuration."""
+"""``termwise gen``: the Verilog, manifest.json and FuseSoC core of a configuration."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ ORDER = 10
 
 
 def _cmd(args) -> int:
-    from ..emit import emit
-    man = emit(config_from_args(args), args.output)
+    from ..flows.fusesoc import generate, vlnv
+    man = generate(config_from_args(args), args.output)
     print(f"wrote {args.output}/{man['verilog']['file']} ({man['verilog']['bytes']} bytes, "
-          f"sha256 {man['verilog']['sha256'][:12]}) and {args.output}/manifest.json")
+          f"sha256 {man['verilog']['sha256'][:12]}), {args.output}/manifest.json and the "
+          f"FuseSoC core {args.output}/{man['top']}.core ({vlnv(man)})")
     return 0
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("gen", help="write Verilog and manifest.json for a configuration")
+    p = subparsers.add_parser("gen", help="write Verilog, manifest.json and a FuseSoC core for a configuration")
     add_config_arguments(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p.set_defaults(func=_cmd)

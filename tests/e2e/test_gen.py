@@ -1,4 +1,5 @@
-"""`termwise gen` end to end: Verilog + manifest.json for the smallest tile; bad input refused."""
+"""`termwise gen` end to end: Verilog, manifest.json and FuseSoC core for the smallest tile;
+bad input refused (the core under fusesoc: test_gen_core.py)."""
 
 import hashlib
 
@@ -25,9 +26,12 @@ def test_gen_writes_verilog_and_manifest(termwise, tmp_path):
     assert man["verilog"]["bytes"] == len(data)
     assert f"module {man['top']}(" in data.decode()
     assert {"clk", "rst"} <= {p["name"] for p in man["ports"]}
+    top = man["top"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
-        ["manifest.json", verilog.name])
+        ["manifest.json", verilog.name, f"{top}.core", f"{top}_waivers.vlt",
+         f"{top}_smoke_tb.sv"])
     assert man["verilog"]["sha256"][:12] in r.stdout and "manifest.json" in r.stdout
+    assert f"{top}.core" in r.stdout
 
     # The same fields from a config file give byte-identical Verilog.
     (tmp_path / "tile.toml").write_text(
