@@ -99,6 +99,14 @@ def test_report_from_given_reports(termwise, tmp_path):
     for png in ("report_speedup_area.png", "report_energy.png", "report_perf_area.png"):
         assert_png(out / png)
     assert (out / "designs" / "stripes" / "power_report.json").is_file()
+    # the page (its browser test: tests/gen/test_report_html.py) and each row's drill-down
+    page = (out / "report.html").read_text()
+    assert "report.html" in doc["files"]
+    assert all(f'<tr data-design="{d}">' in page and f'id="detail-{d}"' in page
+               for d in FIXTURE)
+    assert page.count("data:image/png;base64,") == 3
+    assert s["detail"]["power_by_kind_mw"] == {"buffers": pytest.approx(BUFFER_SHARE * 2e3)}
+    assert s["detail"]["area_by_kind_mm2"]["buffers"] == pytest.approx(12.0)
     # a row whose activity had another budget says so; the baseline's had the default
     assert "a 26000-cycle budget, not 20000" in s["power_activity"]
     assert "budget" not in rows["baseline"]["power_activity"]

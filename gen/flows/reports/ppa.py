@@ -28,6 +28,7 @@ import math
 import os
 
 from ....golden.netsim.presets import REFERENCE
+from .detail import row_detail
 
 __all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios",
            "to_markdown", "write_reports"]
@@ -174,6 +175,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "source": claim.source, "speedup": claim.speedup, "speedup_text": claim.speedup_text,
         "energy_efficiency": claim.energy_efficiency, "energy_text": claim.energy_text,
         "area_text": claim.area_text, "why_different": claim.why_different}
+    row["detail"] = row_detail(synth, power, area_by_kind)
     return row
 
 
@@ -432,10 +434,12 @@ def _plots(doc: dict, out_dir: str) -> list[str]:
 
 
 def write_reports(out_dir: str, doc: dict, plot: bool = True) -> list[str]:
-    """Write report.json, report.csv, report.md (and the PNGs); returns the paths."""
+    """Write report.json, report.csv, report.md, report.html (and the PNGs, which the page
+    embeds: :mod:`.html`); returns the paths."""
     from ...emit import write_atomically
+    from .html import write_html
     os.makedirs(out_dir, exist_ok=True)
-    names = ["report.json", "report.csv", "report.md"]
+    names = ["report.json", "report.csv", "report.md", "report.html"]
     if plot:
         names += ["report_speedup_area.png", "report_energy.png", "report_perf_area.png"]
     doc["files"] = names
@@ -444,6 +448,7 @@ def write_reports(out_dir: str, doc: dict, plot: bool = True) -> list[str]:
         os.path.basename(p) for p in paths]
     write_atomically(os.path.join(out_dir, "report.csv"), _csv(doc))
     write_atomically(os.path.join(out_dir, "report.md"), to_markdown(doc) + "\n")
+    write_html(out_dir, doc)
     write_atomically(os.path.join(out_dir, "report.json"),
                      json.dumps(doc, indent=1, default=float) + "\n")
     return [os.path.join(out_dir, n) for n in doc["files"]]
