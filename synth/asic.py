@@ -18,6 +18,7 @@ import time
 from importlib import resources
 from string import Template
 
+from ..gen.progress import Bar
 from ..gen.results.versions import ASIC_SCRIPT_VERSION
 from . import buffer as buffer_mod
 from . import clock_gating as clock_gating_mod
@@ -217,6 +218,23 @@ def buffer_step(workdir: str, liberty: str, wrap: str) -> dict:
             "restat": restat}
 
 
+def _write_sta_files(workdir, wrap, clock_ns, liberty, clock_gating, shapes, sample):
+    """``sta.tcl`` (timing of the netlist, or of the sampled one with PE stubs) and the
+    design-rule check files it sources."""
+    tcl = _template("sta.tcl").substitute(
+        LIBERTY="cells.lib", NETLIST=sta_sample.NETLIST_FILE if sample else "netlist.v",
+        TOP=wrap, PERIOD_NS=f"{clock_ns:g}")
+    if clock_gating:
+        tcl = clock_gating_mod.sta_script(tcl)
+    if shapes:
+        tcl = macros_mod.sta_lines(tcl)
+    if sample:
+        tcl = sta_sample.sta_lines(tcl)
+    with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
+        f.write(tcl)
+    write_drv_files(workdir, liberty)
+
+
 def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, liberty: str,
              buffering: bool | None = None, clock_gating: bool = False,
              module_cache: str | None = None) -> dict:
@@ -239,6 +257,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     period_ps = int(round(clock_ns * 1000))
     shapes = macros_mod.prepare(workdir)        # SRAM macros: black boxes (buffers = macros)
     t0 = time.monotonic()
+    stages = Bar(3, f"synth {top}: yosys", "stage")     # drawn on a terminal only
     if clock_gating:
         clock_gating_mod.write_icg(workdir)
     runs = None
@@ -256,11 +275,15 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
             leaves=[n for n, _, _ in shapes])
         safe = runs["safe"]
     t_yosys = time.monotonic() - t0
+    stages.step()
+    stages.describe(f"synth {top}: fanout buffering")
     gating = clock_gating_mod.summary(workdir, wrap) if clock_gating else None
     buffers = None
     if FANOUT_BUFFERING if buffering is None else buffering:
         buffers = buffer_step(workdir, liberty, wrap)
     t_buffer = time.monotonic() - t0 - t_yosys
+    stages.step()
+    stages.describe(f"synth {top}: OpenSTA")
     sample = None
     if module_cache is not None:     # the hierarchical flow times most PEs as load stubs
         sample = sta_sample.write_sampled_netlist(workdir, f"{top}__pe", "cells.lib")
@@ -269,18 +292,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
                 sta_sample.LIBERTY_FILE]
             sta_sample.output_arcs(workdir, sample, wrap, clock_ns,
                                    "\n".join(f"read_liberty {lib}" for lib in libs))
-    tcl = _template("sta.tcl").substitute(
-        LIBERTY="cells.lib", NETLIST=sta_sample.NETLIST_FILE if sample else "netlist.v",
-        TOP=wrap, PERIOD_NS=f"{clock_ns:g}")
-    if clock_gating:
-        tcl = clock_gating_mod.sta_script(tcl)
-    if shapes:
-        tcl = macros_mod.sta_lines(tcl)
-    if sample:
-        tcl = sta_sample.sta_lines(tcl)
-    with open(os.path.join(workdir, "sta.tcl"), "w", encoding="utf-8") as f:
-        f.write(tcl)
-    write_drv_files(workdir, liberty)
+    _write_sta_files(workdir, wrap, clock_ns, liberty, clock_gating, shapes, sample)
     try:
         t_sta = tools.run([tools.check_sta(), "-no_init", "-exit", "sta.tcl"], workdir,
                           "sta.log", timeout=STA_TIMEOUT_S)
@@ -288,6 +300,7 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
         raise tools.ToolError("sta", None, os.path.join(workdir, "sta.log"),
                               f"ran past {STA_TIMEOUT_S:.0f} s") from None
     wall = time.monotonic() - t0
+    stages.close()
     with open(os.path.join(workdir, "sta.log"), encoding="utf-8") as f:
         bad = sta_errors(f.read())
     if bad:

@@ -25,6 +25,7 @@ import json
 import os
 import re
 
+from ..gen.progress import Bar
 from . import cache, tools
 
 __all__ = ["VERSION", "split_modules", "children", "reachable", "module_key",
@@ -240,6 +241,7 @@ def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: 
             texts.update(split_modules(f.read()))
     tree = reachable(wrap, texts, set(leaves))
     nets, stats, cached, safe_mods = {}, {}, [], []
+    bar = Bar(len(tree), "synth modules", "module")
     for index, name in enumerate(sorted(tree)):
         key = module_key(settings, name, texts, tree[name], top)
         hit = _cache_get(cache_dir, key)
@@ -257,6 +259,8 @@ def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: 
         nets[name], stats[name] = _only(net, name), stat
         if safe:
             safe_mods.append(name)
+        bar.step(name.rsplit(".", 1)[-1])
+    bar.close()
     with open(os.path.join(workdir, "netlist.v"), "w", encoding="utf-8") as f:
         f.write("".join(nets[n] for n in sorted(nets)))
     with open(os.path.join(workdir, "stat.json"), "w", encoding="utf-8") as f:

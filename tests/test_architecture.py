@@ -188,7 +188,7 @@ def test_no_private_names_imported_across_modules():
 #: (golden) on it; emission (rtl -> Verilog); the synthesis and power flows (synth); the
 #: testbenches (tb); the library flows (gen.flows); the commands and the CLI on top.
 LAYERS = (
-    ("termwise.gen.errors",),
+    ("termwise.gen.errors", "termwise.gen.progress"),
     # Result keys, versions and store locations: below every flow, so every store uses it.
     ("termwise.gen.results",),
     ("termwise.gen.spec", "termwise.gen.checks"),

@@ -11,9 +11,9 @@ and prints one line.
 from __future__ import annotations
 
 import math
-import sys
 
 from ..errors import ConfigError
+from ..progress import note
 from .args import add_config_arguments, config_from_args, positive_int
 
 __all__ = ["register", "cmd_power"]
@@ -66,7 +66,7 @@ def cmd_power(args) -> int:
     from ...synth.power.flow import power_report
     from ...synth.power.report_files import summary_line, write_report
     cfg = config_from_args(args)
-    rep = power_report(cfg, **_options(args), log=lambda m: print(m, file=sys.stderr))
+    rep = power_report(cfg, **_options(args), log=note)
     json_path, _ = write_report(rep, args.output)
     print(summary_line(rep))
     print(f"wrote {json_path} and power_report.md")

@@ -84,7 +84,8 @@ def _cmd_report(args) -> int:
         print(f"{r['design']:16s} {r['area_mm2']:8.2f} mm2 {r['fmax_mhz']:7.1f} MHz "
               f"speedup {r['speedup_time']:6.2f}x  energy eff. "
               + ("-" if eff is None else f"{eff:.2f}x"))
-    print(f"wrote {os.path.join(args.output, 'report.md')} ({doc['wall_s']['total']} s)")
+    print(f"wrote {os.path.join(args.output, 'report.md')} and report.html "
+          f"({doc['wall_s']['total']} s)")
     return 0
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...gen.progress import Bar
 from .stimulus import RESET_CYCLES
 
 __all__ = ["TileRuns", "tile_runs", "input_keys", "WATCHED", "drive"]
@@ -218,12 +219,15 @@ def drive(sim, ports: list[dict], runs: TileRuns, cycles: int, seed: int) -> dic
     out_at = {n: i for i, n in enumerate(w for w in WATCHED if w in names)}
     st = _State(runs, "bias__payload" in names)
     c = 0
-    while c < cycles and not st.done:
-        _set_inputs(inp, st, rnd, widths)
-        out = sim.cycle(inp.bits)
-        st.next_phase("busy" in out_at and bool(out[out_at["busy"]]),
-                      st.ph == WAIT and bool(out[out_at["out__valid"]]))
-        c += 1
+    with Bar(cycles, "levelsim", "cycle") as bar:   # drawn on a terminal only
+        while c < cycles and not st.done:
+            _set_inputs(inp, st, rnd, widths)
+            out = sim.cycle(inp.bits)
+            st.next_phase("busy" in out_at and bool(out[out_at["busy"]]),
+                          st.ph == WAIT and bool(out[out_at["out__valid"]]))
+            c += 1
+            if c % 64 == 0:
+                bar.step(f"run {st.n_runs}", 64)
     sim.close()
     stats = {"cycles": c, "runs_completed": st.n_runs, "timeouts": st.timeouts,
              "busy_cycles": st.busy_cycles, "load_cycles": st.load_cycles,

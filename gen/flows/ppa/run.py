@@ -5,10 +5,10 @@ states the method)."""
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from ...checks import check_precision, one_of, positive_int
+from ...progress import Bar, note
 from ..sweep.executors import LocalPool
 from .budget import DEFAULT_POWER_CYCLES
 from .document import design_rows, report_document
@@ -19,18 +19,21 @@ from .reused import find_reports
 __all__ = ["run_report"]
 
 
-def _run_jobs(executor, jobs: list) -> dict:
+def _run_jobs(executor, jobs: list, stage: str) -> dict:
     """Run ``jobs`` (``(design, spec)``) on ``executor``; ``{design: value}`` of each
-    (:mod:`.jobs`; each job says on stderr what it runs). A job that failed outside the
-    flow's own errors (a lost worker, a bug) stops the report, naming the design."""
+    (:mod:`.jobs`; each job says on stderr what it runs; ``stage`` names the bar). A job
+    that failed outside the flow's own errors (a lost worker, a bug) stops the report,
+    naming the design."""
     specs = [{**spec, "index": i} for i, (_, spec) in enumerate(jobs)]
     out = {}
-    for result in executor.run(specs):
-        design = jobs[result["index"]][0]
-        if result["status"] != "ok":
-            raise RuntimeError(f"{design}: {result['kind']} job failed: "
-                               f"{result['value']['error']}")
-        out[design] = result["value"]
+    with Bar(len(jobs), f"report {stage}", "design") as bar:
+        for result in executor.run(specs):
+            design = jobs[result["index"]][0]
+            if result["status"] != "ok":
+                raise RuntimeError(f"{design}: {result['kind']} job failed: "
+                                   f"{result['value']['error']}")
+            out[design] = result["value"]
+            bar.step(design)
     return out
 
 
@@ -56,7 +59,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     from ....synth.api import DEFAULT_CLOCK_NS, check_options
     from ..reports import ppa
     from ..simulation import parse_archs, run_sim
-    log = log or (lambda m: print(m, file=sys.stderr, flush=True))
+    log = log or note
     check_workload(workload)
     from ....synth.power.flow import check_simulator
     check_simulator(simulator, "whole")
@@ -86,7 +89,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     made = _run_jobs(executor, [(a, synth_spec(0, a, cfgs[a], cache_root=cache_root,
                                                 use_cache=use_cache,
                                                 hierarchical=hierarchical))
-                                for a in archs if fresh[a]])
+                                for a in archs if fresh[a]], "synthesis")
     synth = {}
     for a in archs:
         value = made.get(a)
@@ -98,7 +101,7 @@ def run_report(workload: str, precision, out_dir: str, *, designs="all",
     t = time.monotonic()
     reused = {a: reused_power(cfgs[a], power_found, run) for a in archs}
     made = _run_jobs(executor, [(a, power_spec(0, a, cfgs[a], run))
-                                for a in archs if reused[a] is None])
+                                for a in archs if reused[a] is None], "power")
     power, power_errors, power_records = {}, {}, {}
     for a in archs:
         value = made.get(a, {"report": reused[a]})

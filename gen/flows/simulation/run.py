@@ -4,10 +4,10 @@ each on its equal-peak 16x16 preset (:mod:`termwise.gen.commands.sim` states the
 
 from __future__ import annotations
 
-import sys
 import time
 
 from ...errors import ConfigError
+from ...progress import Bar, note
 from .document import sim_document
 from .options import DEFAULT_SAMPLE_PAIRS, SHAPES_DEFAULT_SAMPLE, sim_options
 from .power_records import power_records
@@ -16,7 +16,7 @@ __all__ = ["run_sim", "simulate"]
 
 
 def _stderr(msg):
-    print(msg, file=sys.stderr, flush=True)
+    note(msg)
 
 
 def simulate(workload: str, archs, precision, *, images: int | None = None,
@@ -54,14 +54,16 @@ def simulate(workload: str, archs, precision, *, images: int | None = None,
         f"{', '.join(ok)}, brick order {opts.order}, depthwise {opts.depthwise}, signed "
         f"digits {opts.digits}, fc {opts.fc}")
 
-    def progress(i, n, layer, sec):
-        log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
+    with Bar(len(wl.layers), f"sim {wl.name}", "layer") as bar:
+        def progress(i, n, layer, sec):
+            log(f"  [{i:3d}/{n}] {layer.name:14s} {layer.shape_text():34s} {sec:6.2f} s")
+            bar.step(layer.name)
 
-    results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=opts.order,
-                                     depthwise=opts.depthwise, signed_digits=opts.digits,
-                                     fc=opts.fc, max_window_groups=groups,
-                                     sample_pairs=sample_pairs, progress=progress,
-                                     workers=workers)
+        results = netsim.simulate_layers(wl.layers, ok, bits=bits, order=opts.order,
+                                         depthwise=opts.depthwise, signed_digits=opts.digits,
+                                         fc=opts.fc, max_window_groups=groups,
+                                         sample_pairs=sample_pairs, progress=progress,
+                                         workers=workers)
     cfgs = {a: netsim.sim_config(a, bits, opts.fc) for a in ok}
     doc = sim_document(opts, wl, ok, skipped, results, cfgs, groups)
     # Energy per inference: memory accesses on each design's lowering, compute from the

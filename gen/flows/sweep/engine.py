@@ -14,6 +14,7 @@ import os
 import sys
 import time
 
+from ...progress import Bar, active
 from ...results.locations import synth_cache_root
 from ..perfdb import Record, synth_key
 from ..perfdb.problem import layer_detail, layer_key
@@ -30,24 +31,24 @@ KIND_OF_JOB = {"sim": "cycles", "synth": "synth"}
 
 
 class _Progress:
-    """A one-line progress bar on stderr (a line per job when stderr is not a terminal)."""
+    """The jobs' bar (:class:`termwise.gen.progress.Bar`: drawn on a terminal), and a line
+    per job: to ``log`` if given, else on stderr when no bar is drawn."""
 
     def __init__(self, total: int, log):
         self.total, self.done, self.log = total, 0, log
-        self.tty = log is None and sys.stderr.isatty()
+        self.bar = Bar(total, "sweep", "job")
 
     def step(self, text: str) -> None:
         self.done += 1
-        width = 20
-        filled = width * self.done // max(1, self.total)
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {text}"
+        self.bar.step(text)
+        line = f"{self.done}/{self.total} {text}"
         if self.log is not None:
             self.log(line)
-        elif self.tty:
-            print("\r" + line[:120].ljust(120), end="" if self.done < self.total else "\n",
-                  file=sys.stderr, flush=True)
-        else:
+        elif not active():
             print(line, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def sim_method(sim: dict) -> dict:
@@ -132,6 +133,7 @@ def _run(grid, executor, chain, cache_root, log, t0) -> dict:
                                  res["seconds"])])
             points[i]["synth"] = dict(res["value"], status=res["status"], source="run")
         progress.step(f"{cfg.top_name} {job} {res['status']} {res['seconds']:.1f} s")
+    progress.close()
     failed = {job: sum(p.get(job, {}).get("status") == "failed" for p in points)
               for job in grid.jobs}
     return {

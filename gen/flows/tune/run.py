@@ -10,8 +10,8 @@ mode without any synthesised area in the perf-db).
 from __future__ import annotations
 
 import math
-import sys
 
+from ...progress import note
 from ...spec import ConfigError
 from .collect import ANALYTIC, add_energy, collect
 from .objectives import OBJECTIVES, figure, network_cost
@@ -92,7 +92,7 @@ def run_tune(workload: str, bits: int, objective: str, *, designs=None, grid_pat
     # From .power itself, not `from . import power`: reading the package (whose __init__
     # imports this module) would be the cycle tune -> tune.run -> tune (issue 39).
     from .power import read_reports
-    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    log = log or note
     budget = _check_arguments(workload, bits, objective, mode, area_budget)
     candidates, space_text, grid = _space(workload, bits, designs, grid_path, presets_only)
     sim = grid.sim if grid else {"order": DEFAULT_ORDER, "depthwise": DEFAULT_DEPTHWISE,
