@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 from ...gen.errors import ToolError
+from ...gen.progress import Bar
 from .levelsim_run import record as levelsim_record
 from .model import run_model, verilator_runner  # noqa: F401  (run_model: re-exported)
 
@@ -380,11 +381,13 @@ def _runner(simulator: str, cfg, man: dict, netlist: str, top: str, lib, macros,
     from .model import build_model
     if simulator == "levelsim":
         from .levelsim_run import LevelSimRunner
-        runner = LevelSimRunner(cfg, man, netlist, top, macros.lib, verilog,
-                                int(round(SIM_PERIOD_NS * 1000 / 2)))
+        with Bar(1, "power: levelling the netlist", "netlist"):
+            runner = LevelSimRunner(cfg, man, netlist, top, macros.lib, verilog,
+                                    int(round(SIM_PERIOD_NS * 1000 / 2)))
         return runner, {"simulator": "levelsim", "hit": False, "build_s": runner.build_s}
-    exe, build = build_model(netlist, top, lib, harness, synth_key, power_cache,
-                             extra_models=macros.models)
+    with Bar(1, "power: the Verilated gate-level model (built or cached)", "model"):
+        exe, build = build_model(netlist, top, lib, harness, synth_key, power_cache,
+                                 extra_models=macros.models)
     if not build["hit"]:
         log(f"built the gate-level model in {build['build_s']} s (cached in {power_cache})")
     return verilator_runner(exe), build

@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from ...gen.errors import ToolError
+from ...gen.progress import Bar
 from .keys import MODEL_BUILD_FLAGS, sha256_hex
 
 __all__ = ["cells_used", "build_model", "run_model", "verilator_runner"]
@@ -162,6 +163,7 @@ def verilator_runner(exe: str):
     :class:`.levelsim_run.LevelSimRunner`'s."""
     def runner(run_dir, cycles, seed, stimulus=None, idle=False):
         from .saif import read_saif
-        stats = run_model(exe, run_dir, cycles, seed, stimulus, idle)
+        with Bar(1, f"power: the Verilated model, up to {cycles} cycles", "run"):
+            stats = run_model(exe, run_dir, cycles, seed, stimulus, idle)
         return stats, read_saif(os.path.join(run_dir, "dump.saif"))
     return runner
