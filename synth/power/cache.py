@@ -72,9 +72,20 @@ def load_report(reports: str, key: str) -> dict | None:
     from .. import measured_store
     try:
         with open(os.path.join(reports, key, "power_report.json"), encoding="utf-8") as f:
-            return json.load(f)
+            return _simulator_named(json.load(f))
     except (OSError, ValueError):
-        return measured_store.power_report(key)
+        shipped = measured_store.power_report(key)
+        return None if shipped is None else _simulator_named(shipped)
+
+
+def _simulator_named(report: dict) -> dict:
+    """A levelised simulation's report stored before its ``activity_source.simulator``
+    named it (it said "Verilator, ..." while its ``simulator`` record said levelsim: the
+    measurement is the same, the words were wrong) gets the record's words."""
+    how = (report.get("simulator") or {}).get("how")
+    if how and "activity_source" in report:
+        report["activity_source"]["simulator"] = how
+    return report
 
 
 def store_report(reports: str, key: str, inputs: dict, report: dict) -> None:

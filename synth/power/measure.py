@@ -365,6 +365,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     report["model_cache"] = build
     if simulator == "levelsim":
         report["simulator"] = levelsim_record()
+        report["activity_source"]["simulator"] = report["simulator"]["how"]
     report["wall_s"] = {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
                         "model_build": round(t_build, 1), **sim.seconds,
                         "total": round(time.monotonic() - t0, 1)}

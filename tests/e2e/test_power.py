@@ -226,6 +226,8 @@ def test_levelsim_report_equals_the_verilated_models(termwise, tmp_path):
         assert n[field] == v[field], field
     assert n["simulator"]["name"] == "levelsim" and "simulator" not in v
     assert n["model_cache"]["simulator"] == "levelsim"
+    assert n["activity_source"]["simulator"] == n["simulator"]["how"]
+    assert v["activity_source"]["simulator"].startswith("Verilator")
     assert n["cache"]["key"] != v["cache"]["key"]
     assert "Simulator: levelsim" in (tmp_path / "levelsim" / "power_report.md").read_text()
 

@@ -8,6 +8,8 @@ from termwise.gen.flows.reports.ppa import method_text
 def test_method_text_names_the_part():
     assert method_text({}) == "the whole tile simulated at gate level"
     assert method_text({"method": {"mode": "whole"}}).startswith("the whole tile")
+    assert method_text({"method": {"mode": "whole"}, "simulator": {"name": "levelsim"}}) == (
+        "the whole tile simulated at gate level (termwise's levelised simulation)")
     row = method_text({"method": {"mode": "row", "part_top": "t_f1w64"}})
     assert row.startswith("one PE row (t_f1w64)") and "scaled" in row
     sl = method_text({"method": {"mode": "slice", "part_top": "t_f1w16",

@@ -91,6 +91,8 @@ def method_text(power: dict) -> str:
     if m.get("mode") not in (None, "whole"):
         raise ValueError(f"power report method {m.get('mode')!r}: whole, row, slice or "
                          "sampled")
+    if (power.get("simulator") or {}).get("name") == "levelsim":
+        return "the whole tile simulated at gate level (termwise's levelised simulation)"
     return "the whole tile simulated at gate level"
 
 
