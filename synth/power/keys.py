@@ -120,14 +120,15 @@ def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str,
                           hierarchical=hierarchical)
 
 
-def current_synthesis_key(cfg, clock_ns: float) -> str:
+def current_synthesis_key(cfg, clock_ns: float, hierarchical: bool = False) -> str:
     """:func:`synthesis_key` of ``cfg`` now, with the default liberty and the default
-    caches' Verilog memo (as ``termwise power`` memoises it)."""
+    caches' Verilog memo (as ``termwise power`` memoises it), by the flat or the
+    ``hierarchical`` flow."""
     from ..api import check_options
     from .cache import power_cache_dir, verilog_memo_dir
     lib = check_options(clock_ns, "asic", None)[2]
     return synthesis_key(cfg, clock_ns, lib, verilog_memo_dir(power_cache_dir(None)),
-                         tree_sha(RENDER_PACKAGES))
+                         tree_sha(RENDER_PACKAGES), hierarchical)
 
 
 def report_key_inputs(cfg, *, synth_key: str, part_synth_key: str | None, mode: str,
@@ -238,19 +239,24 @@ def current_key(kind: str, folder: str) -> str:
     if kind == "asic":
         rep = load(folder, "synth_report.json")
         cfg = from_mapping(rep["config"], name=rep.get("preset"))
-        return current_synthesis_key(cfg, load(folder, "settings.json")["clock_ns"])
+        settings = load(folder, "settings.json")
+        return current_synthesis_key(cfg, settings["clock_ns"], "hierarchical" in settings)
     inp = load(folder, "inputs.json")
     rep = load(folder, "power_report.json")
     cfg = from_mapping(inp["config"], name=rep.get("preset"))
     clock_ns = rep["synthesis"]["clock_ns"]
+    # the netlist the power ran on: the hierarchical flow's when its key is the entry's
+    hier = current_synthesis_key(cfg, clock_ns, True)
+    synth_key = hier if inp["synthesis_key"] == hier else current_synthesis_key(cfg, clock_ns)
     now = report_key_inputs(
-        cfg, synth_key=current_synthesis_key(cfg, clock_ns), mode=inp["part"],
+        cfg, synth_key=synth_key, mode=inp["part"],
         part_synth_key=current_synthesis_key(part_config(cfg, inp["part"]), clock_ns)
         if inp["part"] in ("row", "slice") else None,
         cycles=inp["cycles"], seed=inp["seed"], clock_mhz=inp["clock_mhz"],
         precision=inp["precision"], workload=inp["workload"], layers=inp["layers"],
         trace_sha256=trace_sha256(cfg, inp["workload"]) if inp["workload"] else None,
-        samples=inp["sampled"]["instances"] if "sampled" in inp else None)
+        samples=inp["sampled"]["instances"] if "sampled" in inp else None,
+        simulator=(inp.get("simulator") or {}).get("name", "verilator"))
     return report_key(now)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["SIMULATORS", "LEVELSIM_VERSION", "HOW", "record", "LevelSimRunner"]
+__all__ = ["SIMULATORS", "LEVELSIM_VERSION", "HOW", "record", "name_in", "LevelSimRunner"]
 
 #: The levelised simulation's version, in its reports' keys (bump when the same inputs
 #: would simulate differently).
@@ -34,6 +34,13 @@ SIMULATORS = ("verilator", "levelsim")
 def record() -> dict:
     """The power report's ``simulator`` record."""
     return {"name": "levelsim", "version": LEVELSIM_VERSION, "how": HOW}
+
+
+def name_in(report: dict) -> None:
+    """Mark a power report as the levelised simulation's: its ``simulator`` record and its
+    ``activity_source.simulator`` words."""
+    report["simulator"] = record()
+    report["activity_source"]["simulator"] = HOW
 
 
 class LevelSimRunner:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ...gen.errors import ToolError
 from ...gen.progress import Bar
-from .levelsim_run import record as levelsim_record
+from .levelsim_run import name_in as name_levelsim
 from .model import run_model, verilator_runner  # noqa: F401  (run_model: re-exported)
 
 __all__ = ["SIM_PERIOD_NS", "tile_harness", "run_model", "read_rates", "simulated_power",
@@ -364,8 +364,7 @@ def measure(cfg, *, cycles: int, seed: int, clock_mhz: float | None, clock_ns: f
     _add_run_records(report, sim, cfg.top_name, f_mhz)
     report["model_cache"] = build
     if simulator == "levelsim":
-        report["simulator"] = levelsim_record()
-        report["activity_source"]["simulator"] = report["simulator"]["how"]
+        name_levelsim(report)
     report["wall_s"] = {"workload": round(t_plan, 1), "synthesis": round(t_syn, 1),
                         "model_build": round(t_build, 1), **sim.seconds,
                         "total": round(time.monotonic() - t0, 1)}
