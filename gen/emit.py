@@ -137,12 +137,23 @@ def manifest(cfg: TileConfig, verilog_text: str, tile) -> dict:
 
 def write_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, so that a
-    reader (or an interrupted run) never sees a half-written file."""
+    reader (or an interrupted run) never sees a half-written file; its mode is a new
+    file's (0666 less the umask)."""
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
+        # mkstemp's file is the owner's alone (0600); the file written is the user's
+        # output, so it gets the mode open() would give it (0666 less the umask)
+        os.fchmod(f.fileno(), 0o666 & ~_umask())
     os.replace(tmp, path)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def emit(cfg: TileConfig, outdir: str, cache_dir: str | None = None, *,

@@ -2,6 +2,7 @@
 bad input refused (the core under fusesoc: test_gen_core.py)."""
 
 import hashlib
+import os
 
 from termwise_e2e import SMALLEST_TILE, assert_usage_error, load_json, ok
 
@@ -32,6 +33,12 @@ def test_gen_writes_verilog_and_manifest(termwise, tmp_path):
          f"{top}_smoke_tb.sv"])
     assert man["verilog"]["sha256"][:12] in r.stdout and "manifest.json" in r.stdout
     assert f"{top}.core" in r.stdout
+    # the outputs are the user's files: a new file's mode (0666 less the umask termwise ran
+    # under, this process's), not mkstemp's owner-only 0600
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert all((p.stat().st_mode & 0o777) == 0o666 & ~umask
+               for p in (tmp_path / "out").iterdir())
 
     # The same fields from a config file give byte-identical Verilog.
     (tmp_path / "tile.toml").write_text(
