@@ -12,10 +12,19 @@ what the power computation models and does not.
 
 from __future__ import annotations
 
-__all__ = ["IO_WRAPPER", "row_detail"]
+import math
+
+__all__ = ["IO_WRAPPER", "row_detail", "figure"]
 
 #: The power report's kind of the IO register wrapper, which tile power excludes.
 IO_WRAPPER = "io_wrapper"
+
+
+def figure(value, fmt: str = "{:.3g}", none: str = "-") -> str:
+    """``value`` formatted for a report's table, ``none`` when missing or not finite."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return none
+    return fmt.format(value)
 
 
 def row_detail(synth: dict, power: dict | None, area_by_kind: dict) -> dict:

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 import os
+
+from .detail import figure
 
 __all__ = ["COLUMNS", "to_html", "write_html"]
 
@@ -87,20 +88,13 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _fmt(value, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    return fmt.format(value)
-
-
 def _cell(row: dict, key: str, fmt: str) -> str:
     value = row.get(key)
     if key == "design":
         return (f'<td data-value="{_e(value)}"><a class="drill" href="#detail-{_e(value)}">'
                 f"{_e(value)}</a></td>")
-    sortable = "" if value is None or (isinstance(value, float) and not math.isfinite(value)) \
-        else repr(float(value))
-    text = _fmt(value, fmt)
+    text = figure(value, fmt)
+    sortable = "" if text == "-" else repr(float(value))     # missing figures sort last
     if key == "fmax_mhz" and row.get("drv_violations") not in (0, None):
         text += "*"
     return f'<td data-value="{sortable}">{_e(text)}</td>'
@@ -131,12 +125,12 @@ def _pairs(title: str, items, unit_fmt: str, total_label: str | None = None) -> 
 def _critical_path(cp: dict) -> list[str]:
     bound = cp.get("bound_by") or "logic"
     out = ["<h4>Critical path</h4>",
-           f"<p>{_e(_fmt(cp.get('delay_ns'), '{:.2f}'))} ns, logic depth "
-           f"{_e(_fmt(cp.get('logic_depth'), '{}'))}, from <code>{_e(cp.get('startpoint'))}"
+           f"<p>{_e(figure(cp.get('delay_ns'), '{:.2f}'))} ns, logic depth "
+           f"{_e(figure(cp.get('logic_depth'), '{}'))}, from <code>{_e(cp.get('startpoint'))}"
            f"</code> to <code>{_e(cp.get('endpoint'))}</code>; slowest kind: "
            f"{_e(cp.get('slowest_kind') or '-')}. Fmax bound by: {_e(bound)}"
-           + (f" (logic {_e(_fmt(cp.get('fmax_logic_mhz'), '{:.1f}'))} MHz, macros "
-              f"{_e(_fmt(cp.get('fmax_macro_mhz'), '{:.1f}'))} MHz)"
+           + (f" (logic {_e(figure(cp.get('fmax_logic_mhz'), '{:.1f}'))} MHz, macros "
+              f"{_e(figure(cp.get('fmax_macro_mhz'), '{:.1f}'))} MHz)"
               if cp.get("fmax_macro_mhz") is not None else "") + ".</p>"]
     return out + _pairs("Path delay by kind (ns)",
                         (cp.get("delay_by_kind_ns") or {}).items(), "{:.3f}")
@@ -149,7 +143,7 @@ def _macros(d: dict) -> list[str]:
     out = ["<h4>SRAM macros</h4>", "<table>",
            "<tr><th>macro</th><th>words</th><th>width</th><th>min. period ns</th></tr>"]
     out += [f"<tr><td>{_e(n)}</td><td>{_e(m.get('words'))}</td><td>{_e(m.get('width'))}</td>"
-            f"<td>{_e(_fmt(m.get('min_period_ns'), '{:.2f}'))}</td></tr>"
+            f"<td>{_e(figure(m.get('min_period_ns'), '{:.2f}'))}</td></tr>"
             for n, m in sorted(macros.items())]
     out.append("</table>")
     if accesses:
@@ -177,7 +171,7 @@ def _drill_down(r: dict) -> list[str]:
     out = [f'<details id="detail-{_e(name)}" data-design="{_e(name)}">',
            f"<summary>{_e(name)} ({_e(r.get('preset'))}, <code>{_e(r.get('top'))}</code>)"
            "</summary>",
-           f"<p>{_e(_fmt(d.get('cells'), '{:,}'))} cells, {_e(_fmt(d.get('flops'), '{:,}'))} "
+           f"<p>{_e(figure(d.get('cells'), '{:,}'))} cells, {_e(figure(d.get('flops'), '{:,}'))} "
            f"flip-flops. Storage: {_e(r.get('storage') or '-')}</p>"]
     out += _pairs("Area by kind (mm2)", (d.get("area_by_kind_mm2") or {}).items(), "{:.3f}",
                   "total")
@@ -188,8 +182,8 @@ def _drill_down(r: dict) -> list[str]:
         out += _pairs("Power by kind (mW, the power run's average)",
                       (d.get("power_by_kind_mw") or {}).items(), "{:.2f}", "tile")
         out.append(f"<p>Clock network, estimated apart: "
-                   f"{_e(_fmt(d.get('clock_network_mw'), '{:.2f}'))} mW; the IO wrapper "
-                   f"(not the tile's): {_e(_fmt(d.get('io_wrapper_mw'), '{:.2f}'))} mW. The "
+                   f"{_e(figure(d.get('clock_network_mw'), '{:.2f}'))} mW; the IO wrapper "
+                   f"(not the tile's): {_e(figure(d.get('io_wrapper_mw'), '{:.2f}'))} mW. The "
                    "table's power is the tile's while it computes (busy cycles measured "
                    "apart where the report has them), with its clock network. Method: "
                    f"{_e(r.get('power_method'))}; activity: {_e(r.get('power_activity'))}."

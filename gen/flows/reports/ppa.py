@@ -28,6 +28,7 @@ import math
 import os
 
 from ....golden.netsim.presets import REFERENCE
+from .detail import figure as _f
 from .detail import row_detail
 
 __all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios",
@@ -270,10 +271,6 @@ def _vs_paper(r: dict) -> str:
                      f"{p['energy_efficiency']:g}x")
     head = "; ".join(parts) if parts else "the paper's figure is not a ratio to this baseline"
     return f"{head}: {p['why_different']}" if p["why_different"] else head
-
-
-def _f(v, fmt="{:.3g}", none="-"):
-    return none if v is None or (isinstance(v, float) and not math.isfinite(v)) else fmt.format(v)
 
 
 def to_markdown(doc: dict) -> str:
