@@ -14,7 +14,12 @@ run every value a column's PEs read, except their weights, reaches column ``c`` 
 array did, ``c`` cycles late. Its weights come from :class:`StaggeredColumnWeights`: row
 ``c`` of a round is read ``c`` cycles after the reference starts the round, is on the
 buffer's output when column ``c`` starts it (the PEs read it there on that cycle) and stays
-in column ``c``'s register until its next round.
+in column ``c``'s register until its next round. Each column's register and the choice of
+what the column reads are one small module (:class:`ColumnRegister`), emitted once and
+instantiated per column (:mod:`.library`): at 16x16 and 16 bits the registers are 262,144
+flops and the choice as many multiplexers, which synthesis then maps once, not 64 times
+in the tile's own module (Loom's tile: yosys 509 s on the multiplexers, 270 s on the
+registers).
 
 Timing (:func:`termwise.golden.cycles.fc_run_cycles`): the reference starts round 0 the
 cycle after the command (row 0 is read on the command cycle), as a conv run's first step;
@@ -33,13 +38,13 @@ column reads the broadcast weight row, as without the option.
 
 import operator
 
-from amaranth import Cat, Elaboratable, Module, Mux, Signal
+from amaranth import Cat, Elaboratable, Module, Mux, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .column_weights import loader_members
 
-__all__ = ["StaggeredColumnWeights", "ColumnDelays"]
+__all__ = ["StaggeredColumnWeights", "ColumnRegister", "ColumnDelays"]
 
 
 class StaggeredColumnWeights(wiring.Component):
@@ -65,20 +70,29 @@ class StaggeredColumnWeights(wiring.Component):
         A row of the round just begun is read this cycle and another round follows: the
         reference must not take (finish) its round now, so that the next round's reads
         start after these.
+    fc : In(1)
+        The run is an fc run (the tile's ``fc`` register): columns read their own weights.
     clear : In(1)
         The run's results have been delivered: back to round 0.
-    bypass : Out(windows)
-        Bit ``c``: column ``c``'s row is on the buffer's output this cycle (its first cycle
-        of the round): the column reads it there (``row``), not from ``cols[c]``.
     cols : Out(unsigned(wgt_row_bits)).array(windows)
-        Column ``c``'s weight register (its row from the cycle after it arrived).
+        The weights column ``c`` reads: in an fc run its row of the round, on the buffer's
+        output on the cycle it arrives (the column's first of the round) and from its
+        register after; outside one the buffer's row (broadcast).
+
+    Parameters
+    ----------
+    cfg : TileConfig
+    library : ModuleLibrary
+        Where :class:`ColumnRegister` is recorded (as ``<top>__fc_column``) and
+        instantiated per column (``fc_column<c>``).
     """
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, library):
         self.cfg = cfg
+        self.library = library
+        self.column_name = library.add(f"{cfg.top_name}__fc_column", ColumnRegister(cfg))
         super().__init__(loader_members(cfg, {"start": In(1), "read": Out(1),
-                                              "reading": Out(1),
-                                              "bypass": Out(cfg.windows)}))
+                                              "reading": Out(1), "fc": In(1)}))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -107,17 +121,45 @@ class StaggeredColumnWeights(wiring.Component):
             with m.If(col == cols - 1):
                 m.d.sync += [col.eq(0), burst.eq(0)]
         for c in range(cols):
-            reg = Signal(cfg.wgt_row_bits, name=f"weights{c}")
-            load = Signal(name=f"load{c}")
-            # The register's own hold multiplexer stays its own: were ``cols`` the same
-            # ``load ? row : reg``, yosys would share the two and the register, its enable
-            # lost, would not be clock-gated (16,384 ungated flops on stripes-16x16-8b).
-            m.d.comb += [load.eq(pending & (pending_col == c)),
-                         self.cols[c].eq(reg), self.bypass[c].eq(load)]
-            with m.If(load):
-                m.d.sync += reg.eq(self.row)
+            column = self.library.instantiate(m, self.column_name, f"fc_column{c}")
+            m.d.comb += [column.row.eq(self.row), column.fc.eq(self.fc),
+                         column.load.eq(pending & (pending_col == c)),
+                         self.cols[c].eq(column.weights)]
         with m.If(self.clear):
             m.d.sync += [request.eq(0), col.eq(0), requested.eq(0), burst.eq(0)]
+        return m
+
+
+class ColumnRegister(wiring.Component):
+    """One column's weight register of a staggered fc run and the row the column reads.
+
+    Attributes
+    ----------
+    row : In(unsigned(wgt_row_bits))
+        The weight buffer's read data.
+    load : In(1)
+        The column's row of the round is on ``row`` (its first cycle of the round).
+    fc : In(1)
+        The run is an fc run.
+    weights : Out(unsigned(wgt_row_bits))
+        ``row`` outside an fc run and on a ``load`` cycle, else the register (the row of the
+        last ``load``).
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({"row": In(unsigned(cfg.wgt_row_bits)), "load": In(1), "fc": In(1),
+                          "weights": Out(unsigned(cfg.wgt_row_bits))})
+
+    def elaborate(self, platform):
+        m = Module()
+        reg = Signal(self.cfg.wgt_row_bits, name="weights_reg")
+        # The register's own hold multiplexer stays its own: were ``weights`` the same
+        # ``load ? row : reg``, yosys would share the two and the register, its enable
+        # lost, would not be clock-gated (16,384 ungated flops on stripes-16x16-8b).
+        with m.If(self.load):
+            m.d.sync += reg.eq(self.row)
+        m.d.comb += self.weights.eq(Mux(self.fc & ~self.load, reg, self.row))
         return m
 
 

@@ -38,11 +38,9 @@ Fixed cost of a run: the two commit stages after the last step's final cycle, pl
 controller's cycle to raise ``out.valid`` (``golden/arch/loom.py:RUN_OVERHEAD = 3``).
 """
 
-from typing import NamedTuple
-
-from amaranth import Cat, Module, Mux, Signal, Value, signed
+from amaranth import Cat, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In
+from amaranth.lib.wiring import In, Out
 
 from ..gen.config import clog2
 from .accumulator import Accumulator, ShiftAccumulator, accumulate, shift_in
@@ -52,7 +50,7 @@ from .encoders import PrecisionDetector
 from .grid import PEGrid, pe_signature
 from .stripes import SerialSequencer
 
-__all__ = ["LoomPE", "LoomArray", "chunk_shape", "act_chunks"]
+__all__ = ["LoomPE", "LoomArray", "WeightBitSelect", "chunk_shape", "act_chunks"]
 
 
 def act_chunks(cfg) -> int:
@@ -130,9 +128,34 @@ class LoomPE(wiring.Component):
         return m
 
 
-class _Walk(NamedTuple):
-    """A weight-bit position as a staggered column's serialisers see it."""
-    bitpos: Value
+class WeightBitSelect(wiring.Component):
+    """One weight-bit serialiser: bit ``bitpos`` of each lane's weight of a brick. With
+    ``fc_columns`` there is one per PE (1,024 at 16x16), a library module instantiated
+    per PE (:mod:`.library`) so that synthesis maps it once (the array's module: 245k
+    multiplexers at 16 bits, 312 s of yosys inline).
+
+    Attributes
+    ----------
+    weights : In(unsigned(lanes * wgt_bits))
+        The brick, lane 0 in the low bits.
+    bitpos : In(range(max(wgt_bits, 2)))
+        The weight bit (:class:`~.stripes.SerialSequencer`'s position).
+    bits : Out(lanes)
+        Bit ``bitpos`` of each lane's weight.
+    """
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        super().__init__({"weights": In(unsigned(cfg.lanes * cfg.wgt_bits)),
+                          "bitpos": In(range(max(cfg.wgt_bits, 2))),
+                          "bits": Out(cfg.lanes)})
+
+    def elaborate(self, platform):
+        m = Module()
+        wb = self.cfg.wgt_bits
+        m.d.comb += self.bits.eq(Cat(self.weights[lane * wb:(lane + 1) * wb].bit_select(
+            self.bitpos, 1) for lane in range(self.cfg.lanes)))
+        return m
 
 
 class LoomArray(PEGrid):
@@ -143,6 +166,11 @@ class LoomArray(PEGrid):
 
     PE = LoomPE
     FC_STAGGER = True
+
+    def __init__(self, cfg, library, **kwargs):
+        super().__init__(cfg, library, **kwargs)
+        if cfg.fc_columns:
+            self.select_name = self.add_module("wgt_bits", WeightBitSelect(cfg))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -230,26 +258,28 @@ class LoomArray(PEGrid):
     def _weight_bits(self, m, wseq, stagger) -> dict:
         """The weight-bit serialisers: ``{(window, filter): this cycle's bit of each lane's
         weight}``. With ``fc_columns`` each column has its own weights (fc runs): a
-        serialiser per PE, walking the weight bits on its column's (staggered) timeline;
-        else one per filter, shared by all windows."""
+        serialiser per PE (:class:`WeightBitSelect`, a library module), walking the weight
+        bits on its column's (staggered) timeline; else one per filter, shared by all
+        windows (inline: 16 at 16x16)."""
         cfg = self.cfg
-
-        def weight_bits(wgt, f, name, walk):
-            sig = Signal(cfg.lanes, name=name)
-            m.d.comb += sig.eq(Cat(wgt[f][lane].as_unsigned().bit_select(walk.bitpos, 1)
-                                   for lane in range(cfg.lanes)))
-            return sig
-
         if stagger is None:
-            shared = [weight_bits(self.wgt_bricks, f, f"wgt_bits_f{f}", wseq)
-                      for f in range(cfg.filters)]
+            shared = []
+            for f in range(cfg.filters):
+                sig = Signal(cfg.lanes, name=f"wgt_bits_f{f}")
+                m.d.comb += sig.eq(Cat(
+                    self.wgt_bricks[f][lane].as_unsigned().bit_select(wseq.bitpos, 1)
+                    for lane in range(cfg.lanes)))
+                shared.append(sig)
             return {(w, f): shared[f] for w in range(cfg.windows) for f in range(cfg.filters)}
         wbits = {}
         for w in range(cfg.windows):
-            walk = _Walk(stagger.delayed(wseq.bitpos, w, name="wgt_bitpos"))   # an operand
+            bitpos = stagger.delayed(wseq.bitpos, w, name="wgt_bitpos")     # an operand
             for f in range(cfg.filters):
-                wbits[w, f] = weight_bits(self.wgt_bricks_of(w), f, f"wgt_bits_f{f}_w{w}",
-                                          walk)
+                select = self.library.instantiate(m, self.select_name, f"wgt_bits_f{f}_w{w}",
+                                                  clocked=False)   # combinational
+                m.d.comb += [select.weights.eq(self.wgt_bricks_of(w)[f].as_value()),
+                             select.bitpos.eq(bitpos)]
+                wbits[w, f] = select.bits
         return wbits
 
 

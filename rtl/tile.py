@@ -307,8 +307,8 @@ class Tile(wiring.Component):
         None); in an fc run the loader moves the address only to the rows it needs."""
         cfg = self.cfg
         stagger = array.FC_STAGGER
-        loader = StaggeredColumnWeights if stagger else ColumnWeights
-        m.submodules.column_weights = cw = loader(cfg)
+        m.submodules.column_weights = cw = (StaggeredColumnWeights(cfg, self.library)
+                                             if stagger else ColumnWeights(cfg))
         # The fc register is latched on the command cycle; the loader reads its first row
         # on that cycle already, so it sees the command's value then.
         fc_reg = Signal()
@@ -326,11 +326,11 @@ class Tile(wiring.Component):
         if used is not None:    # the staggered loader reads only the rows it loads
             m.d.comb += wbuf.read_enable.eq(Mux(fc, cw.read if stagger else start | running,
                                                 used))
-        for c in range(cfg.windows):
-            own = fc_reg & ~cw.bypass[c] if stagger else fc_reg
-            m.d.comb += array.wgt_cols[c].eq(Mux(own, cw.cols[c], wbuf.read_data))
+        for c in range(cfg.windows):    # the staggered loader chooses in its columns
+            m.d.comb += array.wgt_cols[c].eq(cw.cols[c] if stagger else
+                                             Mux(fc_reg, cw.cols[c], wbuf.read_data))
         if stagger:
-            m.d.comb += [cw.start.eq(start), array.fc.eq(fc_reg),
+            m.d.comb += [cw.start.eq(start), cw.fc.eq(fc_reg), array.fc.eq(fc_reg),
                          # the reference finishes a round only once the round's rows are read
                          rows_ready.eq(~(fc_reg & cw.reading & array.advance))]
         else:

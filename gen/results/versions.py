@@ -77,8 +77,13 @@ CYCLE_MODEL_VERSION = 2
 #: Stripes', Dynamic Stripes', zero-skipping Stripes' and Loom's ``fc_columns`` tiles
 #: stagger their columns in fc runs, one weight register per PE (rtl/column_stagger.py);
 #: every tile without ``fc_columns``, and every other design's, as in version 3 (the small
-#: presets' hashes, and Laconic's and Pragmatic's with ``fc_columns``, compared).
-RTL_VERSION = 4
+#: presets' hashes, and Laconic's and Pragmatic's with ``fc_columns``, compared). Version 5:
+#: the staggered ``fc_columns`` tiles' per-column weight register and the choice of what
+#: the column reads are one library module instantiated per column
+#: (rtl/column_stagger.ColumnRegister); every other Verilog as in version 4 (the 36
+#: variants of the small presets with and without ``fc_columns``, flops and macros:
+#: the 8 staggered ones changed, 28 equal).
+RTL_VERSION = 5
 
 #: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.
 #: workload_keys), in its fingerprint. Bump it when the layers a workload loads from the

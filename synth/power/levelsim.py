@@ -32,21 +32,28 @@ The model (:class:`LevelSim`):
 
 A zero-delay simulation has no glitches, as Verilator's; the activity of nets between the
 settled states of two phases is not seen by either.
+
+The instances of a replicated module (``groups``: the PEs) are simulated instance-parallel
+(:mod:`.levelsim_groups`), the same simulation with every module's counts in total.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from .cell_functions import parse_function
+from .levelsim_groups import Group
+from .levels import (UnsupportedCell, cone, ff_output, instance_of, latch_output,
+                     topological_levels)
+
+#: Rounds of the shared logic and the groups in one settle (a combinational path through
+#: instance ports takes one per crossing): more is a combinational loop.
+_MAX_ROUNDS = 64
 
 __all__ = ["LevelSim", "Activity", "UnsupportedCell"]
-
-
-class UnsupportedCell(ValueError):
-    """A cell the simulation does not model (asynchronous clear or preset)."""
 
 
 @dataclass
@@ -120,10 +127,13 @@ class LevelSim:
         The top's output bits recorded each cycle, as net keys.
     macros : dict
         Macro cell name -> ``(words, width)``.
+    groups : list
+        ``(module, [instance path, ...])`` of the replicated modules simulated
+        instance-parallel (:func:`.levelsim_groups.replicated_instances`); none by default.
     """
 
     def __init__(self, leaves, uf, lib, inputs: list, clock, outputs: list,
-                 macros: dict | None = None):
+                 macros: dict | None = None, groups=()):
         self.index: dict = {}            # uf root -> net number
         self.nets: list = []             # net number -> uf root
         find = uf.find
@@ -142,7 +152,14 @@ class LevelSim:
         self.clock = nid(clock)
         self.outputs = np.array([nid(k) for k in outputs], dtype=np.int64)
         comb, ffs, self.macros = [], [], []
+        member = {path: (k, i) for k, (_, paths) in enumerate(groups)
+                  for i, path in enumerate(paths)}
+        held: list = [[[] for _ in paths] for _, paths in groups]
         for lf in leaves:
+            hit = instance_of(lf.path, member) if member else None
+            if hit is not None:
+                held[hit[0]][hit[1]].append(lf)
+                continue
             cell = lib.cells[lf.cell]
             pins = {p: nid(k) for p, k in lf.pins.items()}
             if macros and lf.cell in macros:
@@ -160,14 +177,24 @@ class LevelSim:
                 comb.append((cell, None, pins))
             else:
                 ffs.append((cell, pins))
-        self._levels(comb)
+        self.groups = [Group(name, insts, find, lib)
+                       for (name, _), insts in zip(groups, held)]
+        shared, uses = set(self.index), sum((g.root_uses() for g in self.groups), Counter())
+        consts = {self.nets[self._const0]: 0, self.nets[self._const1]: 1}
+        for g in self.groups:
+            g.use_clock(self.clock)
+            g.connect(shared, uses, nid, consts)
+        self._shared = len(self.nets)
+        for g in self.groups:
+            self.nets.extend(g.internal_roots())
+        self._levels(comb, {int(n) for g in self.groups for n in g.out_v.reshape(-1)})
         self._flops(ffs)
         self.reset()
 
     def reset(self) -> None:
         """Every net, flip-flop, latch and macro word at 0 and no phase counted: a fresh
         simulation, as a fresh Verilated model starts."""
-        n = len(self.nets)
+        n = self._shared
         self.v = np.zeros(n, dtype=bool)
         self.v[self._const1] = True
         self._settled = np.zeros(n, dtype=bool)    # the previous phase's, for toggles
@@ -177,38 +204,30 @@ class LevelSim:
         self.closed = False
         for m in self.macros:
             m.mem[:] = False
+        for g in self.groups:
+            g.reset()
         self._con = self._clocked_on(self.v)
 
     # -- construction -------------------------------------------------------------------
 
-    def _levels(self, comb: list) -> None:
+    def _levels(self, comb: list, group_outputs: set) -> None:
         """Level every combinational cell and latch; group them per level, cell and pin
         into vector operations: :attr:`_steps` all of them, :attr:`_cone_steps` those the
         clock and the inputs reach through combinational cells (all a phase without a
-        clocked edge can change)."""
+        clocked edge can change), :attr:`_group_steps` those the groups' outputs reach."""
         out_of = []
         for cell, o, pins in comb:
-            out_pin = o if o is not None else _latch_output(cell)
+            out_pin = o if o is not None else latch_output(cell)
             out_of.append(pins.get(out_pin))
         driver = {net: j for j, net in enumerate(out_of) if net is not None}
         deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
                 for cell, o, pins in comb]
-        level = _topological_levels(deps)
-        sources = set(self.inputs.tolist()) | {self.clock}
-        cone = {j for j, (cell, o, pins) in enumerate(comb)
-                if any(pins.get(p) in sources for p in cell.inputs)}
-        users: list[list[int]] = [[] for _ in comb]
-        for j, ds in enumerate(deps):
-            for d in ds:
-                users[d].append(j)
-        stack = list(cone)
-        while stack:
-            for u in users[stack.pop()]:
-                if u not in cone:
-                    cone.add(u)
-                    stack.append(u)
+        level = topological_levels(deps)
         self._steps = self._make_steps(comb, out_of, level, range(len(comb)))
-        self._cone_steps = self._make_steps(comb, out_of, level, sorted(cone))
+        reached = cone(comb, deps, set(self.inputs.tolist()) | {self.clock})
+        self._cone_steps = self._make_steps(comb, out_of, level, sorted(reached))
+        self._group_steps = self._make_steps(comb, out_of, level,
+                                             sorted(cone(comb, deps, group_outputs)))
 
     def _make_steps(self, comb: list, out_of: list, level: list, nodes) -> list:
         """The vector operations of ``nodes`` (indexes of ``comb``), in level order."""
@@ -237,7 +256,7 @@ class LevelSim:
         for name in sorted({c.name for c, _ in ffs}):
             group = [(c, p) for c, p in ffs if c.name == name]
             cell = group[0][0]
-            q = _ff_output(cell)
+            q = ff_output(cell)
             group = [(c, p) for c, p in group if q in p]
             if not group:
                 continue
@@ -258,6 +277,16 @@ class LevelSim:
                 f, out = step
                 v[out] = f(v)
 
+    def _settle_all(self, steps) -> None:
+        """Settle the shared logic (``steps``), then the groups and what their outputs
+        reach, until no group output changes."""
+        self._settle(steps)
+        for _ in range(_MAX_ROUNDS):
+            if not any([g.evaluate(self.v) for g in self.groups]):
+                return
+            self._settle(self._group_steps)
+        raise ValueError("a combinational loop through the replicated modules' ports")
+
     def _clocked_on(self, v) -> list:
         return [np.asarray(con(v)) for con, _, _ in self._ff] + \
                [bool(v[m.clk]) for m in self.macros]
@@ -269,9 +298,10 @@ class LevelSim:
         before = self._settled
         # only the clock and the inputs changed since the last settled phase: their cone
         # (the whole netlist the first time, from the initial zeros)
-        self._settle(self._cone_steps if self.phases else self._steps)
+        self._settle_all(self._cone_steps if self.phases else self._steps)
         v = self.v
         con = self._clocked_on(v)
+        gcon = [g.clocked_on() for g in self.groups]
         updates = []                       # every new state first: non-blocking
         for (c, d, q), now, was in zip(self._ff, con, self._con):
             rise = now & ~was
@@ -280,15 +310,22 @@ class LevelSim:
         n = len(self._ff)
         risen = [m for m, now, was in zip(self.macros, con[n:], self._con[n:])
                  if now and not was]
+        gupdates = [g.edges(now) for g, now in zip(self.groups, gcon)]
         snapshot = v.copy() if risen else v
         for q, value in updates:
             v[q] = value
         for m in risen:
             m.edge(snapshot, v)
-        if updates or risen:
-            self._settle(self._steps)
+        for g, u in zip(self.groups, gupdates):
+            g.apply(u)
+        if updates or risen or any(gupdates):
+            self._settle_all(self._steps)
             con = self._clocked_on(v)
+            gcon = [g.clocked_on() for g in self.groups]
         self._con = con
+        for g, c in zip(self.groups, gcon):
+            g.con = c
+            g.count()
         self.tc += v != before
         self.t1 += before          # the previous phase's values, held until this one
         self._settled = v.copy()
@@ -317,24 +354,21 @@ class LevelSim:
         harness's closing dump does (its SAIF's duration: every cycle's two halves)."""
         if not self.closed:
             self.t1 += self._settled
+            for g in self.groups:
+                g.close()
             self.closed = True
 
     def activity(self) -> Activity:
         """The counts so far (:class:`Activity`): a phase's values count towards ``t1``
         once the next phase (or :meth:`close`) ends them."""
         halves = self.phases if self.closed else max(0, self.phases - 1)
-        return Activity(self.tc.copy(), self.t1.copy(), halves)
+        return Activity(np.concatenate([self.tc] + [g.spread(g.tc) for g in self.groups]),
+                        np.concatenate([self.t1] + [g.spread(g.t1) for g in self.groups]),
+                        halves)
 
 
-def _latch_output(cell) -> str:
-    return next(o for o in cell.outputs if cell.pins[o].function in (cell.seq.iq,))
 
 
-def _ff_output(cell) -> str:
-    outs = [o for o in cell.outputs if cell.pins[o].function == cell.seq.iq]
-    if len(outs) != 1 or len(cell.outputs) != 1:
-        raise UnsupportedCell(f"{cell.name}: only a flip-flop with one output, its state")
-    return outs[0]
 
 
 def _latch_step(en, d, out):
@@ -342,30 +376,3 @@ def _latch_step(en, d, out):
         e = np.asarray(en(v))
         v[out] = np.where(e, d(v), v[out])
     return step
-
-
-def _topological_levels(deps: list[list[int]]) -> list[int]:
-    """Per node, one past the deepest of its dependencies (0 without any); a
-    combinational loop is an error."""
-    n = len(deps)
-    users: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
-    for j, ds in enumerate(deps):
-        for d in set(ds):
-            users[d].append(j)
-            indeg[j] += 1
-    level = [0] * n
-    ready = [j for j in range(n) if indeg[j] == 0]
-    seen = 0
-    while ready:
-        j = ready.pop()
-        seen += 1
-        for u in users[j]:
-            if level[j] + 1 > level[u]:
-                level[u] = level[j] + 1
-            indeg[u] -= 1
-            if indeg[u] == 0:
-                ready.append(u)
-    if seen != n:
-        raise ValueError(f"a combinational loop through {n - seen} cells")
-    return level

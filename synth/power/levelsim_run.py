@@ -64,17 +64,22 @@ class LevelSimRunner:
     def __init__(self, cfg, man: dict, netlist: str, top: str, lib, verilog: str,
                  half_ps: int):
         from ..macros import macro_shapes
-        from .compute import flatten
+        from ..netlist import parse_netlist
+        from .compute import flatten_modules
         from .levelsim import LevelSim
+        from .levelsim_groups import replicated_instances
         from .tile_driver import WATCHED, input_keys
         t0 = time.monotonic()
         self.cfg, self.man, self.top, self.half = cfg, man, top, half_ps
-        leaves, uf, self.names, _ = flatten(netlist, top, lib, escaped_pins=True)
+        mods = {m.name: m for m in parse_netlist(netlist, escaped_pins=True)}
+        leaves, uf, self.names, _ = flatten_modules(mods, top, lib)
         present = {p["name"] for p in man["ports"]}
         shapes = {name: (words, width) for name, words, width in macro_shapes(verilog)}
+        self.groups = replicated_instances(mods, top.lstrip("\\"), lib, shapes)
+        del mods
         self.sim = LevelSim(leaves, uf, lib, input_keys(man["ports"]),
                             ((), "clk", 0), [((), n, 0) for n in WATCHED if n in present],
-                            shapes)
+                            shapes, self.groups)
         # a cell pin's alias is not a name Verilator's SAIF has (the cell models are not
         # traced): only the wires of every level are handed on
         self._cell_paths = {lf.path for lf in leaves}

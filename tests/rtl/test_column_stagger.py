@@ -12,6 +12,7 @@ from amaranth.sim import Simulator
 
 from termwise.gen.config import preset
 from termwise.rtl.column_stagger import ColumnDelays, StaggeredColumnWeights
+from termwise.tb.amaranth_sim import InlineLibrary
 
 
 def _rows(cfg, rounds):
@@ -27,7 +28,7 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
     cfg = preset("stripes-4x4").replace(fc_columns=1)
     cols, rounds = cfg.windows, len(costs)
     rows = _rows(cfg, rounds)
-    dut = StaggeredColumnWeights(cfg)
+    dut = StaggeredColumnWeights(cfg, InlineLibrary({}))
     m = Module()
     m.submodules.dut = dut
     reads, starts, seen = [], [], []
@@ -36,6 +37,7 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
 
     async def bench(ctx):
         ctx.set(dut.enable, 1)
+        ctx.set(dut.fc, 1)
         ctx.set(dut.rounds, rounds)
         ctx.set(dut.start, 1)
         addr = None                     # the row read on the previous cycle
@@ -56,9 +58,7 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
             addr = ctx.get(dut.read_addr) if ctx.get(dut.read) else None
             if addr is not None:
                 reads.append(addr)
-            row = ctx.get(dut.row)      # what the tile gives column c: the row, bypassed
-            seen.append([row if ctx.get(dut.bypass[c]) else ctx.get(dut.cols[c])
-                         for c in range(cols)])
+            seen.append([ctx.get(dut.cols[c]) for c in range(cols)])
             await ctx.tick()
             ctx.set(dut.start, 0)
             t += 1
@@ -72,6 +72,37 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
         for c in range(cols):
             for t in range(s + c, end + c):
                 assert seen[t][c] == rows[k * cols + c], (k, c, t)
+
+
+def test_outside_fc_runs_every_column_reads_the_buffer_row():
+    """With ``fc`` low every column reads the broadcast row, whatever its register holds."""
+    cfg = preset("stripes-4x4").replace(fc_columns=1)
+    dut = StaggeredColumnWeights(cfg, InlineLibrary({}))
+    m = Module()
+    m.submodules.dut = dut
+    seen = []
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+
+    async def bench(ctx):
+        ctx.set(dut.enable, 1)
+        ctx.set(dut.fc, 1)
+        ctx.set(dut.rounds, 1)
+        ctx.set(dut.start, 1)
+        for t in range(2 * cfg.windows):      # an fc round loads the registers
+            ctx.set(dut.row, 0x1234 + t)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+        ctx.set(dut.fc, 0)
+        for t in range(3):
+            ctx.set(dut.row, 0x77 + t)
+            seen.append((0x77 + t, [ctx.get(dut.cols[c]) for c in range(cfg.windows)]))
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    for row, cols in seen:
+        assert cols == [row] * cfg.windows
 
 
 def test_delays_are_column_deep_in_fc_runs_and_shared():

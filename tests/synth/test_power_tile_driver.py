@@ -2,10 +2,13 @@
 harness driving the Verilated gate-level model of the same netlist: baseline-4x4 with SRAM
 macros and clock gating (the e2e power test's model, cached beside its synthesis), random
 operands and a stimulus file's runs. The harness's counts equal, and every net's toggle
-count and time at 1 equal to the SAIF's."""
+count and time at 1 equal to the SAIF's; with the PEs simulated instance-parallel
+(:mod:`termwise.synth.power.levelsim_groups`), every net outside them and on their ports
+equal, every net inside them equal in total over the PEs."""
 
 import gzip
 import os
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -17,8 +20,10 @@ from termwise.synth.api import synthesise
 from termwise.synth.macros import macro_shapes
 from termwise.synth.power.cache import power_cache_dir
 from termwise.synth.power.cells import read_library
+from termwise.synth.netlist import parse_netlist
 from termwise.synth.power.compute import flatten
 from termwise.synth.power.levelsim import LevelSim
+from termwise.synth.power.levelsim_groups import replicated_instances
 from termwise.synth.power.macro_power import setup as macro_setup
 from termwise.synth.power.measure import SIM_PERIOD_NS, run_model, tile_harness
 from termwise.synth.power.model import build_model
@@ -63,15 +68,18 @@ def tile(tmp_path_factory):
     return cfg, man, netlist, wrap, macros, shapes, exe
 
 
-def _compare(tile, run_dir, cycles, seed, stimulus=None):
+def _compare(tile, run_dir, cycles, seed, stimulus=None, grouped=False):
     cfg, man, netlist, wrap, macros, shapes, exe = tile
     want = run_model(exe, str(run_dir), cycles, seed, stimulus)
     saif = read_saif(str(run_dir / "dump.saif"))
     leaves, uf, names, _ = flatten(netlist, wrap, macros.lib, escaped_pins=True)
     ports = man["ports"]
     present = {p["name"] for p in ports}
+    groups = replicated_instances({m.name: m for m in parse_netlist(netlist, True)}, wrap,
+                                  macros.lib, shapes) if grouped else ()
+    assert not grouped or sum(len(paths) for _, paths in groups) >= 4      # the PEs
     sim = LevelSim(leaves, uf, macros.lib, input_keys(ports), ((), "clk", 0),
-                   [((), n, 0) for n in WATCHED if n in present], shapes)
+                   [((), n, 0) for n in WATCHED if n in present], shapes, groups)
     runs = None if stimulus is None else read_stimulus(str(run_dir / stimulus))["runs"]
     got = drive(sim, ports, tile_runs(cfg, man, runs), cycles, seed)
     assert got == want
@@ -80,26 +88,42 @@ def _compare(tile, run_dir, cycles, seed, stimulus=None):
     assert act.halves * half == saif.duration
     index = {n: i for i, root in enumerate(sim.nets) for n in names.get(root, [])}
     prefix = f"TOP/{wrap}/"
+    instance = {path: module for module, paths in groups for path in paths}
+    inside = defaultdict(lambda: [0, 0, 0, 0])      # by module and name in it: sim, SAIF
     checked = 0
     for name, entry in saif.nets.items():
         i = index.get(name[len(prefix):]) if name.startswith(prefix) else None
         if i is None:
             continue
-        assert (act.tc[i], act.t1[i] * half) == (entry.tc, entry.t1), name
+        if i >= len(sim.nets) - sum(len(g.internal) * g.n for g in sim.groups):
+            path = name[len(prefix):]
+            cut = next(k for k in range(len(path)) if path[:k] in instance)
+            t = inside[instance[path[:cut]], path[cut:]]
+            t[0] += act.tc[i]
+            t[1] += entry.tc
+            t[2] += act.t1[i] * half
+            t[3] += entry.t1
+        else:
+            assert (act.tc[i], act.t1[i] * half) == (entry.tc, entry.t1), name
         checked += 1
+    for key, (tc, want_tc, t1, want_t1) in inside.items():
+        assert (tc, t1) == (want_tc, want_t1), key
+    assert not grouped or len(inside) > 100
     assert checked > 0.9 * len(sim.nets)
     assert act.tc.sum() > 10 * cycles
     return got
 
 
 @pytest.mark.synth
-def test_random_runs_equal_verilator(tile, tmp_path):
-    got = _compare(tile, tmp_path, 400, 5)
+@pytest.mark.parametrize("grouped", [False, True])
+def test_random_runs_equal_verilator(tile, tmp_path, grouped):
+    got = _compare(tile, tmp_path, 400, 5, grouped=grouped)
     assert got["runs_completed"] >= 2 and got["busy_cycles"] > 0
 
 
 @pytest.mark.synth
-def test_stimulus_runs_equal_verilator(tile, tmp_path):
+@pytest.mark.parametrize("grouped", [False, True])
+def test_stimulus_runs_equal_verilator(tile, tmp_path, grouped):
     cfg, man = tile[0], tile[1]
     rng = np.random.default_rng(3)
     widths = {p["name"]: p["width"] for p in man["ports"]}
@@ -110,5 +134,5 @@ def test_stimulus_runs_equal_verilator(tile, tmp_path):
                                                     for _ in range(nw)],
                      [rand(widths["act__payload"]) for _ in range(na)]))
     write_stimulus(str(tmp_path / "s.bin"), man["ports"], runs)
-    got = _compare(tile, tmp_path, 600, 1, "s.bin")
+    got = _compare(tile, tmp_path, 600, 1, "s.bin", grouped=grouped)
     assert got["stimulus_runs"] == 3 and len(got["outcomes"]) == 3

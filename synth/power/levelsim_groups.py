@@ -1,0 +1,357 @@
+"""The replicated modules of a tile simulated instance-parallel: every instance of a module
+(a 16x16 tile's 256 PEs, Loom's 64 fc weight columns) as one bit of a word, each of the
+module's cells evaluated once for all of them.
+
+Why: a 16x16 tile is mostly copies of one module (stripes-16x16: 256 PEs of 3,800 cells,
+973k of its 1.02M cells), and :class:`.levelsim.LevelSim` evaluated each copy's cells as
+elements of its vector operations: about 11 ns a cell a cycle, 12 ms a cycle for that tile.
+Here a replicated module's nets are rows of 64-bit words, bit ``i`` of a row instance
+``i``'s value (a word per 64 instances), so a cell is one bitwise operation per word
+(bit-sliced simulation across instances). The shared logic (controller, buffers, adder
+trees) stays :class:`.levelsim.LevelSim`'s.
+
+What it computes is the whole tile's simulation, exactly, not a sample:
+
+* a net of a group that any other cell, instance or port can see (an instance's port, a
+  net tied to another instance's) is a *boundary* net with its own net in the shared
+  simulation, per instance: its inputs are packed from there before the group is
+  evaluated, its outputs unpacked into it after; its toggles and time at 1 are the
+  shared simulation's, per instance, exactly;
+* a net inside an instance (no one else sees it) is counted over all instances at once
+  (the population count of the changed bits); the total is handed on divided evenly over
+  the instances (the first ones one more where it does not divide). Power is linear in a
+  net's toggle count and time at 1 with the same coefficients in every instance (the same
+  cells and loads), so every module's total, and the tile's, is the per-instance count's;
+  only the split between instances of one module is not kept;
+* the order of evaluation is a fixed point: the shared logic settles, every group
+  settles on its packed inputs and unpacks its outputs, and while any group output
+  changed the shared cells those outputs reach settle again and the groups again (a
+  combinational path through an instance's ports and back, as a PE chain's, takes a round
+  more).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .cell_functions import parse_function
+from .levels import cone, ff_output, latch_output, topological_levels
+
+__all__ = ["MIN_INSTANCES", "replicated_instances", "Group"]
+
+#: A module is simulated instance-parallel from this many instances up (fewer gain little
+#: over the packing at its ports).
+MIN_INSTANCES = 4
+
+_ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+_NONE = np.uint64(0)
+
+
+def replicated_instances(mods: dict, top: str, lib, macros=(),
+                         min_instances: int = MIN_INSTANCES) -> list[tuple[str, list[str]]]:
+    """``[(module, [instance path, ...]), ...]``: the modules of the parsed netlist ``mods``
+    under ``top`` instantiated at least ``min_instances`` times, outermost first (an
+    instance inside a chosen one is part of it), their instance paths (``/``-joined, as
+    :func:`.compute.flatten` names leaves) in netlist order. A module holding a macro
+    cell (``macros``) is not chosen: macros keep their own words per instance."""
+    count: Counter = Counter()
+    holds_macro: dict[str, bool] = {}
+
+    def walk(mname):
+        for inst in mods[mname].insts:
+            if inst.type in mods:
+                count[inst.type] += 1
+                walk(inst.type)
+
+    def has_macro(mname):
+        if mname not in holds_macro:
+            holds_macro[mname] = any(inst.type in macros or
+                                     (inst.type in mods and has_macro(inst.type))
+                                     for inst in mods[mname].insts)
+        return holds_macro[mname]
+
+    walk(top)
+    chosen: dict[str, list[str]] = {}
+
+    def choose(mname, path):
+        for inst in mods[mname].insts:
+            if inst.type not in mods:
+                continue
+            iname = inst.name[1:].rstrip() if inst.name.startswith("\\") else inst.name
+            child = path + (iname,)
+            if count[inst.type] >= min_instances and not has_macro(inst.type):
+                chosen.setdefault(inst.type, []).append("/".join(child))
+            else:
+                choose(inst.type, child)
+
+    choose(top, ())
+    return [(name, paths) for name, paths in chosen.items() if len(paths) >= min_instances]
+
+
+def _compile(tree, ins: dict):
+    """``tree`` (:func:`.cell_functions.parse_function`) as a function of the packed rows
+    ``V`` (a constant is a whole word of ones or zeros)."""
+    op = tree[0]
+    if op == "var":
+        a = ins[tree[1]]
+        return lambda V: V[a]
+    if op == "const":
+        c = _ALL if tree[1] else _NONE
+        return lambda V: c
+    if op == "not":
+        f = _compile(tree[1], ins)
+        return lambda V: ~f(V)
+    fa, fb = _compile(tree[1], ins), _compile(tree[2], ins)
+    ufn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    return lambda V: ufn(fa(V), fb(V))
+
+
+class Group:
+    """The instances of one module, instance-parallel (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+        The module.
+    instances : list of lists of leaves
+        Per instance, its leaves (:func:`.compute.flatten`'s) in flattening order: the
+        same cells in the same order in every instance (checked).
+    find : callable
+        The flattening's union-find ``find``.
+    lib : Library
+        The liberty.
+    """
+
+    def __init__(self, name: str, instances: list, find, lib):
+        self.name = name
+        self.n = n = len(instances)
+        self.words = (n + 63) // 64
+        template = instances[0]
+        for i, leaves in enumerate(instances[1:], 1):
+            if len(leaves) != len(template) or any(
+                    a.cell != b.cell or a.pins.keys() != b.pins.keys()
+                    for a, b in zip(leaves, template)):
+                raise ValueError(f"{name}: instance {i} differs from instance 0")
+        # a group net is the tuple of its roots in every instance: two pins are one net
+        # only where they are one net in every instance
+        ids: dict = {}
+        self.cells = []
+        for j, leaf in enumerate(template):
+            pins = {}
+            for p in leaf.pins:
+                roots = tuple(find(instances[i][j].pins[p]) for i in range(n))
+                pins[p] = ids.setdefault(roots, len(ids) + 2)     # 0 and 1: constants
+            self.cells.append((lib.cells[leaf.cell], pins))
+        self.roots = [0, 1] + list(ids)         # by group net (a constant: 0 or 1)
+        self.lib = lib
+
+    def root_uses(self) -> Counter:
+        """How often each root occurs among the group's nets of every instance."""
+        return Counter(r for roots in self.roots[2:] for r in roots)
+
+    def connect(self, shared_roots, uses: Counter, nid, const_roots: dict) -> None:
+        """Decide the boundary nets (a root the shared simulation knows, ``shared_roots``,
+        or that occurs more than once among every group's, ``uses``), give them shared
+        nets (``nid``), and build the evaluation. ``const_roots``: root -> 0 or 1."""
+        for g in range(2, len(self.roots)):
+            roots = self.roots[g]
+            if roots[0] in const_roots and all(const_roots.get(r) == const_roots[roots[0]]
+                                               for r in roots):
+                self.roots[g] = const_roots[roots[0]]              # 0 or 1: a constant
+        const = {g: r for g, r in enumerate(self.roots) if isinstance(r, int)}
+        self.cells = [(cell, {p: const.get(g, g) for p, g in pins.items()})
+                      for cell, pins in self.cells]
+        driven = set()
+        comb, ffs = [], []
+        for cell, pins in self.cells:
+            if cell.seq is None:
+                outs = [o for o in cell.outputs if o in pins and cell.pins[o].function]
+                comb += [(cell, o, pins) for o in outs]
+                driven.update(pins[o] for o in outs)
+            elif cell.seq.kind == "latch":
+                comb.append((cell, None, pins))
+                driven.update(pins[o] for o in cell.outputs if o in pins)
+            else:
+                ffs.append((cell, pins))
+                driven.update(pins[o] for o in cell.outputs if o in pins)
+        boundary = [g for g in range(2, len(self.roots)) if not isinstance(self.roots[g], int)
+                    and any(r in shared_roots or uses[r] > 1 for r in self.roots[g])]
+        self.in_g = np.array([g for g in boundary if g not in driven], dtype=np.int64)
+        self.out_g = np.array([g for g in boundary if g in driven], dtype=np.int64)
+        self.in_v = np.array([[nid(r) for r in self.roots[g]] for g in self.in_g],
+                             dtype=np.int64).reshape(len(self.in_g), self.n)
+        self.out_v = np.array([[nid(r) for r in self.roots[g]] for g in self.out_g],
+                              dtype=np.int64).reshape(len(self.out_g), self.n)
+        bset = set(boundary)
+        self.internal = np.array([g for g in range(2, len(self.roots))
+                                  if g not in bset and not isinstance(self.roots[g], int)],
+                                 dtype=np.int64)
+        mask = np.full(self.words, _ALL)
+        if self.n % 64:
+            mask[-1] = np.uint64((1 << (self.n % 64)) - 1)
+        self.mask = mask
+        self._build(comb, ffs, driven)
+        self.reset()
+
+    def _build(self, comb, ffs, driven) -> None:
+        out_of = [pins.get(o if o is not None else latch_output(cell))
+                  for cell, o, pins in comb]
+        driver = {g: j for j, g in enumerate(out_of) if g is not None}
+        deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
+                for cell, o, pins in comb]
+        level = topological_levels(deps)
+        clock_rows = {int(g) for g, vs in zip(self.in_g, self.in_v)
+                      if len(set(vs.tolist())) == 1 and self._clock is not None
+                      and int(vs[0]) == self._clock}
+        self.steps = self._steps(comb, out_of, level, range(len(comb)))
+        self.clock_steps = self._steps(comb, out_of, level,
+                                       sorted(cone(comb, deps, clock_rows)))
+        self.clock_in = np.array([int(g) in clock_rows for g in self.in_g], dtype=bool)
+        self.ff = []
+        for name in sorted({c.name for c, _ in ffs}):
+            group = [(c, p) for c, p in ffs if c.name == name]
+            cell = group[0][0]
+            q = ff_output(cell)
+            group = [(c, p) for c, p in group if q in p]
+            if not group:
+                continue
+            ins = {p: np.array([pins.get(p, 0) for _, pins in group], dtype=np.int64)
+                   for p in cell.inputs}
+            self.ff.append((_compile(parse_function(cell.seq.clocked_on), ins),
+                            _compile(parse_function(cell.seq.next_state), ins),
+                            np.array([p[q] for _, p in group], dtype=np.int64)))
+
+    _clock = None       # the shared clock net (set by :meth:`use_clock` before connect)
+
+    def use_clock(self, clock_net: int) -> None:
+        """The shared simulation's clock net: inputs that are it in every instance change
+        each phase, and a phase where only they changed evaluates only their cone."""
+        self._clock = clock_net
+
+    def _steps(self, comb, out_of, level, nodes) -> list:
+        groups: dict = {}
+        for j in nodes:
+            cell, o, pins = comb[j]
+            if out_of[j] is not None:
+                groups.setdefault((level[j], cell.name, o or ""), []).append(j)
+        steps = []
+        for (lv, cname, o), js in sorted(groups.items()):
+            cell = comb[js[0]][0]
+            ins = {p: np.array([comb[j][2].get(p, 0) for j in js], dtype=np.int64)
+                   for p in cell.inputs}
+            out = np.array([out_of[j] for j in js], dtype=np.int64)
+            if not o:
+                en = _compile(parse_function(cell.seq.clocked_on), ins)
+                d = _compile(parse_function(cell.seq.next_state), ins)
+                steps.append(_latch_step(en, d, out))
+            else:
+                steps.append((_compile(parse_function(cell.pins[o].function), ins), out))
+        return steps
+
+    # -- simulation ---------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Every net and state at 0 and nothing counted."""
+        self.V = np.zeros((len(self.roots), self.words), dtype=np.uint64)
+        self.V[1] = _ALL
+        self.settled = self.V.copy()
+        self.tc = np.zeros(len(self.internal), dtype=np.int64)
+        self.t1 = np.zeros(len(self.internal), dtype=np.int64)
+        self.last_in = None
+        self.dirty = True
+        self.con = self.clocked_on()
+
+    def evaluate(self, v: np.ndarray) -> bool:
+        """Pack the inputs from the shared values ``v``, settle what they (or a state
+        change) reach, unpack the outputs into ``v``; whether any output changed."""
+        packed = _pack(v[self.in_v], self.words)
+        if self.last_in is None or self.dirty:
+            steps = self.steps
+        else:
+            changed = (packed != self.last_in).any(axis=1)
+            if not changed.any():
+                return False
+            steps = self.clock_steps if not (changed & ~self.clock_in).any() else self.steps
+        self.last_in = packed
+        self.dirty = False
+        V = self.V
+        V[self.in_g] = packed
+        for step in steps:
+            if callable(step):
+                step(V)
+            else:
+                f, out = step
+                V[out] = f(V)
+        bits = _unpack(V[self.out_g], self.n)
+        old = v[self.out_v]
+        if np.array_equal(bits, old):
+            return False
+        v[self.out_v] = bits
+        return True
+
+    def clocked_on(self) -> list:
+        return [np.asarray(con(self.V)) for con, _, _ in self.ff]
+
+    def edges(self, now: list) -> list:
+        """The state updates of the rising edges since :attr:`con` (computed, not applied:
+        every update of the phase reads the values before any)."""
+        out = []
+        for (con, d, q), n, was in zip(self.ff, now, self.con):
+            rise = n & ~was
+            if rise.any():
+                out.append((q, (self.V[q] & ~rise) | (np.asarray(d(self.V)) & rise)))
+        return out
+
+    def apply(self, updates: list) -> None:
+        for q, value in updates:
+            self.V[q] = value
+        if updates:
+            self.dirty = True
+
+    def count(self) -> None:
+        """The phase's internal toggles (settled value changes) and the previous phase's
+        time at 1, over every instance."""
+        rows = self.internal
+        now, before = self.V[rows], self.settled[rows]
+        self.tc += np.bitwise_count((now ^ before) & self.mask).sum(axis=1, dtype=np.int64)
+        self.t1 += np.bitwise_count(before & self.mask).sum(axis=1, dtype=np.int64)
+        self.settled = self.V.copy()
+
+    def close(self) -> None:
+        self.t1 += np.bitwise_count(self.settled[self.internal] & self.mask).sum(
+            axis=1, dtype=np.int64)
+
+    def internal_roots(self) -> list:
+        """Every instance's root of every internal net, internal net major."""
+        return [r for g in self.internal for r in self.roots[g]]
+
+    def spread(self, totals: np.ndarray) -> np.ndarray:
+        """Per-net ``totals`` (internal nets' order) split over the instances, as
+        :meth:`internal_roots` orders them: ``totals // n``, the first ``totals % n``
+        instances one more."""
+        q, r = np.divmod(totals, self.n)
+        return (q[:, None] + (np.arange(self.n)[None, :] < r[:, None])).reshape(-1)
+
+
+def _pack(bits: np.ndarray, words: int) -> np.ndarray:
+    """Rows of bools (instances along axis 1) as rows of 64-bit words, instance ``i`` bit
+    ``i % 64`` of word ``i // 64``."""
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    out = np.zeros((bits.shape[0], words * 8), dtype=np.uint8)
+    out[:, :packed.shape[1]] = packed
+    return out.view("<u8").astype(np.uint64, copy=False)
+
+
+def _unpack(rows: np.ndarray, n: int) -> np.ndarray:
+    """:func:`_pack` undone: rows of ``n`` bools."""
+    b = np.ascontiguousarray(rows).astype("<u8", copy=False).view(np.uint8)
+    return np.unpackbits(b, axis=1, count=n, bitorder="little").astype(bool)
+
+
+def _latch_step(en, d, out):
+    def step(V):
+        e = en(V)
+        V[out] = (e & d(V)) | (~e & V[out])
+    return step
