@@ -36,11 +36,14 @@ def _wgt_cols(cfg, stagger: bool) -> dict:
     """With the ``fc_columns`` option: ``wgt_cols``, each window column's own weight row
     (:mod:`.column_weights`; in a run without ``fc`` every column's is ``wgt_row``). One
     port per column, not one array-layout port: a 16x16 tile's columns hold 16 x 4096 bits,
-    past the 65,536 bits Amaranth's netlist allows one signal."""
+    past the 65,536 bits Amaranth's netlist allows one signal. A staggered array keeps the
+    columns' registers itself (:mod:`.column_stagger`): ``wgt_load``, bit ``c`` set when
+    column ``c``'s row is on ``wgt_row``, and ``fc``, the run's fc register."""
     if not cfg.has_fc_columns:
         return {}
-    cols = {"wgt_cols": In(unsigned(cfg.wgt_row_bits)).array(cfg.windows)}
-    return {**cols, "fc": In(1)} if stagger else cols
+    if stagger:
+        return {"wgt_load": In(cfg.windows), "fc": In(1)}
+    return {"wgt_cols": In(unsigned(cfg.wgt_row_bits)).array(cfg.windows)}
 
 
 def array_signature(cfg, *, restart: bool = False, stagger: bool = False
@@ -48,8 +51,9 @@ def array_signature(cfg, *, restart: bool = False, stagger: bool = False
     """``restart=True`` adds ``restart`` (``windows`` bits, valid on the ``start`` cycle:
     the command's per-window restart register, e.g. Diffy's). With the ``fc_columns``
     option the array reads each column's weights from ``wgt_cols`` instead of
-    ``wgt_row`` (:meth:`.grid.PEGrid.wgt_bricks_of`); ``stagger=True`` (an array whose
-    columns are staggered in fc runs, :mod:`.column_stagger`) adds ``fc``, the run's fc
+    ``wgt_row`` (:meth:`.grid.PEGrid.column_rows`); ``stagger=True`` (an array whose
+    columns are staggered in fc runs, :mod:`.column_stagger`) loads its columns' own
+    registers from ``wgt_row`` on ``wgt_load`` instead, and adds ``fc``, the run's fc
     register, valid while the run works."""
     members = {
         "act_row": In(unsigned(cfg.act_row_bits)),

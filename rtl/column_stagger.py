@@ -16,10 +16,11 @@ array did, ``c`` cycles late. Its weights come from :class:`StaggeredColumnWeigh
 buffer's output when column ``c`` starts it (the PEs read it there on that cycle) and stays
 in column ``c``'s register until its next round. Each column's register and the choice of
 what the column reads are one small module (:class:`ColumnRegister`), emitted once and
-instantiated per column (:mod:`.library`): at 16x16 and 16 bits the registers are 262,144
-flops and the choice as many multiplexers, which synthesis then maps once, not 64 times
-in the tile's own module (Loom's tile: yosys 509 s on the multiplexers, 270 s on the
-registers).
+instantiated in the array beside the column's PEs (:meth:`.grid.PEGrid.column_rows`,
+:mod:`.library`): at 16x16 and 16 bits the registers are 262,144 flops and the choice as
+many multiplexers, which synthesis then maps once, and the columns' rows never cross a
+module's ports (the tile's and the loader's modules took yosys 509 s and 270 s on them
+when the registers were the loader's and the choice the tile's).
 
 Timing (:func:`termwise.golden.cycles.fc_run_cycles`): the reference starts round 0 the
 cycle after the command (row 0 is read on the command cycle), as a conv run's first step;
@@ -48,7 +49,8 @@ __all__ = ["StaggeredColumnWeights", "ColumnRegister", "ColumnDelays"]
 
 
 class StaggeredColumnWeights(wiring.Component):
-    """The weight loader and the one weight register per column of a staggered fc run.
+    """The weight loader of a staggered fc run: the reads, and when each column's register
+    takes its row (the registers are the array's, :class:`ColumnRegister`).
 
     Attributes
     ----------
@@ -70,29 +72,19 @@ class StaggeredColumnWeights(wiring.Component):
         A row of the round just begun is read this cycle and another round follows: the
         reference must not take (finish) its round now, so that the next round's reads
         start after these.
-    fc : In(1)
-        The run is an fc run (the tile's ``fc`` register): columns read their own weights.
     clear : In(1)
         The run's results have been delivered: back to round 0.
-    cols : Out(unsigned(wgt_row_bits)).array(windows)
-        The weights column ``c`` reads: in an fc run its row of the round, on the buffer's
-        output on the cycle it arrives (the column's first of the round) and from its
-        register after; outside one the buffer's row (broadcast).
-
-    Parameters
-    ----------
-    cfg : TileConfig
-    library : ModuleLibrary
-        Where :class:`ColumnRegister` is recorded (as ``<top>__fc_column``) and
-        instantiated per column (``fc_column<c>``).
+    load : Out(windows)
+        Bit ``c``: column ``c``'s row of the round is on the buffer's output (``row``) this
+        cycle, its first of the round: its register takes it (and the column reads it
+        there this cycle).
     """
 
-    def __init__(self, cfg, library):
+    def __init__(self, cfg):
         self.cfg = cfg
-        self.library = library
-        self.column_name = library.add(f"{cfg.top_name}__fc_column", ColumnRegister(cfg))
         super().__init__(loader_members(cfg, {"start": In(1), "read": Out(1),
-                                              "reading": Out(1), "fc": In(1)}))
+                                              "reading": Out(1),
+                                              "load": Out(cfg.windows)}))
 
     def elaborate(self, platform):
         cfg = self.cfg
@@ -120,11 +112,7 @@ class StaggeredColumnWeights(wiring.Component):
                 m.d.sync += [requested.eq(requested + 1), burst.eq(1)]
             with m.If(col == cols - 1):
                 m.d.sync += [col.eq(0), burst.eq(0)]
-        for c in range(cols):
-            column = self.library.instantiate(m, self.column_name, f"fc_column{c}")
-            m.d.comb += [column.row.eq(self.row), column.fc.eq(self.fc),
-                         column.load.eq(pending & (pending_col == c)),
-                         self.cols[c].eq(column.weights)]
+        m.d.comb += self.load.eq(Cat(pending & (pending_col == c) for c in range(cols)))
         with m.If(self.clear):
             m.d.sync += [request.eq(0), col.eq(0), requested.eq(0), burst.eq(0)]
         return m

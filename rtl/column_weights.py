@@ -30,8 +30,7 @@ __all__ = ["ColumnWeights", "loader_members"]
 def loader_members(cfg, own: dict) -> dict:
     """The members every fc weight loader has (:class:`ColumnWeights`,
     :class:`.column_stagger.StaggeredColumnWeights`), with the loader's ``own`` after
-    ``take``: ``enable``, ``rounds``, ``row``, ``read_addr``, ``take``, ``clear`` and
-    ``cols``, a port per column."""
+    ``take``: ``enable``, ``rounds``, ``row``, ``read_addr``, ``take``, ``clear``."""
     return {
         "enable": In(1),
         "rounds": In(range(cfg.depth + 1)),
@@ -40,7 +39,6 @@ def loader_members(cfg, own: dict) -> dict:
         "take": In(1),
         **own,
         "clear": In(1),
-        "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows),
     }
 
 
@@ -71,7 +69,8 @@ class ColumnWeights(wiring.Component):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        super().__init__(loader_members(cfg, {"present": Out(1)}))
+        super().__init__({**loader_members(cfg, {"present": Out(1)}),
+                          "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows)})
 
     def elaborate(self, platform):
         cfg = self.cfg

@@ -17,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..gen.config import PE_STAGE_GROUP
 from .array import array_signature, owning_array_signature
+from .column_stagger import ColumnRegister
 from .library import ModuleLibrary
 from .pe_stage import PEInputStage, StagedPE
 from .rows import act_bricks, act_value_bricks, wgt_bricks
@@ -79,6 +80,8 @@ class PEGrid(wiring.Component):
         self.library = library
         self.top_name = cfg.top_name if top_name is None else top_name
         self.pe_name = self.add_module("pe", self.make_pe(cfg, library))
+        if self.FC_STAGGER and cfg.has_fc_columns:
+            self.fc_column_name = self.add_module("fc_column", ColumnRegister(cfg))
         if self.OWNS_OPERANDS:
             super().__init__(owning_array_signature(cfg))
         else:
@@ -118,10 +121,27 @@ class PEGrid(wiring.Component):
 
     def wgt_bricks_of(self, w: int) -> data.View:
         """The weight bricks window column ``w`` works with, ``[filter][lane]``: the broadcast
-        row, or with the ``fc_columns`` option the column's own (``wgt_cols[w]``)."""
+        row, or with the ``fc_columns`` option the column's own (``wgt_cols[w]``). A
+        staggered array's columns hold theirs: :meth:`column_rows`."""
         if self.cfg.has_fc_columns:
             return wgt_bricks(self.cfg, self.wgt_cols[operator.index(w)])
         return self.wgt_bricks
+
+    def column_rows(self, m) -> list:
+        """The weight row each window column of a staggered array (``FC_STAGGER``) works
+        with: ``wgt_row``, or with the ``fc_columns`` option the column's own register
+        (:class:`.column_stagger.ColumnRegister`, instantiated in ``m`` as
+        ``fc_column<w>``), which takes ``wgt_row`` on the column's ``wgt_load`` bit and
+        gives it on that cycle and outside fc runs."""
+        if not self.cfg.has_fc_columns:
+            return [self.wgt_row] * self.cfg.windows
+        rows = []
+        for w in range(self.cfg.windows):
+            column = self.library.instantiate(m, self.fc_column_name, f"fc_column{w}")
+            m.d.comb += [column.row.eq(self.wgt_row), column.load.eq(self.wgt_load[w]),
+                         column.fc.eq(self.fc)]
+            rows.append(column.weights)
+        return rows
 
     def pe_column(self, m, w: int):
         """Instantiate the PEs of window ``w`` (a column of the grid), filter by filter.

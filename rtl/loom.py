@@ -48,6 +48,7 @@ from .adder_tree import sum_lanes
 from .column_stagger import ColumnDelays
 from .encoders import PrecisionDetector
 from .grid import PEGrid, pe_signature
+from .rows import wgt_bricks
 from .stripes import SerialSequencer
 
 __all__ = ["LoomPE", "LoomArray", "WeightBitSelect", "chunk_shape", "act_chunks"]
@@ -232,7 +233,7 @@ class LoomArray(PEGrid):
             chunks.append(sig)
 
         stagger = ColumnDelays(m, self.fc) if cfg.fc_columns else None
-        wbits = self._weight_bits(m, wseq, stagger)
+        wbits = self._weight_bits(m, wseq, stagger, self.column_rows(m))
 
         def late(value, w, name, control=True):
             """``value`` as column ``w``'s PEs see it (``w`` cycles late in an fc run)."""
@@ -255,12 +256,13 @@ class LoomArray(PEGrid):
                                      | stagger.any_late(acc_commit))
         return m
 
-    def _weight_bits(self, m, wseq, stagger) -> dict:
+    def _weight_bits(self, m, wseq, stagger, rows) -> dict:
         """The weight-bit serialisers: ``{(window, filter): this cycle's bit of each lane's
         weight}``. With ``fc_columns`` each column has its own weights (fc runs): a
         serialiser per PE (:class:`WeightBitSelect`, a library module), walking the weight
         bits on its column's (staggered) timeline; else one per filter, shared by all
-        windows (inline: 16 at 16x16)."""
+        windows (inline: 16 at 16x16). ``rows``: each column's weight row
+        (:meth:`~.grid.PEGrid.column_rows`)."""
         cfg = self.cfg
         if stagger is None:
             shared = []
@@ -274,10 +276,11 @@ class LoomArray(PEGrid):
         wbits = {}
         for w in range(cfg.windows):
             bitpos = stagger.delayed(wseq.bitpos, w, name="wgt_bitpos")     # an operand
+            bricks = wgt_bricks(cfg, rows[w])
             for f in range(cfg.filters):
                 select = self.library.instantiate(m, self.select_name, f"wgt_bits_f{f}_w{w}",
                                                   clocked=False)   # combinational
-                m.d.comb += [select.weights.eq(self.wgt_bricks_of(w)[f].as_value()),
+                m.d.comb += [select.weights.eq(bricks[f].as_value()),
                              select.bitpos.eq(bitpos)]
                 wbits[w, f] = select.bits
         return wbits

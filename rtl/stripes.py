@@ -17,6 +17,7 @@ from amaranth.lib import wiring
 from .column_stagger import ColumnDelays
 from .grid import PEGrid
 from .pe import BitSerialPE
+from .rows import wgt_bricks
 
 __all__ = ["StripesArray", "SerialSequencer", "feed_serial_pe"]
 
@@ -113,8 +114,9 @@ class StripesArray(PEGrid):
             m.d.comb += self.busy.eq(seq.commit)
         stagger = ColumnDelays(m, self.fc) if cfg.has_fc_columns else None
         act = self.act_bricks
+        rows = self.column_rows(m)
         for w in range(cfg.windows):
-            wgt = self.wgt_bricks_of(w)
+            wgt = wgt_bricks(cfg, rows[w])
             # The window's serialiser: bit `bitpos` of every lane (of its bit pattern),
             # shared by all filters.
             bits = Signal(cfg.lanes, name=f"act_bits_w{w}")

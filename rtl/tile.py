@@ -307,8 +307,8 @@ class Tile(wiring.Component):
         None); in an fc run the loader moves the address only to the rows it needs."""
         cfg = self.cfg
         stagger = array.FC_STAGGER
-        m.submodules.column_weights = cw = (StaggeredColumnWeights(cfg, self.library)
-                                             if stagger else ColumnWeights(cfg))
+        m.submodules.column_weights = cw = (StaggeredColumnWeights(cfg) if stagger
+                                             else ColumnWeights(cfg))
         # The fc register is latched on the command cycle; the loader reads its first row
         # on that cycle already, so it sees the command's value then.
         fc_reg = Signal()
@@ -326,14 +326,13 @@ class Tile(wiring.Component):
         if used is not None:    # the staggered loader reads only the rows it loads
             m.d.comb += wbuf.read_enable.eq(Mux(fc, cw.read if stagger else start | running,
                                                 used))
-        for c in range(cfg.windows):    # the staggered loader chooses in its columns
-            m.d.comb += array.wgt_cols[c].eq(cw.cols[c] if stagger else
-                                             Mux(fc_reg, cw.cols[c], wbuf.read_data))
-        if stagger:
-            m.d.comb += [cw.start.eq(start), cw.fc.eq(fc_reg), array.fc.eq(fc_reg),
+        if stagger:     # the columns' registers are the array's
+            m.d.comb += [cw.start.eq(start), array.wgt_load.eq(cw.load), array.fc.eq(fc_reg),
                          # the reference finishes a round only once the round's rows are read
                          rows_ready.eq(~(fc_reg & cw.reading & array.advance))]
         else:
+            m.d.comb += [array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
+                         for c in range(cfg.windows)]
             m.d.comb += rows_ready.eq(~fc_reg | cw.present)
 
     def _stage_rows(self, m, window):

@@ -47,7 +47,7 @@ import numpy as np
 from .cell_functions import parse_function
 from .levelsim_groups import Group
 from .levels import (UnsupportedCell, cone, ff_output, instance_of, latch_output,
-                     topological_levels)
+                     topological_levels, vector_steps)
 
 #: Rounds of the shared logic and the groups in one settle (a combinational path through
 #: instance ports takes one per crossing): more is a combinational loop.
@@ -222,33 +222,17 @@ class LevelSim:
         driver = {net: j for j, net in enumerate(out_of) if net is not None}
         deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
                 for cell, o, pins in comb]
-        level = topological_levels(deps)
-        self._steps = self._make_steps(comb, out_of, level, range(len(comb)))
+        topological_levels(deps)            # a combinational loop is refused here
+        self._steps = self._make_steps(comb, out_of, deps, range(len(comb)))
         reached = cone(comb, deps, set(self.inputs.tolist()) | {self.clock})
-        self._cone_steps = self._make_steps(comb, out_of, level, sorted(reached))
-        self._group_steps = self._make_steps(comb, out_of, level,
+        self._cone_steps = self._make_steps(comb, out_of, deps, sorted(reached))
+        self._group_steps = self._make_steps(comb, out_of, deps,
                                              sorted(cone(comb, deps, group_outputs)))
 
-    def _make_steps(self, comb: list, out_of: list, level: list, nodes) -> list:
-        """The vector operations of ``nodes`` (indexes of ``comb``), in level order."""
-        groups: dict = {}
-        for j in nodes:
-            cell, o, pins = comb[j]
-            if out_of[j] is not None:
-                groups.setdefault((level[j], cell.name, o or ""), []).append(j)
-        steps = []
-        for (lv, cname, o), js in sorted(groups.items()):
-            cell = comb[js[0]][0]
-            ins = {p: np.array([comb[j][2].get(p, self._const0) for j in js], dtype=np.int64)
-                   for p in cell.inputs}
-            out = np.array([out_of[j] for j in js], dtype=np.int64)
-            if not o:                           # a latch: data while enabled, else state
-                en = _compile(parse_function(cell.seq.clocked_on), ins)
-                d = _compile(parse_function(cell.seq.next_state), ins)
-                steps.append(_latch_step(en, d, out))
-            else:
-                steps.append((_compile(parse_function(cell.pins[o].function), ins), out))
-        return steps
+    def _make_steps(self, comb: list, out_of: list, deps: list, nodes) -> list:
+        """The vector operations of ``nodes`` (indexes of ``comb``), each after those of
+        its inputs (:func:`.levels.vector_steps`)."""
+        return vector_steps(comb, out_of, deps, nodes, self._const0, _compile, _latch_step)
 
     def _flops(self, ffs: list) -> None:
         """The flip-flops' clocked_on, data and output nets, per cell type."""
@@ -362,9 +346,9 @@ class LevelSim:
         """The counts so far (:class:`Activity`): a phase's values count towards ``t1``
         once the next phase (or :meth:`close`) ends them."""
         halves = self.phases if self.closed else max(0, self.phases - 1)
-        return Activity(np.concatenate([self.tc] + [g.spread(g.tc) for g in self.groups]),
-                        np.concatenate([self.t1] + [g.spread(g.t1) for g in self.groups]),
-                        halves)
+        counts = [g.counts() for g in self.groups]
+        return Activity(np.concatenate([self.tc] + [tc for tc, _ in counts]),
+                        np.concatenate([self.t1] + [t1 for _, t1 in counts]), halves)
 
 
 

@@ -11,8 +11,7 @@ from amaranth.hdl import Fragment
 from amaranth.sim import Simulator
 
 from termwise.gen.config import preset
-from termwise.rtl.column_stagger import ColumnDelays, StaggeredColumnWeights
-from termwise.tb.amaranth_sim import InlineLibrary
+from termwise.rtl.column_stagger import ColumnDelays, ColumnRegister, StaggeredColumnWeights
 
 
 def _rows(cfg, rounds):
@@ -28,16 +27,20 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
     cfg = preset("stripes-4x4").replace(fc_columns=1)
     cols, rounds = cfg.windows, len(costs)
     rows = _rows(cfg, rounds)
-    dut = StaggeredColumnWeights(cfg, InlineLibrary({}))
+    dut = StaggeredColumnWeights(cfg)
     m = Module()
     m.submodules.dut = dut
+    registers = []          # the array's: one per column, loaded on its bit of `load`
+    for c in range(cols):
+        m.submodules[f"column{c}"] = reg = ColumnRegister(cfg)
+        m.d.comb += [reg.row.eq(dut.row), reg.load.eq(dut.load[c]), reg.fc.eq(1)]
+        registers.append(reg)
     reads, starts, seen = [], [], []
     sim = Simulator(m)
     sim.add_clock(1e-6)
 
     async def bench(ctx):
         ctx.set(dut.enable, 1)
-        ctx.set(dut.fc, 1)
         ctx.set(dut.rounds, rounds)
         ctx.set(dut.start, 1)
         addr = None                     # the row read on the previous cycle
@@ -58,7 +61,7 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
             addr = ctx.get(dut.read_addr) if ctx.get(dut.read) else None
             if addr is not None:
                 reads.append(addr)
-            seen.append([ctx.get(dut.cols[c]) for c in range(cols)])
+            seen.append([ctx.get(reg.weights) for reg in registers])
             await ctx.tick()
             ctx.set(dut.start, 0)
             t += 1
@@ -74,35 +77,29 @@ def test_each_column_holds_its_row_from_its_start_to_its_next(costs):
                 assert seen[t][c] == rows[k * cols + c], (k, c, t)
 
 
-def test_outside_fc_runs_every_column_reads_the_buffer_row():
-    """With ``fc`` low every column reads the broadcast row, whatever its register holds."""
+def test_a_column_reads_its_register_only_in_fc_runs():
+    """A column register gives the buffer's row outside fc runs and on its load cycle, and
+    the row it loaded otherwise."""
     cfg = preset("stripes-4x4").replace(fc_columns=1)
-    dut = StaggeredColumnWeights(cfg, InlineLibrary({}))
-    m = Module()
-    m.submodules.dut = dut
+    dut = ColumnRegister(cfg)
     seen = []
-    sim = Simulator(m)
+    sim = Simulator(dut)
     sim.add_clock(1e-6)
 
     async def bench(ctx):
-        ctx.set(dut.enable, 1)
-        ctx.set(dut.fc, 1)
-        ctx.set(dut.rounds, 1)
-        ctx.set(dut.start, 1)
-        for t in range(2 * cfg.windows):      # an fc round loads the registers
-            ctx.set(dut.row, 0x1234 + t)
-            await ctx.tick()
-            ctx.set(dut.start, 0)
-        ctx.set(dut.fc, 0)
-        for t in range(3):
-            ctx.set(dut.row, 0x77 + t)
-            seen.append((0x77 + t, [ctx.get(dut.cols[c]) for c in range(cfg.windows)]))
+        for t, (fc, load, row) in enumerate([(1, 1, 0x55), (1, 0, 0x66), (0, 0, 0x77),
+                                             (0, 0, 0x78), (1, 0, 0x79), (0, 1, 0x7a),
+                                             (1, 0, 0x7b)]):
+            ctx.set(dut.fc, fc)
+            ctx.set(dut.load, load)
+            ctx.set(dut.row, row)
+            seen.append(ctx.get(dut.weights))
             await ctx.tick()
 
     sim.add_testbench(bench)
     sim.run()
-    for row, cols in seen:
-        assert cols == [row] * cfg.windows
+    # loaded 0x55 at t=0, held through fc-less cycles, reloaded (0x7a) at t=5 with fc low
+    assert seen == [0x55, 0x55, 0x77, 0x78, 0x55, 0x7a, 0x7a]
 
 
 def test_delays_are_column_deep_in_fc_runs_and_shared():

@@ -1,8 +1,7 @@
 """Instance-parallel simulation of replicated modules (synth/power/levelsim_groups.py)
 against the plain levelised simulation of the same netlist (itself checked against
-Verilator's SAIF, tests/synth/test_power_levelsim.py): the outputs every cycle, every net
-outside the instances and every instance port net exactly, every net inside them in total
-over the instances."""
+Verilator's SAIF, tests/synth/test_power_levelsim.py): the outputs every cycle, and every
+net's toggle count and time at 1, inside the instances and out."""
 
 from collections import defaultdict
 
@@ -87,33 +86,26 @@ def test_same_simulation_as_every_instance_alone(lib):
     assert pa.halves == ga.halves == 500
     where = {root: i for i, root in enumerate(grouped.nets)}
     assert set(where) == set(plain.nets) and len(where) == len(plain.nets)   # every net
-    totals = defaultdict(lambda: [0, 0, 0, 0])              # inside instances, by net
-    exact = 0
+    inside = 0
     for i, root in enumerate(plain.nets):
         j = where[root]
-        if j < grouped._shared:                             # outside, or an instance port
-            assert (pa.tc[i], pa.t1[i]) == (ga.tc[j], ga.t1[j]), names.get(root)
-            exact += 1
-        else:
-            key = names[root][0].split("/", 1)[1]            # the name inside the instance
-            t = totals[key]
-            t[0] += pa.tc[i]
-            t[1] += ga.tc[j]
-            t[2] += pa.t1[i]
-            t[3] += ga.t1[j]
-    assert exact > 4 * COPIES and len(totals) >= 5
-    for key, (ptc, gtc, pt1, gt1) in totals.items():
-        assert (ptc, pt1) == (gtc, gt1), key
-    assert pa.tc.sum() == ga.tc.sum() > 10_000
+        assert (pa.tc[i], pa.t1[i]) == (ga.tc[j], ga.t1[j]), names.get(root)
+        inside += j >= grouped._shared
+    assert inside > 5 * COPIES and pa.tc.sum() > 10_000
 
 
-def test_spread_keeps_totals():
-    g = Group.__new__(Group)
-    g.n = 7
-    totals = np.array([0, 6, 7, 23])
-    parts = g.spread(totals).reshape(4, 7)
-    assert parts.sum(axis=1).tolist() == totals.tolist()
-    assert (parts.max(axis=1) - parts.min(axis=1) <= 1).all()
+def test_counters_flush_every_255_phases(lib):
+    """The vertical counters hold 255 phases: runs of 127, 128 and 300 cycles (254, 256
+    and 600 phases) count as the plain simulation does."""
+    for cycles in (127, 128, 300):
+        (plain, _), (grouped, _) = _sims(lib, _top(9))[0]
+        rows = np.random.default_rng(cycles).random((cycles, 9)) < 0.5
+        plain.run(rows)
+        grouped.run(rows)
+        pa, ga = plain.activity(), grouped.activity()
+        where = {root: i for i, root in enumerate(grouped.nets)}
+        order = [where[r] for r in plain.nets]
+        assert (pa.tc == ga.tc[order]).all() and (pa.t1 == ga.t1[order]).all(), cycles
 
 
 def test_differing_instances_are_refused(lib):

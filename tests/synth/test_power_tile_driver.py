@@ -2,13 +2,11 @@
 harness driving the Verilated gate-level model of the same netlist: baseline-4x4 with SRAM
 macros and clock gating (the e2e power test's model, cached beside its synthesis), random
 operands and a stimulus file's runs. The harness's counts equal, and every net's toggle
-count and time at 1 equal to the SAIF's; with the PEs simulated instance-parallel
-(:mod:`termwise.synth.power.levelsim_groups`), every net outside them and on their ports
-equal, every net inside them equal in total over the PEs."""
+count and time at 1 equal to the SAIF's, with the PEs simulated one by one and
+instance-parallel (:mod:`termwise.synth.power.levelsim_groups`)."""
 
 import gzip
 import os
-from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -88,27 +86,15 @@ def _compare(tile, run_dir, cycles, seed, stimulus=None, grouped=False):
     assert act.halves * half == saif.duration
     index = {n: i for i, root in enumerate(sim.nets) for n in names.get(root, [])}
     prefix = f"TOP/{wrap}/"
-    instance = {path: module for module, paths in groups for path in paths}
-    inside = defaultdict(lambda: [0, 0, 0, 0])      # by module and name in it: sim, SAIF
-    checked = 0
+    checked = inside = 0
     for name, entry in saif.nets.items():
         i = index.get(name[len(prefix):]) if name.startswith(prefix) else None
         if i is None:
             continue
-        if i >= len(sim.nets) - sum(len(g.internal) * g.n for g in sim.groups):
-            path = name[len(prefix):]
-            cut = next(k for k in range(len(path)) if path[:k] in instance)
-            t = inside[instance[path[:cut]], path[cut:]]
-            t[0] += act.tc[i]
-            t[1] += entry.tc
-            t[2] += act.t1[i] * half
-            t[3] += entry.t1
-        else:
-            assert (act.tc[i], act.t1[i] * half) == (entry.tc, entry.t1), name
+        assert (act.tc[i], act.t1[i] * half) == (entry.tc, entry.t1), name
         checked += 1
-    for key, (tc, want_tc, t1, want_t1) in inside.items():
-        assert (tc, t1) == (want_tc, want_t1), key
-    assert not grouped or len(inside) > 100
+        inside += i >= getattr(sim, "_shared", len(sim.nets))
+    assert not grouped or inside > 1000         # nets inside the PEs, counted per PE
     assert checked > 0.9 * len(sim.nets)
     assert act.tc.sum() > 10 * cycles
     return got
