@@ -29,9 +29,12 @@ SPEC = DesignSpec(
     sim_designs={"laconic": {16: "laconic-16x16", 8: "laconic-16x16-8b"}},
     papers={
         "laconic": PaperClaim(
-            source="Laconic (Sharify et al., ISCA 2019), abstract",
+            source="Laconic (Sharify et al., ISCA 2019; arXiv 1805.04513), abstract",
             speedup=None, speedup_text="2.3x (128-wire) to 15.4x (1K-wire) over a 2K-wire "
                                        "bit-parallel design; >= 40x potential",
+            energy_text="2.13x (128-wire) and 1.95x (1K-wire) more energy efficient than "
+                        "the 2K-wire bit-parallel design: a footing of memory wires, not "
+                        "equal peak, so not a ratio to termwise's baseline",
             area_text="its PE 5x smaller than an 8-bit bit-parallel PE",
             why_different="the paper compares at equal memory wires, not equal peak "
                           "throughput"),

@@ -34,7 +34,10 @@ SPEC = DesignSpec(
             source="Loom (Sharify et al., DAC 2018), abstract",
             speedup=4.38, speedup_text="4.38x over a bit-parallel design of equal peak "
                                        "(128 16-bit MAC/cycle)",
-            energy_efficiency=3.54, energy_text="3.54x more energy efficient",
+            energy_efficiency=3.54, energy_text="3.54x more energy efficient (the 1-bit "
+                                                "design; the 2-bit variant is the most "
+                                                "energy efficient, the abstract says)",
+            area_text="no area figure in the abstract",
             why_different="the paper's peak is 128 16-bit MAC/cycle (termwise's: 256) and "
                           "its gain multiplies activation and weight precision reductions "
                           "of its own profiles"),

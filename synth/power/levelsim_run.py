@@ -23,8 +23,10 @@ LEVELSIM_VERSION = 1
 #: The report's words for the simulator.
 HOW = ("the gate-level netlist simulated by termwise's levelised NumPy simulation "
        "(synth/power/levelsim.py: zero-delay, two-state, two phases a cycle, as the "
-       "Verilated model; equal to its SAIF net by net on baseline-4x4), driven by the "
-       "tile-run harness in Python (synth/power/tile_driver.py)")
+       "Verilated model; equal to its SAIF net by net on baseline-4x4; the instances of a "
+       "replicated module bit-sliced, each net still counted per instance: "
+       "levelsim_groups.py), driven by the tile-run harness in Python "
+       "(synth/power/tile_driver.py)")
 
 #: ``--simulator`` choices: the Verilated gate-level model (default) or the levelised
 #: NumPy simulation.
