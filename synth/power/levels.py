@@ -7,7 +7,8 @@ import numpy as np
 from .cell_functions import parse_function
 
 __all__ = ["UnsupportedCell", "cone", "ff_output", "instance_of", "latch_output",
-           "topological_levels", "schedule", "vector_steps"]
+           "topological_levels", "schedule", "vector_steps", "compile_function",
+           "flop_groups", "run_steps"]
 
 
 class UnsupportedCell(ValueError):
@@ -163,3 +164,53 @@ def vector_steps(comb: list, out_of: list, deps: list, nodes, zero: int, compile
         else:
             steps.append((compile_fn(parse_function(cell.pins[o].function), ins), out))
     return steps
+
+
+def compile_function(tree, ins: dict, one, zero):
+    """``tree`` (:func:`.cell_functions.parse_function`) as a function of the simulation's
+    values ``v``, its variables gathered from the index arrays ``ins``; a constant is
+    ``one`` or ``zero`` (a bool, or a whole word of bits in a bit-sliced simulation)."""
+    op = tree[0]
+    if op == "var":
+        a = ins[tree[1]]
+        return lambda v: v[a]
+    if op == "const":
+        c = one if tree[1] else zero
+        return lambda v: c
+    if op == "not":
+        f = compile_function(tree[1], ins, one, zero)
+        return lambda v: ~f(v)
+    fa = compile_function(tree[1], ins, one, zero)
+    fb = compile_function(tree[2], ins, one, zero)
+    ufn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    return lambda v: ufn(fa(v), fb(v))
+
+
+def flop_groups(ffs: list, zero: int, compile_fn) -> list:
+    """The flip-flops ``ffs`` (``(cell, pins)``) per cell type: ``(clocked_on, next_state,
+    q)`` each, the functions of the simulation's values made by ``compile_fn`` from their
+    pins' net arrays (an unconnected input reads net ``zero``), ``q`` their state nets."""
+    out = []
+    for name in sorted({c.name for c, _ in ffs}):
+        group = [(c, p) for c, p in ffs if c.name == name]
+        cell = group[0][0]
+        q = ff_output(cell)
+        group = [(c, p) for c, p in group if q in p]
+        if not group:
+            continue
+        ins = {p: np.array([pins.get(p, zero) for _, pins in group], dtype=np.int64)
+               for p in cell.inputs}
+        out.append((compile_fn(parse_function(cell.seq.clocked_on), ins),
+                    compile_fn(parse_function(cell.seq.next_state), ins),
+                    np.array([p[q] for _, p in group], dtype=np.int64)))
+    return out
+
+
+def run_steps(steps: list, values) -> None:
+    """Evaluate :func:`vector_steps`' operations in order on ``values``, in place."""
+    for step in steps:
+        if callable(step):
+            step(values)
+        else:
+            f, out = step
+            values[out] = f(values)

@@ -44,10 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cell_functions import parse_function
 from .levelsim_groups import Group
-from .levels import (UnsupportedCell, cone, ff_output, instance_of, latch_output,
-                     topological_levels, vector_steps)
+from .levels import (UnsupportedCell, compile_function, cone, flop_groups, instance_of,
+                     latch_output, run_steps, topological_levels, vector_steps)
 
 #: Rounds of the shared logic and the groups in one settle (a combinational path through
 #: instance ports takes one per crossing): more is a combinational loop.
@@ -66,21 +65,8 @@ class Activity:
 
 
 def _compile(tree, ins: dict):
-    """``tree`` (:func:`.cell_functions.parse_function`) as a function of the net values,
-    its variables gathered from the index arrays ``ins``."""
-    op = tree[0]
-    if op == "var":
-        a = ins[tree[1]]
-        return lambda v: v[a]
-    if op == "const":
-        c = bool(tree[1])
-        return lambda v: c
-    if op == "not":
-        f = _compile(tree[1], ins)
-        return lambda v: ~f(v)
-    fa, fb = _compile(tree[1], ins), _compile(tree[2], ins)
-    ufn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-    return lambda v: ufn(fa(v), fb(v))
+    """A cell function of the net values (:func:`.levels.compile_function`)."""
+    return compile_function(tree, ins, np.True_, np.False_)
 
 
 class _Macro:
@@ -236,30 +222,12 @@ class LevelSim:
 
     def _flops(self, ffs: list) -> None:
         """The flip-flops' clocked_on, data and output nets, per cell type."""
-        self._ff = []
-        for name in sorted({c.name for c, _ in ffs}):
-            group = [(c, p) for c, p in ffs if c.name == name]
-            cell = group[0][0]
-            q = ff_output(cell)
-            group = [(c, p) for c, p in group if q in p]
-            if not group:
-                continue
-            ins = {p: np.array([pins.get(p, self._const0) for _, pins in group],
-                               dtype=np.int64) for p in cell.inputs}
-            con = _compile(parse_function(cell.seq.clocked_on), ins)
-            d = _compile(parse_function(cell.seq.next_state), ins)
-            self._ff.append((con, d, np.array([p[q] for _, p in group], dtype=np.int64)))
+        self._ff = flop_groups(ffs, self._const0, _compile)
 
     # -- simulation ---------------------------------------------------------------------
 
     def _settle(self, steps) -> None:
-        v = self.v
-        for step in steps:
-            if callable(step):
-                step(v)
-            else:
-                f, out = step
-                v[out] = f(v)
+        run_steps(steps, self.v)
 
     def _settle_all(self, steps) -> None:
         """Settle the shared logic (``steps``), then the groups and what their outputs

@@ -37,8 +37,8 @@ from collections import Counter
 
 import numpy as np
 
-from .cell_functions import parse_function
-from .levels import cone, ff_output, latch_output, topological_levels, vector_steps
+from .levels import (compile_function, cone, flop_groups, latch_output, run_steps,
+                     topological_levels, vector_steps)
 
 __all__ = ["MIN_INSTANCES", "COUNTER_BITS", "replicated_instances", "Group"]
 
@@ -96,21 +96,9 @@ def replicated_instances(mods: dict, top: str, lib, macros=(),
 
 
 def _compile(tree, ins: dict):
-    """``tree`` (:func:`.cell_functions.parse_function`) as a function of the packed rows
-    ``V`` (a constant is a whole word of ones or zeros)."""
-    op = tree[0]
-    if op == "var":
-        a = ins[tree[1]]
-        return lambda V: V[a]
-    if op == "const":
-        c = _ALL if tree[1] else _NONE
-        return lambda V: c
-    if op == "not":
-        f = _compile(tree[1], ins)
-        return lambda V: ~f(V)
-    fa, fb = _compile(tree[1], ins), _compile(tree[2], ins)
-    ufn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-    return lambda V: ufn(fa(V), fb(V))
+    """A cell function of the packed rows ``V`` (:func:`.levels.compile_function`; a
+    constant is a whole word of ones or zeros)."""
+    return compile_function(tree, ins, _ALL, _NONE)
 
 
 class Group:
@@ -210,19 +198,7 @@ class Group:
         self.clock_steps = self._steps(comb, out_of, deps,
                                        sorted(cone(comb, deps, clock_rows)))
         self.clock_in = np.array([int(g) in clock_rows for g in self.in_g], dtype=bool)
-        self.ff = []
-        for name in sorted({c.name for c, _ in ffs}):
-            group = [(c, p) for c, p in ffs if c.name == name]
-            cell = group[0][0]
-            q = ff_output(cell)
-            group = [(c, p) for c, p in group if q in p]
-            if not group:
-                continue
-            ins = {p: np.array([pins.get(p, 0) for _, pins in group], dtype=np.int64)
-                   for p in cell.inputs}
-            self.ff.append((_compile(parse_function(cell.seq.clocked_on), ins),
-                            _compile(parse_function(cell.seq.next_state), ins),
-                            np.array([p[q] for _, p in group], dtype=np.int64)))
+        self.ff = flop_groups(ffs, 0, _compile)
 
     _clock = None       # the shared clock net (set by :meth:`use_clock` before connect)
 
@@ -266,12 +242,7 @@ class Group:
         self.dirty = False
         V = self.V
         V[self.in_g] = packed
-        for step in steps:
-            if callable(step):
-                step(V)
-            else:
-                f, out = step
-                V[out] = f(V)
+        run_steps(steps, V)
         bits = _unpack(V[self.out_g], self.n)
         old = v[self.out_v]
         if np.array_equal(bits, old):
