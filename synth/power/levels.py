@@ -8,7 +8,7 @@ from .cell_functions import parse_function
 
 __all__ = ["UnsupportedCell", "cone", "ff_output", "instance_of", "latch_output",
            "topological_levels", "schedule", "vector_steps", "compile_function",
-           "flop_groups", "run_steps"]
+           "flop_groups", "run_steps", "combinational_graph"]
 
 
 class UnsupportedCell(ValueError):
@@ -75,6 +75,19 @@ def topological_levels(deps: list[list[int]]) -> list[int]:
     if seen != n:
         raise ValueError(f"a combinational loop through {n - seen} cells")
     return level
+
+
+def combinational_graph(comb: list) -> tuple[list, list[list[int]]]:
+    """``(out_of, deps)`` of the combinational cells and latches ``comb`` (``(cell,
+    output pin or None for a latch, pins)``): each one's output net (None when
+    unconnected) and the indexes of the cells driving its inputs. A combinational loop is
+    refused (:func:`topological_levels`)."""
+    out_of = [pins.get(o if o is not None else latch_output(cell)) for cell, o, pins in comb]
+    driver = {net: j for j, net in enumerate(out_of) if net is not None}
+    deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
+            for cell, o, pins in comb]
+    topological_levels(deps)
+    return out_of, deps
 
 
 def schedule(kinds: list, deps: list[list[int]], nodes) -> list[tuple[object, list[int]]]:

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .levelsim_groups import Group
-from .levels import (UnsupportedCell, compile_function, cone, flop_groups, instance_of,
-                     latch_output, run_steps, topological_levels, vector_steps)
+from .levels import (UnsupportedCell, combinational_graph, compile_function, cone,
+                     flop_groups, instance_of, run_steps, vector_steps)
 
 #: Rounds of the shared logic and the groups in one settle (a combinational path through
 #: instance ports takes one per crossing): more is a combinational loop.
@@ -168,8 +168,7 @@ class LevelSim:
         shared, uses = set(self.index), sum((g.root_uses() for g in self.groups), Counter())
         consts = {self.nets[self._const0]: 0, self.nets[self._const1]: 1}
         for g in self.groups:
-            g.use_clock(self.clock)
-            g.connect(shared, uses, nid, consts)
+            g.connect(shared, uses, nid, consts, self.clock)
         self._shared = len(self.nets)
         for g in self.groups:
             self.nets.extend(g.internal_roots())
@@ -201,14 +200,7 @@ class LevelSim:
         into vector operations: :attr:`_steps` all of them, :attr:`_cone_steps` those the
         clock and the inputs reach through combinational cells (all a phase without a
         clocked edge can change), :attr:`_group_steps` those the groups' outputs reach."""
-        out_of = []
-        for cell, o, pins in comb:
-            out_pin = o if o is not None else latch_output(cell)
-            out_of.append(pins.get(out_pin))
-        driver = {net: j for j, net in enumerate(out_of) if net is not None}
-        deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
-                for cell, o, pins in comb]
-        topological_levels(deps)            # a combinational loop is refused here
+        out_of, deps = combinational_graph(comb)
         self._steps = self._make_steps(comb, out_of, deps, range(len(comb)))
         reached = cone(comb, deps, set(self.inputs.tolist()) | {self.clock})
         self._cone_steps = self._make_steps(comb, out_of, deps, sorted(reached))

@@ -37,8 +37,8 @@ from collections import Counter
 
 import numpy as np
 
-from .levels import (compile_function, cone, flop_groups, latch_output, run_steps,
-                     topological_levels, vector_steps)
+from .levels import (combinational_graph, compile_function, cone, flop_groups, run_steps,
+                     vector_steps)
 
 __all__ = ["MIN_INSTANCES", "COUNTER_BITS", "replicated_instances", "Group"]
 
@@ -138,16 +138,18 @@ class Group:
                 pins[p] = ids.setdefault(roots, len(ids) + 2)     # 0 and 1: constants
             self.cells.append((lib.cells[leaf.cell], pins))
         self.roots = [0, 1] + list(ids)         # by group net (a constant: 0 or 1)
-        self.lib = lib
 
     def root_uses(self) -> Counter:
         """How often each root occurs among the group's nets of every instance."""
         return Counter(r for roots in self.roots[2:] for r in roots)
 
-    def connect(self, shared_roots, uses: Counter, nid, const_roots: dict) -> None:
+    def connect(self, shared_roots, uses: Counter, nid, const_roots: dict,
+                clock: int) -> None:
         """Decide the boundary nets (a root the shared simulation knows, ``shared_roots``,
         or that occurs more than once among every group's, ``uses``), give them shared
-        nets (``nid``), and build the evaluation. ``const_roots``: root -> 0 or 1."""
+        nets (``nid``), and build the evaluation. ``const_roots``: root -> 0 or 1.
+        ``clock``: the shared clock net: inputs that are it in every instance change each
+        phase, and a phase where only they changed evaluates only their cone."""
         for g in range(2, len(self.roots)):
             roots = self.roots[g]
             if roots[0] in const_roots and all(const_roots.get(r) == const_roots[roots[0]]
@@ -181,31 +183,18 @@ class Group:
         self.internal = np.array([g for g in range(2, len(self.roots))
                                   if g not in bset and not isinstance(self.roots[g], int)],
                                  dtype=np.int64)
-        self._build(comb, ffs, driven)
+        self._build(comb, ffs, clock)
         self.reset()
 
-    def _build(self, comb, ffs, driven) -> None:
-        out_of = [pins.get(o if o is not None else latch_output(cell))
-                  for cell, o, pins in comb]
-        driver = {g: j for j, g in enumerate(out_of) if g is not None}
-        deps = [[driver[pins[p]] for p in cell.inputs if p in pins and pins[p] in driver]
-                for cell, o, pins in comb]
-        topological_levels(deps)            # a combinational loop is refused here
+    def _build(self, comb, ffs, clock: int) -> None:
+        out_of, deps = combinational_graph(comb)
         clock_rows = {int(g) for g, vs in zip(self.in_g, self.in_v)
-                      if len(set(vs.tolist())) == 1 and self._clock is not None
-                      and int(vs[0]) == self._clock}
+                      if (vs == clock).all()}
         self.steps = self._steps(comb, out_of, deps, range(len(comb)))
         self.clock_steps = self._steps(comb, out_of, deps,
                                        sorted(cone(comb, deps, clock_rows)))
         self.clock_in = np.array([int(g) in clock_rows for g in self.in_g], dtype=bool)
         self.ff = flop_groups(ffs, 0, _compile)
-
-    _clock = None       # the shared clock net (set by :meth:`use_clock` before connect)
-
-    def use_clock(self, clock_net: int) -> None:
-        """The shared simulation's clock net: inputs that are it in every instance change
-        each phase, and a phase where only they changed evaluates only their cone."""
-        self._clock = clock_net
 
     def _steps(self, comb, out_of, deps, nodes) -> list:
         return vector_steps(comb, out_of, deps, nodes, 0, _compile, _latch_step)
