@@ -219,6 +219,14 @@ class TileConfig:
             if bits >= MAX_PORT_BITS:
                 raise ConfigError(field, f"{what} is {bits:,} bits; the RTL builds it as one "
                                   f"port and Amaranth's limit is {MAX_PORT_BITS - 1:,}")
+        # The tile's input ports are one cell of Amaranth's netlist, so the two rows together
+        # meet the same limit (32 filters x 32 windows x 64 lanes at 16 bits, 65,536 bits:
+        # accepted before, then an assertion after 12 s of emission).
+        rows = self.act_row_bits + self.wgt_row_bits
+        if rows >= MAX_PORT_BITS:
+            raise ConfigError("lanes", f"an activation row and a weight row are {rows:,} bits "
+                              "together, the tile's inputs in one Amaranth cell; the limit "
+                              f"is {MAX_PORT_BITS - 1:,}")
 
     def _check_buffers(self):
         if self.buffers not in BUFFERS:

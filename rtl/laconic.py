@@ -32,14 +32,13 @@ Structure
   lockstep that buys nothing: the step still waits for the slowest lane of any PE. The
   broadcast form leaves the PE with just an exponent adder and a decoder per lane (3.5x less
   C++ from Verilator on ``laconic-4x4``: 5.7 MB instead of 19.6 MB; far less area).
-* **Reduction: signed one-hot + adder tree.** Each PE lane emits its pair's product as the
-  signed one-hot word ``+-1 << (ew + ea)`` (a decoder: one-hot when positive, ones from bit
-  ``e`` up when negative, no adder per lane) and the shared :class:`~.adder_tree.AdderTree`
-  sums the lanes; the sum goes straight into the PE's :class:`~.accumulator.Accumulator`
-  (the exponents are absolute, so no shift register is needed). The paper's histogram per
-  exponent followed by shift-and-add computes the same sum ``sum_e (n+(e) - n-(e)) << e``;
-  the one-hot form reuses the shared tree, is exact by construction, and costs one narrow
-  tree (``2 (nd_a + nd_w)`` bits wide) instead of per-exponent counters plus shifters.
+* **Reduction: the paper's histogram** (:mod:`.laconic_pe`). Each PE lane adds its pair's
+  exponents and XORs the signs; the PE counts, per exponent, the lanes whose product is
+  ``+2**e`` and those whose product is ``-2**e`` and adds the counts shifted to their
+  exponents in a grouped shift-and-add, straight into the PE's
+  :class:`~.accumulator.Accumulator` (the exponents are absolute, so no shift register is
+  needed). Option ``reduction = "onehot"`` keeps termwise's first PE (each lane a signed
+  one-hot word, summed by an adder tree) for comparison.
 * **Step length, precomputed.** Since ``max over w, f of terms(a[w,l]) * terms(w[f,l]) =
   (max_w terms(a[w,l])) * (max_f terms(w[f,l]))`` (counts are non-negative), a
   :class:`PairCountDetector` turns the encoders' term counts into the step's cycle count
@@ -75,85 +74,19 @@ again during the round, which lets them take the next round at once
 (:func:`termwise.golden.arch.laconic.fc_run_cycles` gives the schedule).
 """
 
-from amaranth import Cat, Module, Mux, Signal, signed
+from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .accumulator import Accumulator, accumulate
-from .adder_tree import sum_lanes, tree_reduce
-from .encoders import booth_digit_count
-from .grid import PEGrid, pe_signature
+from .adder_tree import tree_reduce
+from .grid import PEGrid
+from .laconic_pe import LaconicPE, digit_counts, pair_positions
 from .laconic_terms import LaneTerm, TermBrick, TermLane
 from .library import ModuleLibrary
 from .rows import act_value
 
 __all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "LaconicArray", "ARRAY",
            "digit_counts", "pair_positions", "TermLane", "TermBrick"]
-
-
-def digit_counts(cfg) -> tuple[int, int]:
-    """``(nd_a, nd_w)``: radix-4 Booth digits of an activation (its ``act_bits + 1``-bit
-    value, which holds a signed or an unsigned one) and of a weight (two's complement)."""
-    return booth_digit_count(cfg.act_bits + 1), booth_digit_count(cfg.wgt_bits)
-
-
-def pair_positions(cfg) -> int:
-    """Exponent positions of a pair product: ``ew + ea`` is at most
-    ``(2 nd_w - 1) + (2 nd_a - 1)``."""
-    nda, ndw = digit_counts(cfg)
-    return 2 * ndw + 2 * nda - 1
-
-
-class LaconicPE(wiring.Component):
-    """Laconic PE (ISCA 2019): one filter x one window, ``lanes`` term-pair lanes, an adder
-    tree and an accumulator.
-
-    Each cycle every lane receives one weight term (broadcast to the filter's PEs) and one
-    activation term (broadcast to the window's PEs); if both are valid the lane emits their
-    product ``+-2**(ew + ea)`` as a signed one-hot word (``+-1 << (ew + ea)``: a decoder,
-    one-hot when positive and ones from bit ``e`` up when negative, no adder). The adder
-    tree sums the lanes and the sum is added to the accumulator on every ``en`` cycle.
-
-    Attributes
-    ----------
-    wgt : In(ArrayLayout(LaneTerm(2 nd_w), lanes))
-    act : In(ArrayLayout(LaneTerm(2 nd_a), lanes))
-        This cycle's term of each lane's weight and activation (``valid`` low: none).
-    en : In(1)
-        A step is in progress: accumulate.
-    clear : In(1)
-        Reset the accumulator (wins).
-    acc : Out(signed(acc_bits))
-    """
-
-    def __init__(self, cfg):
-        self.cfg = cfg
-        self.nda, self.ndw = digit_counts(cfg)
-        self.positions = pair_positions(cfg)
-        super().__init__(pe_signature(cfg, {
-            "wgt": In(data.ArrayLayout(LaneTerm(2 * self.ndw), cfg.lanes)),
-            "act": In(data.ArrayLayout(LaneTerm(2 * self.nda), cfg.lanes)),
-            "en": In(1),
-        }))
-
-    def elaborate(self, platform):
-        cfg = self.cfg
-        m = Module()
-        npos = self.positions
-
-        def pair(lane):
-            wgt, act = self.wgt[lane], self.act[lane]
-            exp = Signal(range(npos), name=f"pair_exp{lane}")
-            pair = Signal(signed(npos + 1), name=f"pair{lane}")
-            m.d.comb += exp.eq(wgt.exp + act.exp)
-            with m.If(self.en & wgt.valid & act.valid):
-                m.d.comb += pair.eq(Mux(wgt.neg ^ act.neg, -1, 1) << exp)
-            return pair
-
-        tree = sum_lanes(m, cfg.lanes, npos + 1, pair)
-        m.submodules.accumulator = acc = Accumulator(tree.sum_width, cfg.acc_bits)
-        accumulate(m, self, acc, tree.sum, en=self.en)
-        return m
 
 
 def _max_tree(m, values, name: str):

@@ -11,11 +11,20 @@ SPEC = DesignSpec(
     order=50,
     options=(Option("encoding", "booth", ("booth",), "",
                     "term encoding"),
+             # The paper's PE counts the term pairs per exponent and shifts-and-adds the
+             # counts; "onehot" is termwise's first PE (one-hot words in an adder tree),
+             # kept for comparison (rtl/laconic_pe.py).
+             Option("reduction", "histogram", ("histogram", "onehot"), "",
+                    "PE reduction: the paper's exponent histogram, or one-hot words in an "
+                    "adder tree", named_at_default=False),
              FC_COLUMNS),
     worst_step_cycles=lambda cfg, p: booth_digits(p) * booth_digits(p),
     area_kinds=((r"^__(act|wgt)_term_brick", "encoders",
                  "Laconic term bricks: a Booth encoder and a term serializer per window or "
-                 "filter lane"),),
+                 "filter lane"),
+                (r"^__pe\.histogram$", "adder_tree",
+                 "Laconic PE reduction: per-exponent counts of the term pairs and their "
+                 "grouped shift-and-add"),),
     rtl="laconic",
     golden="laconic",
     testbench=tile_testbench,

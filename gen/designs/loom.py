@@ -20,8 +20,17 @@ SPEC = DesignSpec(
         Regression("loom-4x4"),
         Regression("loom-4x4", {"pe_stages": 1}),
         Regression("loom-4x4", {"fc_columns": 1}),   # fc runs on per-column weights
+        # the 1-bit design (loom-s1-128mac's), and twice the lanes (the s1-128mac and
+        # s2-256mac presets' 32), small
+        Regression("loom-4x4", {"serial_bits": 1}),
+        Regression("loom-4x4", {"serial_bits": 1, "lanes": 8}),
         Regression("loom-4x4", suites=("real",), slow=True),
         Regression("loom-16x16", slow=True),
+        # the paper's footing (128 16-bit MAC/cycle) and equal peak at 1 and 2 bits a cycle
+        # (gen/presets.toml; 1024 PEs each)
+        Regression("loom-s1-128mac", slow=True),
+        Regression("loom-s2-128mac", slow=True),
+        Regression("loom-s2-256mac", slow=True),
     ),
     area_kinds=((r"^__pe\.serial_wgt$", "accumulators", "Loom PE weight-bit shift accumulator"),),
     sim_designs={"loom": {16: "loom-16x16", 8: "loom-16x16-8b"}},

@@ -82,8 +82,11 @@ CYCLE_MODEL_VERSION = 2
 #: the column reads are one library module instantiated per column
 #: (rtl/column_stagger.ColumnRegister); every other Verilog as in version 4 (the 36
 #: variants of the small presets with and without ``fc_columns``, flops and macros:
-#: the 8 staggered ones changed, 28 equal).
-RTL_VERSION = 5
+#: the 8 staggered ones changed, 28 equal). Version 6: Laconic's PE is the paper's
+#: (``reduction = "histogram"``: per-exponent counts and a grouped shift-and-add,
+#: rtl/laconic_pe.py; version 5's PE is ``reduction = "onehot"``, byte-identical to it);
+#: every other design's Verilog as in version 5.
+RTL_VERSION = 6
 
 #: The perf-db's cache of a workload's layer problem keys (termwise.gen.flows.perfdb.
 #: workload_keys), in its fingerprint. Bump it when the layers a workload loads from the

@@ -88,6 +88,18 @@ def test_ports_amaranth_cannot_build_are_refused(sizes, field, bits):
                       wgt_bits=16))          # 61,440 bits: fine
 
 
+def test_rows_together_past_amaranths_limit_are_refused():
+    """The tile's input ports are one Amaranth cell: an activation row and a weight row of
+    32,768 bits each (each fine alone) are refused, naming ``lanes`` and the limit; one lane
+    less is accepted."""
+    sizes = dict(arch="loom", filters=32, windows=32, act_bits=16, wgt_bits=16)
+    with pytest.raises(ConfigError) as err:
+        from_mapping(dict(sizes, lanes=64))
+    assert err.value.field == "lanes" and "65,536 bits together" in str(err.value)
+    assert "limit is 65,535" in str(err.value) and "\n" not in str(err.value)
+    from_mapping(dict(sizes, lanes=63))      # 64,512 bits
+
+
 def test_unknown_field_rejected():
     with pytest.raises(ConfigError, match="bogus: unknown field"):
         from_mapping(dict(arch="baseline", filters=1, windows=1, lanes=1, act_bits=8,

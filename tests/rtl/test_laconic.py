@@ -27,15 +27,20 @@ def _cfg(**kw):
     return TileConfig("laconic", **base)
 
 
-@pytest.mark.parametrize("act_bits", [8, 7])
-def test_pe_sums_signed_pair_products(act_bits):
+@pytest.mark.parametrize("reduction, lanes, act_bits", [
+    ("histogram", 4, 8), ("histogram", 4, 7), ("histogram", 16, 8), ("histogram", 3, 8),
+    ("histogram", 1, 8), ("onehot", 4, 8), ("onehot", 4, 7)])
+def test_pe_sums_signed_pair_products(reduction, lanes, act_bits):
     """Each cycle: sum over lanes of +-2**(ew + ea) for the lanes whose two terms are valid,
     added when ``en`` is set; ``clear`` wins. Random terms over the full exponent ranges:
     the Booth digits of an ``act_bits + 1``-bit activation value (which holds a signed or an
-    unsigned activation; 5 digits at 8 bits, 4 at 7)."""
-    cfg = _cfg(lanes=4, act_bits=act_bits)
+    unsigned activation; 5 digits at 8 bits, 4 at 7). Both reductions; the histogram's
+    count width (and so its groups) changes with the lanes: 16 lanes give 5-bit counts
+    whose largest value (all 16 lanes on one exponent, the first cycles) needs every bit."""
+    cfg = _cfg(lanes=lanes, act_bits=act_bits, reduction=reduction)
     dut = LaconicPE(cfg)
-    rng = np.random.default_rng(5 + act_bits)
+    assert dut.reduction == reduction
+    rng = np.random.default_rng(5 + act_bits + 100 * lanes)
     nda, ndw = dut.nda, dut.ndw
     assert (nda, ndw) == ((act_bits + 2) // 2, 4)
 
@@ -142,7 +147,7 @@ def test_every_detector_port_fits_amaranth_at_laconic_16x16_with_column_weights(
     tile's emission ended in an assertion in ``_nir.Net.from_cell`` after half an hour):
     one port per column, each below the limit, every count still there."""
     from amaranth import Shape
-    from termwise.rtl.laconic import booth_digit_count
+    from termwise.rtl.encoders import booth_digit_count
     det = PairCountDetector(64, 16, 16, booth_digit_count(17), booth_digit_count(16),
                             columns=True)
     det._MustUse__silence = True        # only its signature is looked at
