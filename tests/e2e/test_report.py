@@ -27,6 +27,7 @@ def _write_reports(root, workload="digits-cnn"):
         d = root / design
         d.mkdir(parents=True)
         synth = {"top": cfg.top_name, "preset": cfg.name, "config": cfg.to_dict(),
+                 "derived": {"pe_stages": cfg.pe_stages},
                  "asic": {"area_um2": area, "fmax_mhz": fmax,
                           "drv_violations": {"count": 0},
                           "modules": {cfg.top_name: {"instances": 1,
@@ -96,6 +97,15 @@ def test_report_from_given_reports(termwise, tmp_path):
     assert "+ power averaged over the power run's stimulus" in md
     assert all(r["power_while_busy"] is False for r in doc["rows"])
     assert "Beside the papers" in md and "Every row also differs" in md
+    # the footings: one clock (the cycle speedup, each tile's PE input stages), iso-area
+    # (A_base / A copies of the tile: throughput x A_base / A, energy per inference as is)
+    iso = time["baseline"] / time["stripes"] * FIXTURE["baseline"][0] / FIXTURE["stripes"][0]
+    stages = sim_config("stripes", 16).pe_stages
+    assert (f"| stripes | {stages} | 150.0 | {s['speedup_cycles']:.2f}x | "
+            f"{time['baseline'] / time['stripes']:.2f}x | {iso:.2f}x | "
+            f"{energy['stripes'] * 1e6:.3g} |") in md
+    assert "| baseline | 0 | 100.0 | 1.00x | 1.00x | 1.00x |" in md
+    assert "* laconic" not in md and "* stripes: " in md
     for png in ("report_speedup_area.png", "report_energy.png", "report_perf_area.png"):
         assert_png(out / png)
     assert (out / "designs" / "stripes" / "power_report.json").is_file()

@@ -30,6 +30,7 @@ import os
 from ....golden.netsim.presets import REFERENCE
 from .detail import figure as _f
 from .detail import row_detail
+from .footings import footing_lines
 
 __all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios",
            "to_markdown", "write_reports"]
@@ -132,6 +133,7 @@ def design_row(design: str, synth: dict, power: dict | None, power_error: str | 
         "area_mm2": asic["area_um2"] / 1e6,
         "area_without_buffers_mm2": (asic["area_um2"] - buffers) / 1e6,
         "fmax_mhz": asic["fmax_mhz"],
+        "pe_stages": (synth.get("derived") or {}).get("pe_stages"),
         "drv_violations": drv,
         "peak_macs_per_cycle": synth["throughput"]["peak_macs_per_cycle"],
         "cycles": sim_total["cycles"],
@@ -324,7 +326,8 @@ def to_markdown(doc: dict) -> str:
             f"{_f(r.get('speedup_rtl_cycles'), '{:.2f}x')} | "
             f"{_f(r.get('fmax_over_baseline'), '{:.3f}x')} | "
             f"{_f(r['speedup_time'], '{:.2f}x')} |")
-    lines += ["", "## Beside the papers", "",
+    lines += [""] + footing_lines(rows)
+    lines += ["## Beside the papers", "",
               "| design | paper | its claim (speed) | its claim (energy) | area | here vs "
               "paper |", "|---|---|---|---|---|---|"]
     for r in rows:
