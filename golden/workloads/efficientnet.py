@@ -79,6 +79,13 @@ CLASS_NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 #: Bumped whenever the trace's contents change, so that stale cached traces are rebuilt.
 TRACE_VERSION = 2
 
+#: Widths whose trace carries the per-layer precision profiles (:func:`precision_profile`),
+#: as the papers profile their networks. 16 bits since version 2; 8 bits since 2026-12
+#: (issue 43: without a profile every 8-bit layer is 8 bits wide, so the precision-based
+#: designs have nothing to skip): that trace's file is tagged ``-profiled``, so an 8-bit
+#: trace built before is another file, not read as a profiled one.
+PROFILED_BITS = (8, 16)
+
 #: EfficientNet-B0/Lite0 stages: (repeats, stride of the first block).
 STAGES = ((1, 1), (2, 2), (2, 2), (3, 2), (3, 1), (4, 2), (1, 1))
 BN_EPS = 1e-3
@@ -358,9 +365,11 @@ def precision_profile(net, x, amax, ref_top1, bits=16, log=print, which="act",
             "base_ok": base_ok}
 
 
-def trace_paths(bits, scales="channel") -> TraceFiles:
-    """Cache files of a trace; the name carries everything that changes its contents."""
-    return trace_files(f"efficientnet-lite0-{bits}b-{scales}-v{TRACE_VERSION}")
+def trace_paths(bits, scales="channel", profile=True) -> TraceFiles:
+    """Cache files of a trace; the name carries everything that changes its contents (a
+    profiled 8-bit trace is tagged, :data:`PROFILED_BITS`)."""
+    tag = "-profiled" if profile and bits == 8 else ""
+    return trace_files(f"efficientnet-lite0-{bits}b-{scales}-v{TRACE_VERSION}{tag}")
 
 
 def record_layer_codes(arrays: dict, i: int, conv, fmt, v, dtype) -> int:
@@ -417,8 +426,8 @@ def build_trace(bits: int, *, profile: bool = True, log=print,
     meta["top1_agreement"] = agree
     log(f"{bits}-bit top-1 agrees with float on "
         + ", ".join(f"{k}: {v}/{len(names)}" for k, v in agree.items()))
-    if profile and bits == 16:
-        log("profiling per-layer activation precisions (16-bit fixed point)...")
+    if profile and bits in PROFILED_BITS:
+        log(f"profiling per-layer activation precisions ({bits}-bit fixed point)...")
         meta["act_profile"] = precision_profile(net, x, amax, ref_top1, bits, log, "act",
                                                 scales)
         log("profiling per-layer weight precisions...")
@@ -438,7 +447,7 @@ def build_trace(bits: int, *, profile: bool = True, log=print,
     meta["layers"] = layers
     meta["bits"] = bits
     meta["seconds"] = time.perf_counter() - t0
-    return trace_paths(bits, scales).save(arrays, meta)
+    return trace_paths(bits, scales, profile).save(arrays, meta)
 
 
 def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
@@ -447,12 +456,13 @@ def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
 
     ``images``: how many of the photos (in :data:`IMAGE_NAMES` order) to simulate.
     ``scales``: the weight/activation scale scheme (:func:`.quantisation.quant_format`).
-    With 16 bits, the per-layer profiles set Stripes' ``p`` and Loom's ``Pw``, and the
-    operands are requantised to their profiled precision (low-order bits dropped)."""
+    At the widths of :data:`PROFILED_BITS` (unless ``profile`` is False), the per-layer
+    profiles set Stripes' ``p`` and Loom's ``Pw``, and the operands are requantised to
+    their profiled precision (low-order bits dropped)."""
     if scales not in SCALES:
         raise ValueError(f"scales must be one of {', '.join(SCALES)}, got {scales!r}")
     meta, data = load_or_build(
-        trace_paths(bits, scales),
+        trace_paths(bits, scales, profile),
         lambda: build_trace(bits, profile=profile, log=log, scales=scales),
         f"EfficientNet-Lite0 {bits}-bit", log)
     aprof = meta.get("act_profile", {}).get("profile")
@@ -485,8 +495,8 @@ def load(bits: int = 16, *, images: int = 1, profile: bool = True, log=print,
         notes.append(f"{name}: float top-5 {format_top5(meta['float_top5'][name])}; "
                      f"{bits}-bit top-5 {format_top5(meta['quant_top5'][name])}")
     if aprof:
-        notes.append("16-bit per-layer profiles applied: activations and weights requantised "
-                     "to their profiled precision (Stripes p, Loom Pw)")
+        notes.append(f"{bits}-bit per-layer profiles applied: activations and weights "
+                     "requantised to their profiled precision (Stripes p, Loom Pw)")
     if log:
         for note in notes[1:]:
             log(note)

@@ -93,6 +93,16 @@ def _key_inputs(cfg, clock_ns: float, lib: str, memo: str, run: dict, trace_sha,
     return key_w, inputs_for
 
 
+def _with_trace(rep: dict, trace_sha: str | None) -> dict:
+    """``rep`` with the content hash of the workload trace its activity came from
+    (``activity.trace_sha256``; the report's key holds it, so a stored report gets it on
+    the way out too): ``termwise report --reports`` reuses a power report only on the same
+    trace (a re-profiled or rebuilt trace moves both the stimulus and the cycles)."""
+    if trace_sha is not None and isinstance(rep.get("activity"), dict):
+        rep["activity"]["trace_sha256"] = trace_sha
+    return rep
+
+
 def _stored(reports: str, key: str, t0: float) -> dict | None:
     """The report stored under ``key`` (in ``reports``, else in the project's measured
     results), marked cached and saying where it was found; None if there is none."""
@@ -239,7 +249,7 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
             if (part != "auto" or hit_w) else None
         rep = _stored(reports, report_key(inputs_for(mode)), t0) if mode is not None else None
         if rep is not None:
-            return rep
+            return _with_trace(rep, trace_sha)
     if workload is not None:
         # names and cycle budget checked on the whole tile before any synthesis
         _, man = rendered(cfg, locations.emit_cache_dir(cache_root))
@@ -256,6 +266,6 @@ def power_report(cfg, *, cycles: int, seed: int, clock_mhz: float | None,
     rep["wall_s"]["total"] = round(time.monotonic() - t0, 1)
     key = report_key(inputs := inputs_for(mode))
     rep["cached"] = False
-    store_report(reports, key, inputs, rep)
+    store_report(reports, key, inputs, _with_trace(rep, trace_sha))
     rep["cache"] = {"key": key, "hit": False, "dir": os.path.join(reports, key)}
     return rep

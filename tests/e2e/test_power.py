@@ -106,6 +106,8 @@ def test_power_baseline_4x4(termwise, tmp_path):
                                        "build_s": 0.0}
     act = rep3["activity"]
     assert act["source"] == "digits-cnn" and act["bits"] == 8
+    # the trace it came from, cached or not (termwise report reuses it only on that trace)
+    assert act["trace_sha256"] == load_workload("digits-cnn", 8, log=None).trace_sha256()
     assert [d["name"] for d in act["layers"]] == ["conv1", "conv2", "fc"]
     for d in act["layers"]:
         assert d["runs_completed"] == d["runs"] == len(d["run_indices"])

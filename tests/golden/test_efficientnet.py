@@ -181,11 +181,13 @@ def test_lower_precision_drops_low_order_bits():
 
 
 def test_trace_cache_key_names_scales_and_version():
-    keys = {en.trace_paths(b, s)[0] for b in (8, 16) for s in qz.SCALES}
-    assert len(keys) == 4
+    keys = {en.trace_paths(b, s, p)[0] for b in (8, 16) for s in qz.SCALES
+            for p in (True, False)}
+    assert len(keys) == 6           # an 8-bit trace profiled or not; 16 bits always is
+    assert en.trace_paths(8)[0].endswith("-profiled.npz")
     for path in keys:
         name = os.path.basename(path)
-        assert f"-v{en.TRACE_VERSION}." in name
+        assert f"-v{en.TRACE_VERSION}." in name or f"-v{en.TRACE_VERSION}-profiled." in name
         assert name not in ("efficientnet-lite0-8b.npz", "efficientnet-lite0-16b.npz")
 
 
@@ -206,8 +208,8 @@ def test_real_trace_codes_follow_from_the_previous_integer_layer():
     ReLU6, requantisation) reproduces the next layer's recorded input codes; weights use
     each output channel's full range; the recorded top-5 carry the class names."""
     _needs_weights()
-    wl = en.load(8, images=1, log=None)
-    with open(en.trace_paths(8)[1]) as f:
+    wl = en.load(8, images=1, log=None, profile=False)    # the codes as recorded
+    with open(en.trace_paths(8, profile=False)[1]) as f:
         meta = json.load(f)
     assert meta["scales"] == "channel" and meta["trace_version"] == en.TRACE_VERSION
     net = en.load_network()

@@ -73,6 +73,9 @@ def report_document(workload: str, bits: int, fc: str, sim: dict, rows: list,
         "images": n_images,
         "fc": fc,
         "equal_peak_throughput": sim["equal_peak_throughput"],
+        # whether the rows ran on a per-layer precision profile (the workload's note)
+        "precision_profile": next((n for n in sim.get("notes") or []
+                                   if "per-layer profile" in n), None),
         "hardware": hardware_summary(sim["designs"], bits),
         "flow": f"OSU 0.18 um liberty, yosys + OpenSTA, clock target "
                 f"{DEFAULT_CLOCK_NS:g} ns, Fmax from the critical path"

@@ -75,9 +75,31 @@ def reused_power(cfg, found: dict, run: PowerRun) -> dict | None:
     """The power report of ``cfg`` found under ``--reports`` when its activity is this
     workload's, else None (it is measured)."""
     rep = found.get(cfg.top_name)
-    if rep is not None and (rep.get("activity") or {}).get("source") != run.workload:
+    if rep is None:
+        return None
+    activity = rep.get("activity") or {}
+    if activity.get("source") != run.workload:
         return None           # another activity: measure this workload's
+    sha = activity.get("trace_sha256") or _stored_trace_sha(rep)
+    if sha is not None:
+        from ....synth.power.workload import trace_sha256
+        if sha != trace_sha256(cfg, run.workload):
+            return None       # the workload's trace moved (a new profile): measure again
     return rep
+
+
+def _stored_trace_sha(rep: dict) -> str | None:
+    """The trace hash a power report from before ``activity.trace_sha256`` was measured
+    on, from the key inputs stored beside it (``cache.dir``/inputs.json) when that folder
+    is on this machine; None when it cannot be told."""
+    import json
+    import os
+    where = (rep.get("cache") or {}).get("dir")
+    path = os.path.join(where, "inputs.json") if isinstance(where, str) else None
+    if path is None or not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f).get("workload_trace_sha256")
 
 
 def power_row(design: str, cfg, ddir: str, rep: dict | None, *, fresh: bool,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .detail import figure as _f
 
-__all__ = ["PAPER_FOOTING_PRESETS", "footing_lines"]
+__all__ = ["PAPER_FOOTING_PRESETS", "footing_lines", "profile_line"]
 
 #: Presets built on a paper's own footing (gen/presets.toml), per report design. They are
 #: not rows of the table (the table is at equal peak, with its baseline there); each can be
@@ -71,3 +71,17 @@ def footing_lines(rows: list[dict]) -> list[str]:
         lines.append(f"* {r['design']}: {why}"
                      + (f"; termwise's presets on it: {presets}" if presets else ""))
     return lines + [""]
+
+
+def profile_line(doc: dict) -> str:
+    """Whether the table's rows ran on a per-layer precision profile (the papers profile
+    their networks; without a profile every layer is at the table's width and the
+    precision-based designs have nothing to skip). A report written before the field
+    existed says it does not know."""
+    if "precision_profile" not in doc:
+        return "Precision profile: not recorded (a report from before the field)."
+    note = doc["precision_profile"]
+    if note:
+        return f"Precision profile: profiled rows ({note})."
+    return (f"Precision profile: unprofiled rows (every layer at {doc['precision']} bits, "
+            "so the precision-based designs skip nothing the profile would let them).")

@@ -30,7 +30,7 @@ import os
 from ....golden.netsim.presets import REFERENCE
 from .detail import figure as _f
 from .detail import row_detail
-from .footings import footing_lines
+from .footings import footing_lines, profile_line
 
 __all__ = ["common_differences", "method_text", "design_row", "power_shares", "ratios",
            "to_markdown", "write_reports"]
@@ -284,6 +284,7 @@ def to_markdown(doc: dict) -> str:
              "configuration (the one `termwise sim` simulates): synthesis "
              f"({doc['flow']}), gate-level power under the workload's activity, the network "
              "simulation and its energy model. Ratios divide by the baseline.", "",
+             profile_line(doc), "",
              "| design | area mm2 | without buffers mm2 | Fmax MHz | power mW | speedup "
              "(cycles) | speedup (time) | inf/s/mm2 (x base) | energy/inference uJ | "
              "energy eff. (x base) |",
