@@ -27,6 +27,8 @@ SPEC = DesignSpec(
         "dstripes": PaperClaim(
             source="Dynamic Stripes (Delmas et al., arXiv 1706.00504), abstract",
             speedup=None, speedup_text="41% faster than Stripes",
+            energy_text="no energy figure in the abstract",
+            area_text="no area figure in the abstract",
             why_different="the figure is relative to Stripes, not the baseline"),
     },
     formal=FormalSpec(fault=StuckAt(port="negate"),         # the sign bit's negative weight

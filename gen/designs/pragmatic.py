@@ -64,6 +64,10 @@ SPEC = DesignSpec(
             source="Bit-Pragmatic (Albericio et al., MICRO 2017), abstract",
             speedup=2.6, speedup_text="2.6x over the baseline with pallet synchronisation "
                                       "(3.1x column), 1.4x over Stripes",
+            energy_efficiency=1.28,
+            energy_text="28% more energy efficient than DaDianNao, 10% more than Stripes "
+                        "(the same abstract, arXiv 1610.06920)",
+            area_text="no area figure in the abstract",
             why_different="the gain is the activations' non-zero terms: the paper's "
                           "networks and profiles against the workload's"),
         "pragmatic-booth": PaperClaim(
@@ -71,6 +75,7 @@ SPEC = DesignSpec(
                    "Mahmoud et al., MICRO 2018)",
             speedup=None, speedup_text="no figure of its own: Diffy's reference for the "
                                        "gain of differential convolution",
+            energy_text="no figure of its own", area_text="no figure of its own",
             why_different="no paper figure to compare"),
     },
     formal=FormalSpec(fault=StuckAt(port="neg")),   # lane 0's term sign
