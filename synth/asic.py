@@ -285,8 +285,8 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     stages.step()
     stages.describe(f"synth {top}: OpenSTA")
     sample = None
-    if module_cache is not None:     # the hierarchical flow times most PEs as load stubs
-        sample = sta_sample.write_sampled_netlist(workdir, f"{top}__pe", "cells.lib")
+    if module_cache is not None:     # most instances of replicated modules as load stubs
+        sample = sta_sample.sample_tile(workdir, top, "cells.lib")
         if sample:
             libs = ["cells.lib"] + ([macros_mod.LIBERTY_FILE] if shapes else []) + [
                 sta_sample.LIBERTY_FILE]
@@ -310,8 +310,8 @@ def run_asic(verilog: str, manifest: dict, workdir: str, clock_ns: float, libert
     if clock_gating:
         gating["timing"] = clock_gating_mod.timing(
             workdir, wrap, clock_ns,
-            **({"netlist": sta_sample.NETLIST_FILE, "script": sta_sample.sta_lines}
-               if sample else {}))
+            **({"netlist": sta_sample.NETLIST_FILE,
+                "script": sta_sample.gating_script(workdir)} if sample else {}))
     result = refresh({}, workdir, top, clock_ns)
     _shrink(workdir)
     result["abc_fallback_modules"] = safe
@@ -425,8 +425,8 @@ def _shrink(workdir: str) -> None:
 def summarise(mods: dict, top: str, sta_text: str, clock_ns: float,
               sample: dict | None = None) -> dict:
     """The ``asic`` report section from parsed yosys stats and OpenSTA output; ``sample``:
-    the sampled timing's record (:mod:`.sta_sample`), whose stubbed PEs' design-rule
-    checks are those of the sampled ones, counted once per PE."""
+    the sampled timing's record (:mod:`.sta_sample`), whose stubbed instances'
+    design-rule checks are those of the sampled ones, counted once per instance."""
     wrap = wrapper_name(top)
     counts = instance_counts = parse.instance_counts(mods, wrap)
     by_kind = {k: 0.0 for k in KINDS}
@@ -453,8 +453,8 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float,
     drv = parse.parse_drv(sta_text, path_instances=path["instances"],
                           weight=sta_sample.weight(sample))
     if sample and drv and drv["drivers_checked"] is not None:
-        drv["drivers_checked"] += ((sample["instances"] - sample["sampled"])
-                                   * sample["cells_per_instance"])
+        drv["drivers_checked"] += sum((r["instances"] - r["sampled"]) * r["cells_per_instance"]
+                                      for r in sta_sample.records(sample))
     flops = sum(n for c, n in cells.items() if c.startswith(("DFF", "LATCH")))
     return {
         "area_um2": round(tile["area"], 1),
@@ -485,8 +485,7 @@ def summarise(mods: dict, top: str, sta_text: str, clock_ns: float,
         "drv_violations": drv,
         "fmax_mhz": round(1000.0 / (clock_ns - wns), 2),
         "area_note": area_note(False),
-    } | ({"sta_sample": {k: sample[k] for k in ("module", "instances", "sampled")}}
-         if sample else {})
+    } | ({"sta_sample": sta_sample.report_fields(sample)} if sample else {})
 
 
 def area_note(macros: bool) -> str:

@@ -12,8 +12,9 @@
 #   TERMWISE_DRV <kind> <driver pin> <net> <cell> <value> <limit> <fanout>
 source drv_limits.tcl
 
-# The sampled timing (termwise.synth.sta_sample) writes sta_stub_fanout.tcl: a stubbed PE's
-# input pin stands for termwise_stub_fanout(<pin>) cell pins inside the PE.
+# The sampled timing (termwise.synth.sta_sample) writes sta_stub_fanout.tcl: a stubbed
+# instance's input pin stands for termwise_stub_fanout(<pin>) cell pins inside the PE (cell
+# termwise_sta_stub), termwise_stub_fanout(<cell>/<pin>) inside another stubbed module.
 array set termwise_stub_fanout {}
 if {[file exists sta_stub_fanout.tcl]} { source sta_stub_fanout.tcl }
 
@@ -25,9 +26,11 @@ proc termwise_fanout {pin} {
     set q [$it next]
     if {[$q is_leaf] && [$q is_load]} {
       set port [get_name [$q port]]
-      if {[info exists termwise_stub_fanout($port)] && \
-          [get_name [[$q instance] liberty_cell]] eq "termwise_sta_stub"} {
+      set cell [get_name [[$q instance] liberty_cell]]
+      if {[info exists termwise_stub_fanout($port)] && $cell eq "termwise_sta_stub"} {
         incr n $termwise_stub_fanout($port)
+      } elseif {[info exists termwise_stub_fanout($cell/$port)]} {
+        incr n $termwise_stub_fanout($cell/$port)
       } else {
         incr n
       }

@@ -13,9 +13,10 @@ stale one is seen.
 A synthesis key is the Verilog's sha256 with the flow's settings
 (:func:`termwise.synth.api.asic_cache_key`); rendering a 16x16 tile's Verilog takes
 seconds, so its sha256 is remembered (:func:`verilog_sha`) under the configuration and the
-text of every package the Verilog is rendered from. The memo is not a result store: it
-remembers a hash that is always derivable, and a stale memo is impossible because any edit
-of those packages renders again.
+text of every package the Verilog is rendered from, and so is its module hierarchy, which
+the hierarchical flow's key reads (:func:`stub_fields`: which modules its timing stubs).
+The memo is not a result store: it remembers what is always derivable, and a stale memo is
+impossible because any edit of those packages renders again.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from ...gen.results import keys as result_keys
 from ...gen.results.versions import POWER_FLOW_VERSION, POWER_REPORT_LAYOUT_VERSION
 
 __all__ = ["REPORT_CACHE_VERSION", "POWER_FLOW_VERSION", "MODEL_BUILD_FLAGS",
-           "RENDER_PACKAGES", "sha256_hex", "tree_sha", "verilog_sha", "synthesis_key",
+           "RENDER_PACKAGES", "sha256_hex", "tree_sha", "verilog_sha", "stub_fields",
+           "synthesis_key",
            "current_synthesis_key", "report_key_inputs", "report_key", "current_key",
            "is_current"]
 
@@ -71,9 +73,7 @@ def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
     str
         The Verilog's sha256 (rendered, or read from the memo).
     """
-    from ...gen.emit import rendered, write_atomically
-    memo = os.path.join(memo_dir, sha256_hex(json.dumps([cfg.to_dict(), cfg.top_name,
-                                                         sources], sort_keys=True))[:24])
+    memo = _memo(cfg, memo_dir, sources)
     try:
         with open(memo, encoding="utf-8") as f:
             sha = f.read().strip()
@@ -81,14 +81,44 @@ def verilog_sha(cfg, memo_dir: str, sources: str) -> str:
             return sha
     except OSError:
         pass
+    return _render(cfg, memo_dir, sources)[0]
+
+
+def _memo(cfg, memo_dir: str, sources: str) -> str:
+    return os.path.join(memo_dir, sha256_hex(json.dumps([cfg.to_dict(), cfg.top_name,
+                                                         sources], sort_keys=True))[:24])
+
+
+def _render(cfg, memo_dir: str, sources: str) -> tuple[str, dict]:
+    """Render ``cfg``'s Verilog; remember its sha256 and its module hierarchy
+    (:func:`termwise.synth.sta_sample.verilog_hierarchy`) and return them."""
+    from ...gen.emit import rendered, write_atomically
+    from ..sta_sample import verilog_hierarchy
+    memo = _memo(cfg, memo_dir, sources)
     # the emission cache beside the power cache (memo_dir is <power-cache>/reports/...):
     # the synthesis that follows a miss reads the same entry
     power_cache = os.path.dirname(os.path.dirname(os.path.abspath(memo_dir)))
     text_v, _ = rendered(cfg, os.path.join(os.path.dirname(power_cache), "emit-cache"))
-    sha = sha256_hex(text_v)
+    sha, hier = sha256_hex(text_v), verilog_hierarchy(text_v)
     os.makedirs(memo_dir, exist_ok=True)
+    write_atomically(memo + ".hierarchy.json", json.dumps(hier, sort_keys=True) + "\n")
     write_atomically(memo, sha + "\n")
-    return sha
+    return sha, hier
+
+
+def stub_fields(cfg, memo_dir: str, sources: str) -> dict | None:
+    """The hierarchical synthesis key's field of the modules stubbed besides the PE
+    (:func:`termwise.synth.sta_sample.stub_key`, None when at most the PE is) from
+    ``cfg``'s Verilog, its module hierarchy remembered as :func:`verilog_sha` remembers
+    its sha256 (the rule reads the remembered hierarchy, so a change of the rule needs no
+    new rendering)."""
+    from ..sta_sample import stub_key
+    try:
+        with open(_memo(cfg, memo_dir, sources) + ".hierarchy.json", encoding="utf-8") as f:
+            hier = json.load(f)
+    except (OSError, ValueError):
+        hier = _render(cfg, memo_dir, sources)[1]
+    return stub_key(hier, cfg.top_name)
 
 
 def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str,
@@ -117,7 +147,8 @@ def synthesis_key(cfg, clock_ns: float, lib: str, memo_dir: str, sources: str,
     from ..api import asic_cache_key
     return asic_cache_key(verilog_sha(cfg, memo_dir, sources), clock_ns, lib,
                           clock_gating=cfg.clock_gating, sram=cfg.buffers == "macros",
-                          hierarchical=hierarchical)
+                          hierarchical=hierarchical,
+                          stubs=stub_fields(cfg, memo_dir, sources) if hierarchical else None)
 
 
 def current_synthesis_key(cfg, clock_ns: float, hierarchical: bool = False) -> str:
