@@ -67,8 +67,11 @@ CYCLE_MODEL_VERSION = 2
 
 #: The emitted Verilog (termwise.rtl, gen/emit.py, the designs' specs), in the perf-db's
 #: ``synth`` versions. Bump it when the Verilog rendered for any configuration changes
-#: (even by a name or a comment: synthesis keys hash the Verilog itself) and record the new
-#: hashes (tests/gen/test_results_rtl_guard.py says how). Version 2: SRAM-macro buffers
+#: (even by a name or a comment: synthesis keys hash the Verilog itself), record the new
+#: hashes (tests/gen/test_results_rtl_guard.py says how) and rebuild the system perf-db
+#: (`termwise db build-system`: its rows carry this version, and tune falls back to the
+#: analytic model for a design whose rows are of another; tests/e2e/test_system_db.py).
+#: Version 2: SRAM-macro buffers
 #: read only the rows a run uses (each once), Laconic's per-column weight term counts
 #: a port per column (laconic-16x16 with fc_columns did not emit); every flop preset's
 #: Verilog as in version 1. Version 3: Laconic's term lanes grouped per brick (one
