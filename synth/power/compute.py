@@ -183,11 +183,15 @@ def flatten_modules(mods: dict, top: str, lib: Library, opaque=frozenset()):
 class _Stubs:
     """The stubbed instances of a flattening (:func:`flatten`'s ``opaque``): the loads
     their port nets add (``nets``: ``(key, cap, fanout, drivers)``) and their cells
-    (``cells``: ``(instance path, holding module, cell, count)``)."""
+    (``cells``: ``(instance path, holding module, cell, count)``), and per instance its
+    stub and the parent key of each of its classes, None where no bit is connected
+    (``instances``: ``(instance path, Stub, [key, ...])``, for the levelised simulation's
+    replicated modules, :mod:`.levelsim_groups`)."""
 
     def __init__(self):
         self.nets: list[tuple[object, float, int, int]] = []
         self.cells: list[tuple[str, str, str, int]] = []
+        self.instances: list[tuple[str, object, list]] = []
 
     def add(self, stub, child: tuple, inst, uf, parent_key, sub) -> None:
         """Instance ``inst`` (path ``child``) of definition ``sub``, summarised by
@@ -196,10 +200,12 @@ class _Stubs:
         for port, bits in inst.conns.items():
             for k, bit in zip(bit_range(sub, port), bits):
                 where[(port, k)] = parent_key(bit)
+        first = []
         for pc in stub.classes:
             keys = [where[b] for b in pc.bits if b in where]
             if pc.const is not None:        # first: a constant stays its net's root
                 keys.insert(0, ("'", pc.const))
+            first.append(keys[0] if keys else None)
             if not keys:
                 continue
             for k in keys[1:]:
@@ -207,13 +213,15 @@ class _Stubs:
             if pc.fanout or pc.drivers:
                 self.nets.append((keys[0], pc.cap, pc.fanout, pc.drivers))
         path = "/".join(child)
+        self.instances.append((path, stub, first))
         self.cells.extend((path, module, cell, n) for (module, cell), n in stub.cells.items())
 
 
 def netlist_power(text: str, top: str, lib: Library,
                   rates: Mapping[str, float] | Callable[[str], float | None], *,
                   slew: float = 0.1, wire_cap_per_fanout: float = 0.0,
-                  default_rate: float | None = None, access=None, flat=None) -> PowerReport:
+                  default_rate: float | None = None, access=None, flat=None,
+                  groups=None) -> PowerReport:
     """Power of the netlist ``text`` under ``top`` (W). ``rates``: transitions per second by
     hierarchical net name relative to ``top`` (``inst/sub/wire[3]`` or a leaf pin
     ``inst/_12_/Y``), e.g. :meth:`.saif.Saif.rates`; ``slew`` in the library's time unit;
@@ -224,7 +232,12 @@ def netlist_power(text: str, top: str, lib: Library,
     added to its internal power; ``names(pin)`` lists the names of the pin's net.
     ``flat``: a :class:`Flat` of ``text``, ``top`` and ``lib``, when the caller computes
     the power of one netlist under several runs' rates (flattened once; with ``opaque``
-    instances as stubs, :func:`flatten`: only their leakage counts)."""
+    instances as stubs, :func:`flatten`: only their leakage counts). ``groups``, if given,
+    is the power of the stubbed instances instead of their leakage alone:
+    ``groups(nets, slew, v2, wire_load)`` (``nets``: the flattened nets' pins, rates and
+    capacitances by root, ``wire_load(fanout)`` a net's wire capacitance) returns their
+    :class:`InstancePower` entries and table lookups outside their range
+    (:mod:`.group_power`)."""
     get = rates if callable(rates) else rates.get
     flat = Flat(text, top, lib) if flat is None else flat
     leaves, uf, names = flat.leaves, flat.uf, flat.names
@@ -252,7 +265,13 @@ def netlist_power(text: str, top: str, lib: Library,
             ip.internal_w += access(lf, lambda p, lf=lf: names.get(uf.find(lf.pins[p]), []))
         out.append(ip)
         extrap += n_extrap
-    for path, module, cell, n in flat.stubs.cells:     # stubbed instances: leakage only
+    if groups is not None:
+        more, n_extrap = groups(nets, slew, v2,
+                                lambda f: wl.cap(f) if wl else wire_cap_per_fanout * f)
+        out.extend(more)
+        extrap += n_extrap
+    for path, module, cell, n in ([] if groups is not None else flat.stubs.cells):
+        # stubbed instances: leakage only
         out.append(InstancePower(f"{path}/[{module}] {cell} x{n}", cell, module,
                                  leakage_w=n * lib.cells[cell].leakage * u.leakage_w,
                                  cells=n))
@@ -281,6 +300,14 @@ class Flat:
     def __init__(self, text: str, top: str, lib: Library, opaque=frozenset()):
         self.leaves, self.uf, self.names, self.stubs = flatten(text, top, lib, opaque)
         self.memo: dict = {}
+
+    @classmethod
+    def of(cls, leaves, uf, names, stubs) -> "Flat":
+        """A flattening already made (:func:`flatten_modules`' four results)."""
+        flat = cls.__new__(cls)
+        flat.leaves, flat.uf, flat.names, flat.stubs = leaves, uf, names, stubs
+        flat.memo = {}
+        return flat
 
 
 @dataclass

@@ -6,7 +6,7 @@ import numpy as np
 
 from .cell_functions import parse_function
 
-__all__ = ["UnsupportedCell", "cone", "ff_output", "instance_of", "latch_output",
+__all__ = ["UnsupportedCell", "cone", "ff_output", "latch_output",
            "topological_levels", "schedule", "vector_steps", "compile_function",
            "flop_groups", "run_steps", "combinational_graph"]
 
@@ -23,16 +23,6 @@ def ff_output(cell) -> str:
     if len(outs) != 1 or len(cell.outputs) != 1:
         raise UnsupportedCell(f"{cell.name}: only a flip-flop with one output, its state")
     return outs[0]
-
-def instance_of(path: str, member: dict):
-    """``member``'s value of the instance path that holds the leaf ``path``, or None."""
-    cut = path.find("/")
-    while cut > 0:
-        hit = member.get(path[:cut])
-        if hit is not None:
-            return hit
-        cut = path.find("/", cut + 1)
-    return None
 
 def cone(comb, deps, sources) -> set:
     """The combinational cells (indexes of ``comb``) that the nets ``sources`` reach."""

@@ -39,14 +39,13 @@ The instances of a replicated module (``groups``: the PEs) are simulated instanc
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from .levelsim_groups import Group
 from .levels import (UnsupportedCell, combinational_graph, compile_function, cone,
-                     flop_groups, instance_of, run_steps, vector_steps)
+                     flop_groups, run_steps, vector_steps)
 
 #: Rounds of the shared logic and the groups in one settle (a combinational path through
 #: instance ports takes one per crossing): more is a combinational loop.
@@ -114,8 +113,10 @@ class LevelSim:
     macros : dict
         Macro cell name -> ``(words, width)``.
     groups : list
-        ``(module, [instance path, ...])`` of the replicated modules simulated
-        instance-parallel (:func:`.levelsim_groups.replicated_instances`); none by default.
+        The replicated modules simulated instance-parallel
+        (:class:`.levelsim_groups.GroupSource`, :func:`.levelsim_groups.flatten_grouped`:
+        then ``leaves`` and ``uf`` are that flattening's, the instances stubs); none by
+        default.
     """
 
     def __init__(self, leaves, uf, lib, inputs: list, clock, outputs: list,
@@ -138,14 +139,7 @@ class LevelSim:
         self.clock = nid(clock)
         self.outputs = np.array([nid(k) for k in outputs], dtype=np.int64)
         comb, ffs, self.macros = [], [], []
-        member = {path: (k, i) for k, (_, paths) in enumerate(groups)
-                  for i, path in enumerate(paths)}
-        held: list = [[[] for _ in paths] for _, paths in groups]
         for lf in leaves:
-            hit = instance_of(lf.path, member) if member else None
-            if hit is not None:
-                held[hit[0]][hit[1]].append(lf)
-                continue
             cell = lib.cells[lf.cell]
             pins = {p: nid(k) for p, k in lf.pins.items()}
             if macros and lf.cell in macros:
@@ -163,15 +157,11 @@ class LevelSim:
                 comb.append((cell, None, pins))
             else:
                 ffs.append((cell, pins))
-        self.groups = [Group(name, insts, find, lib)
-                       for (name, _), insts in zip(groups, held)]
-        shared, uses = set(self.index), sum((g.root_uses() for g in self.groups), Counter())
-        consts = {self.nets[self._const0]: 0, self.nets[self._const1]: 1}
+        self.groups = [Group(src, lib) for src in groups]
         for g in self.groups:
-            g.connect(shared, uses, nid, consts, self.clock)
+            _check_cells(g)
+            g.connect(nid, self.clock)
         self._shared = len(self.nets)
-        for g in self.groups:
-            self.nets.extend(g.internal_roots())
         self._levels(comb, {int(n) for g in self.groups for n in g.out_v.reshape(-1)})
         self._flops(ffs)
         self.reset()
@@ -302,6 +292,15 @@ class LevelSim:
                 g.close()
             self.closed = True
 
+    def net_names(self, names: dict) -> list[list[str]]:
+        """Per net of :meth:`activity` its hierarchical names: a tile net's from
+        ``names`` (the flattening's, by root), a net inside a replicated module's instance
+        its path joined to the module's own names."""
+        out = [list(names.get(r, ())) for r in self.nets[:self._shared]]
+        for g in self.groups:
+            out += g.internal_names()
+        return out
+
     def activity(self) -> Activity:
         """The counts so far (:class:`Activity`): a phase's values count towards ``t1``
         once the next phase (or :meth:`close`) ends them."""
@@ -313,6 +312,17 @@ class LevelSim:
 
 
 
+
+
+def _check_cells(group) -> None:
+    """The cells the simulation models, in a replicated module as in the tile."""
+    for cell, _ in group.cells:
+        if any(cell.pins[o].three_state for o in cell.outputs):
+            raise UnsupportedCell(f"{cell.name} (in {group.name}): a three-state output "
+                                  f"is not simulated")
+        if cell.seq is not None and (cell.seq.clear or cell.seq.preset):
+            raise UnsupportedCell(f"{cell.name} (in {group.name}): asynchronous "
+                                  f"clear/preset is not simulated")
 
 
 def _latch_step(en, d, out):

@@ -10,13 +10,15 @@ Here a replicated module's nets are rows of 64-bit words, bit ``i`` of a row ins
 (bit-sliced simulation across instances). The shared logic (controller, buffers, adder
 trees) stays :class:`.levelsim.LevelSim`'s.
 
+The module is flattened once (:func:`flatten_grouped`, :class:`GroupSource`); the tile is
+flattened with its instances as stubs (:mod:`.stubs`), which joins the tile's bits that an
+instance joins inside and records per instance the tile net each of its port nets is on.
 What it computes is the whole tile's simulation, exactly, not a sample:
 
-* a net of a group that any other cell, instance or port can see (an instance's port, a
-  net tied to another instance's) is a *boundary* net with its own net in the shared
-  simulation, per instance: its inputs are packed from there before the group is
-  evaluated, its outputs unpacked into it after; its toggles and time at 1 are the
-  shared simulation's, per instance, exactly;
+* a net of the module that reaches its ports is a *boundary* net with its own net in the
+  shared simulation, per instance (the tile net its ports are on): its inputs are packed
+  from there before the group is evaluated, its outputs unpacked into it after; its
+  toggles and time at 1 are the shared simulation's, per instance, exactly;
 * a net inside an instance (no one else sees it) is counted per instance too, for all
   instances at once: its changes (and its values at 1) are added into bit-sliced vertical
   counters (:data:`COUNTER_BITS` words per net, a ripple of carries through them), which
@@ -34,13 +36,15 @@ What it computes is the whole tile's simulation, exactly, not a sample:
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
 from .levels import (combinational_graph, compile_function, cone, flop_groups, run_steps,
                      vector_steps)
 
-__all__ = ["MIN_INSTANCES", "COUNTER_BITS", "replicated_instances", "Group"]
+__all__ = ["MIN_INSTANCES", "COUNTER_BITS", "replicated_instances", "flatten_grouped",
+           "GroupSource", "Group"]
 
 #: A module is simulated instance-parallel from this many instances up (fewer gain little
 #: over the packing at its ports).
@@ -101,87 +105,141 @@ def _compile(tree, ins: dict):
     return compile_function(tree, ins, _ALL, _NONE)
 
 
+@dataclass
+class GroupSource:
+    """A replicated module as the levelised simulation takes it: the module flattened
+    once (its own leaves and nets) and, per instance, where its ports' nets are in the
+    tile (:func:`flatten_grouped`).
+
+    Attributes
+    ----------
+    name : str
+        The module.
+    paths : list of str
+        Its instances' paths (``/``-joined).
+    leaves : list
+        The module's leaves (:func:`.compute.flatten_modules` with the module as top):
+        every instance's cells, in the same order.
+    find : callable
+        Its union-find's ``find``.
+    names : dict
+        Its nets' names relative to an instance, by root.
+    classes : tuple
+        Its port nets (:class:`.stubs.PortClass`), in the order of :attr:`keys`.
+    keys : list of lists
+        Per instance, per port net, the tile's net key it is joined to (None: no bit of
+        it connected).
+    """
+    name: str
+    paths: list
+    leaves: list
+    find: object
+    names: dict
+    classes: tuple
+    keys: list
+
+
+def flatten_grouped(mods: dict, top: str, lib, macros=(),
+                    min_instances: int = MIN_INSTANCES):
+    """The tile ``top`` of the parsed netlist ``mods`` flattened with its replicated
+    modules' instances (:func:`replicated_instances`) not descended into:
+    ``(leaves, uf, names, stubs, sources)``, the first four :func:`.compute.flatten_modules`'
+    (the instances as stubs: their ports' loads on the tile's nets), ``sources`` one
+    :class:`GroupSource` per replicated module.
+
+    Why: flattening every instance (a 16x16 Laconic tile: 1,024 PEs of thousands of cells)
+    made a Python object per leaf, pin and name of every copy; the simulation and the power
+    need one copy's and where each instance's ports go."""
+    from .compute import flatten_modules
+    top = top.lstrip("\\")
+    chosen = replicated_instances(mods, top, lib, macros, min_instances)
+    opaque = frozenset(p for _, paths in chosen for p in paths)
+    leaves, uf, names, stubs = flatten_modules(mods, top, lib, opaque)
+    where = {path: (stub, keys) for path, stub, keys in stubs.instances}
+    sources = []
+    for name, paths in chosen:
+        tl, tuf, tnames, _ = flatten_modules(mods, name, lib)
+        sources.append(GroupSource(name, paths, tl, tuf.find, tnames,
+                                   where[paths[0]][0].classes,
+                                   [where[p][1] for p in paths]))
+    return leaves, uf, names, stubs, sources
+
+
 class Group:
     """The instances of one module, instance-parallel (see the module docstring).
 
     Parameters
     ----------
-    name : str
-        The module.
-    instances : list of lists of leaves
-        Per instance, its leaves (:func:`.compute.flatten`'s) in flattening order: the
-        same cells in the same order in every instance (checked).
-    find : callable
-        The flattening's union-find ``find``.
+    source : GroupSource
+        The module, flattened once, and its instances' ports.
     lib : Library
         The liberty.
     """
 
-    def __init__(self, name: str, instances: list, find, lib):
-        self.name = name
-        self.n = n = len(instances)
-        self.words = (n + 63) // 64
-        template = instances[0]
-        for i, leaves in enumerate(instances[1:], 1):
-            if len(leaves) != len(template) or any(
-                    a.cell != b.cell or a.pins.keys() != b.pins.keys()
-                    for a, b in zip(leaves, template)):
-                raise ValueError(f"{name}: instance {i} differs from instance 0")
-        # a group net is the tuple of its roots in every instance: two pins are one net
-        # only where they are one net in every instance
+    def __init__(self, source: GroupSource, lib):
+        self.source = source
+        self.name = source.name
+        self.paths = source.paths
+        self.n = len(source.paths)
+        self.words = (self.n + 63) // 64
+        find = source.find
         ids: dict = {}
-        self.cells = []
-        for j, leaf in enumerate(template):
-            pins = {}
-            for p in leaf.pins:
-                roots = tuple(find(instances[i][j].pins[p]) for i in range(n))
-                pins[p] = ids.setdefault(roots, len(ids) + 2)     # 0 and 1: constants
-            self.cells.append((lib.cells[leaf.cell], pins))
-        self.roots = [0, 1] + list(ids)         # by group net (a constant: 0 or 1)
 
-    def root_uses(self) -> Counter:
-        """How often each root occurs among the group's nets of every instance."""
-        return Counter(r for roots in self.roots[2:] for r in roots)
+        def gid(key) -> int:
+            r = find(key)
+            if r[0] == "'":                     # a constant: 0 and 1 (x and z read 0)
+                return 1 if r[1] == "1" else 0
+            g = ids.get(r)
+            if g is None:
+                g = ids[r] = len(ids) + 2
+            return g
 
-    def connect(self, shared_roots, uses: Counter, nid, const_roots: dict,
-                clock: int) -> None:
-        """Decide the boundary nets (a root the shared simulation knows, ``shared_roots``,
-        or that occurs more than once among every group's, ``uses``), give them shared
-        nets (``nid``), and build the evaluation. ``const_roots``: root -> 0 or 1.
-        ``clock``: the shared clock net: inputs that are it in every instance change each
-        phase, and a phase where only they changed evaluates only their cone."""
-        for g in range(2, len(self.roots)):
-            roots = self.roots[g]
-            if roots[0] in const_roots and all(const_roots.get(r) == const_roots[roots[0]]
-                                               for r in roots):
-                self.roots[g] = const_roots[roots[0]]              # 0 or 1: a constant
-        const = {g: r for g, r in enumerate(self.roots) if isinstance(r, int)}
-        self.cells = [(cell, {p: const.get(g, g) for p, g in pins.items()})
-                      for cell, pins in self.cells]
+        self.cells = [(lib.cells[lf.cell], {p: gid(k) for p, k in lf.pins.items()})
+                      for lf in source.leaves]
+        # the port nets: every instance's tile net, by the key its ports join
+        self.ports = []
+        for c, pc in enumerate(source.classes):
+            if pc.const is not None:
+                continue
+            g = gid(((), pc.bits[0][0], pc.bits[0][1]))
+            if g >= 2:
+                self.ports.append((g, c))
+        self.roots = [None, None] + list(ids)   # by group net, the module's root
+        self.size = len(self.roots)
+
+    def connect(self, nid, clock: int) -> None:
+        """Give the port nets (the *boundary*) their tile nets per instance (``nid`` of the
+        tile's key; a port net no bit of which is connected gets a net of its own) and
+        build the evaluation. ``clock``: the tile's clock net: inputs that are it in every
+        instance change each phase, and a phase where only they changed evaluates only
+        their cone."""
         driven = set()
         comb, ffs = [], []
         for cell, pins in self.cells:
+            outs = [o for o in cell.outputs if o in pins]
             if cell.seq is None:
-                outs = [o for o in cell.outputs if o in pins and cell.pins[o].function]
+                outs = [o for o in outs if cell.pins[o].function]
                 comb += [(cell, o, pins) for o in outs]
-                driven.update(pins[o] for o in outs)
             elif cell.seq.kind == "latch":
                 comb.append((cell, None, pins))
-                driven.update(pins[o] for o in cell.outputs if o in pins)
             else:
                 ffs.append((cell, pins))
-                driven.update(pins[o] for o in cell.outputs if o in pins)
-        boundary = [g for g in range(2, len(self.roots)) if not isinstance(self.roots[g], int)
-                    and any(r in shared_roots or uses[r] > 1 for r in self.roots[g])]
-        self.in_g = np.array([g for g in boundary if g not in driven], dtype=np.int64)
-        self.out_g = np.array([g for g in boundary if g in driven], dtype=np.int64)
-        self.in_v = np.array([[nid(r) for r in self.roots[g]] for g in self.in_g],
+            driven.update(pins[o] for o in outs)
+        keys = self.source.keys
+
+        def tile_net(g, c, i):
+            k = keys[i][c]
+            return nid(k if k is not None else (("#unconnected", self.paths[i]), g, 0))
+
+        rows = {g: [tile_net(g, c, i) for i in range(self.n)] for g, c in self.ports}
+        self.in_g = np.array([g for g, _ in self.ports if g not in driven], dtype=np.int64)
+        self.out_g = np.array([g for g, _ in self.ports if g in driven], dtype=np.int64)
+        self.in_v = np.array([rows[g] for g in self.in_g.tolist()],
                              dtype=np.int64).reshape(len(self.in_g), self.n)
-        self.out_v = np.array([[nid(r) for r in self.roots[g]] for g in self.out_g],
+        self.out_v = np.array([rows[g] for g in self.out_g.tolist()],
                               dtype=np.int64).reshape(len(self.out_g), self.n)
-        bset = set(boundary)
-        self.internal = np.array([g for g in range(2, len(self.roots))
-                                  if g not in bset and not isinstance(self.roots[g], int)],
+        boundary = set(rows)
+        self.internal = np.array([g for g in range(2, self.size) if g not in boundary],
                                  dtype=np.int64)
         self._build(comb, ffs, clock)
         self.reset()
@@ -203,7 +261,7 @@ class Group:
 
     def reset(self) -> None:
         """Every net and state at 0 and nothing counted."""
-        self.V = np.zeros((len(self.roots), self.words), dtype=np.uint64)
+        self.V = np.zeros((self.size, self.words), dtype=np.uint64)
         self.V[1] = _ALL
         self.settled = self.V.copy()
         shape = (len(self.internal), self.n)
@@ -289,9 +347,13 @@ class Group:
         self._flush()
         return self.tc.reshape(-1).copy(), self.t1.reshape(-1).copy()
 
-    def internal_roots(self) -> list:
-        """Every instance's root of every internal net, internal net major."""
-        return [r for g in self.internal for r in self.roots[g]]
+    def internal_names(self) -> list[list[str]]:
+        """Every instance's hierarchical names of every internal net, internal net major
+        (as :meth:`counts` orders them): the instance's path joined to the module's own
+        names of the net."""
+        names = self.source.names
+        return [[f"{path}/{n}" for n in names.get(self.roots[g], ())]
+                for g in self.internal.tolist() for path in self.paths]
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:

@@ -17,16 +17,21 @@ import time
 __all__ = ["SIMULATORS", "LEVELSIM_VERSION", "HOW", "record", "name_in", "LevelSimRunner"]
 
 #: The levelised simulation's version, in its reports' keys (bump when the same inputs
-#: would simulate differently).
-LEVELSIM_VERSION = 1
+#: would simulate, or their power compute, differently). 2: the replicated modules
+#: flattened once and their power computed from the counts (group_power.py); the power
+#: computed on the simulation's own flattening, which joins nets through escaped port
+#: names (baseline-4x4 with macros and gating: 0.07 mW of port switching charged to the
+#: drivers, synth/netlist.py).
+LEVELSIM_VERSION = 2
 
 #: The report's words for the simulator.
 HOW = ("the gate-level netlist simulated by termwise's levelised NumPy simulation "
        "(synth/power/levelsim.py: zero-delay, two-state, two phases a cycle, as the "
        "Verilated model; equal to its SAIF net by net on baseline-4x4; the instances of a "
-       "replicated module bit-sliced, each net still counted per instance: "
-       "levelsim_groups.py), driven by the tile-run harness in Python "
-       "(synth/power/tile_driver.py)")
+       "replicated module bit-sliced from one flattening of the module, each net still "
+       "counted per instance: levelsim_groups.py; their power computed from those counts "
+       "for every instance at once, equal to the flat computation's: group_power.py), "
+       "driven by the tile-run harness in Python (synth/power/tile_driver.py)")
 
 #: ``--simulator`` choices: the Verilated gate-level model (default) or the levelised
 #: NumPy simulation.
@@ -67,24 +72,28 @@ class LevelSimRunner:
                  half_ps: int):
         from ..macros import macro_shapes
         from ..netlist import parse_netlist
-        from .compute import flatten_modules
+        from .compute import Flat
         from .levelsim import LevelSim
-        from .levelsim_groups import replicated_instances
+        from .levelsim_groups import flatten_grouped
         from .tile_driver import WATCHED, input_keys
         t0 = time.monotonic()
-        self.cfg, self.man, self.top, self.half = cfg, man, top, half_ps
+        self.cfg, self.man, self.top, self.half, self.lib = cfg, man, top, half_ps, lib
         mods = {m.name: m for m in parse_netlist(netlist, escaped_pins=True)}
-        leaves, uf, self.names, _ = flatten_modules(mods, top, lib)
         present = {p["name"] for p in man["ports"]}
         shapes = {name: (words, width) for name, words, width in macro_shapes(verilog)}
-        self.groups = replicated_instances(mods, top.lstrip("\\"), lib, shapes)
+        leaves, uf, self.names, stubs, sources = flatten_grouped(mods, top, lib, shapes)
         del mods
+        self.groups = [(s.name, s.paths) for s in sources]
         self.sim = LevelSim(leaves, uf, lib, input_keys(man["ports"]),
                             ((), "clk", 0), [((), n, 0) for n in WATCHED if n in present],
-                            shapes, self.groups)
+                            shapes, sources)
+        #: the flattening the power is computed on (the replicated modules' instances
+        #: stubs, their power :meth:`group_power`'s): the simulation's own
+        self.flat = Flat.of(leaves, uf, self.names, stubs)
         # a cell pin's alias is not a name Verilator's SAIF has (the cell models are not
         # traced): only the wires of every level are handed on
         self._cell_paths = {lf.path for lf in leaves}
+        self._tc = None
         self.build_s = round(time.monotonic() - t0, 1)
 
     def __call__(self, run_dir: str, cycles: int, seed: int, stimulus: str | None = None,
@@ -101,14 +110,17 @@ class LevelSimRunner:
         return stats, self.saif()
 
     def saif(self):
-        """The activity so far as a :class:`.saif.Saif` under ``TOP/<top>``."""
+        """The activity of the tile's nets (those outside the replicated modules'
+        instances, whose power is :meth:`group_power`'s) so far as a :class:`.saif.Saif`
+        under ``TOP/<top>``."""
         from .saif import NetActivity, Saif
         act = self.sim.activity()
+        self._tc = act.tc
         h, dur = self.half, act.halves * self.half
         nets: dict = {}
         prefix = f"TOP/{self.top}/"
         cells = self._cell_paths
-        for i, root in enumerate(self.sim.nets):
+        for i, root in enumerate(self.sim.nets[:self.sim._shared]):
             aliases = [n for n in self.names.get(root, ())
                        if "/" not in n or n.rsplit("/", 1)[0] not in cells]
             if not aliases:
@@ -118,3 +130,10 @@ class LevelSimRunner:
             for n in aliases:
                 nets[prefix + n] = a
         return Saif(duration=dur, timescale_s=1e-12, divider="/", nets=nets)
+
+    def group_power(self, saif, scale: float):
+        """The replicated modules' power in the run :meth:`saif` last described
+        (:class:`.group_power.GroupPower`, for :func:`.compute.netlist_power`'s
+        ``groups``), rates times ``scale``."""
+        from .group_power import GroupPower
+        return GroupPower(self.sim, self._tc, saif.duration_s, scale, self.lib)

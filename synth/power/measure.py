@@ -78,7 +78,7 @@ def saif_rates(saif, top: str) -> dict[str, float]:
 
 
 def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
-                    scale: float, access=None, flat=None):
+                    scale: float, access=None, flat=None, groups=None):
     """:func:`.compute.netlist_power` of the simulated ``rates`` times ``scale``.
 
     Parameters
@@ -93,6 +93,8 @@ def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
         Toggle rates by net name (:func:`read_rates`).
     scale : float
         The assumed clock over the simulated one.
+    access, flat, groups
+        As :func:`.compute.netlist_power` takes them.
 
     Returns
     -------
@@ -111,15 +113,19 @@ def simulated_power(netlist: str, top: str, lib, rates: dict[str, float],
         used[name] = r * scale
         return r * scale
 
-    return netlist_power(netlist, top, lib, rate, access=access, flat=flat), used
+    return netlist_power(netlist, top, lib, rate, access=access, flat=flat,
+                         groups=groups), used
 
 
-def average_activity(used: dict[str, float], period_ns: float) -> float:
+def average_activity(used: dict[str, float], period_ns: float,
+                     more: tuple[float, int] = (0.0, 0)) -> float:
     """Average transitions per clock period of the nets in ``used`` (rates per second),
-    the clock excluded: the activity OpenSTA's vectorless figure is given."""
-    data_nets = {n: r for n, r in used.items() if n != "clk"}
-    return (sum(data_nets.values()) / len(data_nets) * period_ns * 1e-9
-            if data_nets else 0.0)
+    the clock excluded, and of ``more`` (the sum of more nets' rates and their number: a
+    replicated module's nets, :mod:`.group_power`): the activity OpenSTA's vectorless
+    figure is given."""
+    data_nets = [r for n, r in used.items() if n != "clk"]
+    n = len(data_nets) + more[1]
+    return (sum(data_nets) + more[0]) / n * period_ns * 1e-9 if n else 0.0
 
 
 def power_by_kind(by_module: dict, top: str) -> tuple[dict, list]:
@@ -176,13 +182,17 @@ def _model_power(runner, run_dir: str, netlist: str, top: str, macros, *, cycles
     instances' scaled (``stats["sampling"]``: the per-module errors)."""
     stats, saif = runner(run_dir, cycles, seed, stimulus, idle)   # the SAIF read once
     scale = f_mhz / (1000.0 / SIM_PERIOD_NS)     # simulated rates -> assumed clock
+    # the levelised simulation's replicated modules: their power from its counts, on its
+    # own flattening (their instances stubs there)
+    groups = runner.group_power(saif, scale) if hasattr(runner, "group_power") else None
     access = None
     if macros.energies:
         from .macro_power import access_power
         access = access_power(saif, top, f_mhz * 1e6, macros.energies)
     # sampled, ``flat`` holds the unsampled instances as stubs (_simulate): leakage only
     rep, used = simulated_power(netlist, top, macros.lib, saif_rates(saif, top), scale,
-                                access=access, flat=flat)
+                                access=access, flat=flat, groups=groups)
+    more = (0.0, 0) if groups is None else (groups.rate_sum, groups.rate_nets)
     if sampling is not None:
         from .sampled import sampling_record, scale_report
         rep, errors = scale_report(rep, sampling)
@@ -191,7 +201,7 @@ def _model_power(runner, run_dir: str, netlist: str, top: str, macros, *, cycles
         from .macro_power import access_counts
         stats = dict(stats, macro_accesses=access_counts(
             access.duties, saif.duration_s / (SIM_PERIOD_NS * 1e-9)))
-    return stats, rep, used
+    return stats, rep, used, more
 
 
 def _phase_runs(runner, run_dir: str, cfg, man: dict, plan, netlist: str, top: str,
@@ -215,7 +225,7 @@ def _phase_runs(runner, run_dir: str, cfg, man: dict, plan, netlist: str, top: s
     out = [(main[0], main[1].by_module)]
     for stimulus, idle, n in (("loads.bin", False, cycles), ("empty.bin", False, cycles),
                               (None, True, min(cycles, IDLE_CYCLES))):
-        stats, rep, _ = _model_power(runner, run_dir, netlist, top, macros, cycles=n,
+        stats, rep, _, _ = _model_power(runner, run_dir, netlist, top, macros, cycles=n,
                                      seed=seed, f_mhz=f_mhz, stimulus=stimulus, idle=idle,
                                      sampling=sampling, flat=flat)
         out.append((stats, rep.by_module))
@@ -243,14 +253,15 @@ def _simulate(runner, power_cache: str, cfg, man: dict, plan, netlist: str, top:
         # the netlist is flattened once for the four runs' power (a 16x16 tile: 1-2
         # million leaves); sampled, the instances simulated as RTL are stubs (.stubs)
         from .compute import Flat
-        flat = Flat(netlist, top, macros.lib,
-                    frozenset() if sampling is None else sampling.unsampled_instances())
-        stats, rep, used = _model_power(runner, run_dir, netlist, top, macros, cycles=cycles,
-                                        seed=seed, f_mhz=f_mhz, stimulus=stimulus,
-                                        sampling=sampling, flat=flat)
+        flat = getattr(runner, "flat", None) or Flat(
+            netlist, top, macros.lib,
+            frozenset() if sampling is None else sampling.unsampled_instances())
+        stats, rep, used, more = _model_power(
+            runner, run_dir, netlist, top, macros, cycles=cycles, seed=seed, f_mhz=f_mhz,
+            stimulus=stimulus, sampling=sampling, flat=flat)
         t4 = time.monotonic()
         period_ns = 1000.0 / f_mhz
-        activity = average_activity(used, period_ns)
+        activity = average_activity(used, period_ns, more)
         with open(os.path.join(run_dir, "netlist.v"), "w", encoding="utf-8") as f:
             f.write(netlist)
         sta = opensta_power("netlist.v", lib_path, top, period_ns, activity, run_dir,

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Table", "lookup"]
+import numpy as np
+
+__all__ = ["Table", "lookup", "lookup_array", "in_range_array"]
 
 
 @dataclass
@@ -62,3 +64,42 @@ def lookup(table: Table, load: float, slew: float) -> float:
         else:
             raise KeyError(f"unsupported power table variable {v}")
     return table.at(**args)
+
+
+def _interp1_array(xs, ys, x):
+    """:func:`_interp1` elementwise: ``x`` an array (``ys`` scalars) or ``ys`` arrays
+    (``x`` a scalar)."""
+    if len(xs) == 1:
+        return ys[0] + 0.0 * np.asarray(x)
+    if np.ndim(x) == 0:
+        return _interp1(xs, ys, float(x))
+    k = np.searchsorted(np.asarray(xs[1:-1], dtype=float), x, side="left")
+    xa, ya = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    x0, x1, y0, y1 = xa[k], xa[k + 1], ya[k], ya[k + 1]
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def lookup_array(table: Table, loads: np.ndarray, slew: float) -> np.ndarray:
+    """:func:`lookup` at every load of ``loads`` (an array), one ``slew``."""
+    loads = np.asarray(loads, dtype=float)
+    xs = []
+    for v in table.variables:
+        if v == "total_output_net_capacitance":
+            xs.append(loads)
+        elif v in ("input_transition_time", "input_net_transition", "related_pin_transition"):
+            xs.append(slew)
+        else:
+            raise KeyError(f"unsupported power table variable {v}")
+    if len(xs) == 1:
+        return _interp1_array(table.index[0], table.values[0], xs[0]) + 0.0 * loads
+    rows = [_interp1_array(table.index[1], row, xs[1]) for row in table.values]
+    return _interp1_array(table.index[0], rows, xs[0]) + 0.0 * loads
+
+
+def in_range_array(table: Table, loads: np.ndarray, slew: float) -> np.ndarray:
+    """:meth:`Table.in_range` at every load of ``loads``, one ``slew``."""
+    ok = np.ones(np.shape(loads), dtype=bool)
+    for v, ix in zip(table.variables, table.index):
+        x = loads if v == "total_output_net_capacitance" else slew
+        ok &= (ix[0] <= x) & (x <= ix[-1])
+    return ok

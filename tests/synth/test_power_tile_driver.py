@@ -19,9 +19,10 @@ from termwise.synth.macros import macro_shapes
 from termwise.synth.power.cache import power_cache_dir
 from termwise.synth.power.cells import read_library
 from termwise.synth.netlist import parse_netlist
-from termwise.synth.power.compute import flatten
+from termwise.synth.power.compute import Flat, flatten, netlist_power
+from termwise.synth.power.group_power import GroupPower
 from termwise.synth.power.levelsim import LevelSim
-from termwise.synth.power.levelsim_groups import replicated_instances
+from termwise.synth.power.levelsim_groups import flatten_grouped
 from termwise.synth.power.macro_power import setup as macro_setup
 from termwise.synth.power.measure import SIM_PERIOD_NS, run_model, tile_harness
 from termwise.synth.power.model import build_model
@@ -66,25 +67,36 @@ def tile(tmp_path_factory):
     return cfg, man, netlist, wrap, macros, shapes, exe
 
 
+def _sim(tile, grouped: bool):
+    """The tile's levelised simulation, every PE flattened or the PEs instance-parallel:
+    ``(sim, names, flat)``, ``flat`` the flattening the power is computed on."""
+    cfg, man, netlist, wrap, macros, shapes, exe = tile
+    ports = man["ports"]
+    present = {p["name"] for p in ports}
+    if grouped:
+        mods = {m.name: m for m in parse_netlist(netlist, True)}
+        leaves, uf, names, stubs, sources = flatten_grouped(mods, wrap, macros.lib, shapes)
+    else:
+        leaves, uf, names, stubs = flatten(netlist, wrap, macros.lib, escaped_pins=True)
+        sources = ()
+    assert not grouped or sum(len(s.paths) for s in sources) >= 4      # the PEs
+    sim = LevelSim(leaves, uf, macros.lib, input_keys(ports), ((), "clk", 0),
+                   [((), n, 0) for n in WATCHED if n in present], shapes, sources)
+    return sim, names, Flat.of(leaves, uf, names, stubs)
+
+
 def _compare(tile, run_dir, cycles, seed, stimulus=None, grouped=False):
     cfg, man, netlist, wrap, macros, shapes, exe = tile
     want = run_model(exe, str(run_dir), cycles, seed, stimulus)
     saif = read_saif(str(run_dir / "dump.saif"))
-    leaves, uf, names, _ = flatten(netlist, wrap, macros.lib, escaped_pins=True)
-    ports = man["ports"]
-    present = {p["name"] for p in ports}
-    groups = replicated_instances({m.name: m for m in parse_netlist(netlist, True)}, wrap,
-                                  macros.lib, shapes) if grouped else ()
-    assert not grouped or sum(len(paths) for _, paths in groups) >= 4      # the PEs
-    sim = LevelSim(leaves, uf, macros.lib, input_keys(ports), ((), "clk", 0),
-                   [((), n, 0) for n in WATCHED if n in present], shapes, groups)
+    sim, names, _ = _sim(tile, grouped)
     runs = None if stimulus is None else read_stimulus(str(run_dir / stimulus))["runs"]
-    got = drive(sim, ports, tile_runs(cfg, man, runs), cycles, seed)
+    got = drive(sim, man["ports"], tile_runs(cfg, man, runs), cycles, seed)
     assert got == want
     act = sim.activity()
     half = int(round(SIM_PERIOD_NS * 1000 / 2))
     assert act.halves * half == saif.duration
-    index = {n: i for i, root in enumerate(sim.nets) for n in names.get(root, [])}
+    index = {n: i for i, ns in enumerate(sim.net_names(names)) for n in ns}
     prefix = f"TOP/{wrap}/"
     checked = inside = 0
     for name, entry in saif.nets.items():
@@ -93,9 +105,9 @@ def _compare(tile, run_dir, cycles, seed, stimulus=None, grouped=False):
             continue
         assert (act.tc[i], act.t1[i] * half) == (entry.tc, entry.t1), name
         checked += 1
-        inside += i >= getattr(sim, "_shared", len(sim.nets))
+        inside += i >= sim._shared
     assert not grouped or inside > 1000         # nets inside the PEs, counted per PE
-    assert checked > 0.9 * len(sim.nets)
+    assert checked > 0.9 * len(act.tc)
     assert act.tc.sum() > 10 * cycles
     return got
 
@@ -122,3 +134,29 @@ def test_stimulus_runs_equal_verilator(tile, tmp_path, grouped):
     write_stimulus(str(tmp_path / "s.bin"), man["ports"], runs)
     got = _compare(tile, tmp_path, 600, 1, "s.bin", grouped=grouped)
     assert got["stimulus_runs"] == 3 and len(got["outcomes"]) == 3
+
+
+@pytest.mark.synth
+def test_grouped_power_is_the_flat_power(tile):
+    """The power of the PEs from their instance-parallel counts (group_power.py) and the
+    tile's other nets equals the power of the fully flattened tile under the plain
+    simulation, per module definition and in total."""
+    cfg, man, netlist, wrap, macros = tile[:5]
+    reports = []
+    for grouped in (False, True):
+        sim, names, flat = _sim(tile, grouped)
+        drive(sim, man["ports"], tile_runs(cfg, man), 300, 2)
+        sim.close()
+        act = sim.activity()
+        d = act.halves * SIM_PERIOD_NS / 2 * 1e-9
+        rates = {n: act.tc[i] / d for i, ns in enumerate(sim.net_names(names)) for n in ns}
+        groups = GroupPower(sim, act.tc, d, 1.0, macros.lib) if grouped else None
+        reports.append(netlist_power(netlist, wrap, macros.lib, rates.get, flat=flat,
+                                     groups=groups))
+    want, got = reports
+    assert want.totals["total_w"] > 0
+    for k, v in want.totals.items():
+        assert got.totals[k] == pytest.approx(v, rel=1e-9), k
+    for m, w in want.by_module.items():
+        assert got.by_module[m]["total_w"] == pytest.approx(w["total_w"], rel=1e-9), m
+    assert got.extrapolated == want.extrapolated
