@@ -103,11 +103,12 @@ def parse_netlist(text: str, escaped_pins: bool = False) -> list[Module]:
     backslash).
 
     ``escaped_pins``: read an instance's connections to escaped port names too. False (the
-    synthesis flow's fanout buffering and the power flow's netlist power, whose shipped
-    results were measured so) drops them: a net entering a submodule through such a port
-    is then two nets, the parent's driver not seeing the loads inside (baseline-4x4 with
-    macros and gating: 0.07 mW of 12.41 mW switching power charged as undriven port
-    switching instead, docs/energy.md). :mod:`.power.levelsim` needs every connection."""
+    synthesis flow's fanout buffering, whose shipped netlists were made so) drops them: a
+    net entering a submodule through such a port is then two nets, the parent's driver not
+    seeing the loads inside (to the power computation before POWER_FLOW_VERSION 5,
+    baseline-4x4 with macros and gating: 0.07 mW of 12.41 mW switching power charged as
+    undriven port switching instead, docs/energy.md). The power computation
+    (:class:`.power.compute.Flat`) and :mod:`.power.levelsim` read every connection."""
     mods = []
     lines = text.split("\n")
     i = 0

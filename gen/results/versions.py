@@ -45,8 +45,11 @@ FPGA_SCRIPT_VERSION = "ecp5-1"
 #: idle cycles apart (phases.py); version 3 adds a run of empty runs alone and solves for
 #: their busy cycles as a sort of their own (2 was never shipped); version 4 loads each
 #: empty run's own first activation row in that run, not a zero row (3 priced the
-#: loads' rows with the zero rows' cheaper cycles).
-POWER_FLOW_VERSION = 4
+#: loads' rows with the zero rows' cheaper cycles); version 5 reads an instance's
+#: connections to escaped port names (synth/netlist.py ``escaped_pins``): a net entering a
+#: submodule through one is one net, its loads charged to its driver, as the levelised
+#: simulation's power has been since LEVELSIM_VERSION 2.
+POWER_FLOW_VERSION = 5
 
 #: The layout of a stored power report (power_report.json and the inputs its key hashes).
 #: Bump it when a field is added, removed or renamed in either, so that an old entry is

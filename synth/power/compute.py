@@ -298,7 +298,10 @@ class Flat:
     power of one netlist under several runs' rates."""
 
     def __init__(self, text: str, top: str, lib: Library, opaque=frozenset()):
-        self.leaves, self.uf, self.names, self.stubs = flatten(text, top, lib, opaque)
+        # every connection, escaped port names' too (POWER_FLOW_VERSION 5): a net that
+        # enters a submodule through one is one net, its driver charged for the loads
+        self.leaves, self.uf, self.names, self.stubs = flatten(text, top, lib, opaque,
+                                                               escaped_pins=True)
         self.memo: dict = {}
 
     @classmethod
