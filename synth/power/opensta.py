@@ -16,7 +16,7 @@ import subprocess
 
 from ...gen.errors import ToolError
 
-__all__ = ["STA_WHY", "opensta_power"]
+__all__ = ["STA_WHY", "opensta_power", "start_opensta_power"]
 
 #: Why OpenSTA's vectorless figure differs from the simulated one.
 STA_WHY = ("OpenSTA sets every net to the same activity (the simulation's average), while in "
@@ -60,6 +60,16 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
     ToolError
         OpenSTA failed, or printed no power table.
     """
+    return start_opensta_power(netlist_path, liberty, top, period_ns, activity, workdir,
+                               extra_liberty)()
+
+
+def start_opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
+                        activity: float, workdir: str, extra_liberty: str | None = None):
+    """:func:`opensta_power` started, not waited for: returns a function that waits for
+    OpenSTA and returns its figures (or raises its :class:`ToolError`); its ``kill()``
+    stops it. The power flow runs it beside the phase runs (a 16x16 tile's: minutes of
+    each, on the machine's second core)."""
     from ..tools import check_sta
     extra = f"read_liberty {extra_liberty}\n" if extra_liberty else ""
     tcl = (f"read_liberty {liberty}\n{extra}read_verilog {netlist_path}\nlink_design {top}\n"
@@ -69,17 +79,36 @@ def opensta_power(netlist_path: str, liberty: str, top: str, period_ns: float,
     with open(os.path.join(workdir, "power.tcl"), "w", encoding="utf-8") as f:
         f.write(tcl)
     log = os.path.join(workdir, "power.log")
-    with open(log, "w", encoding="utf-8") as f:
-        proc = subprocess.run([check_sta(), "-no_init", "-exit", "power.tcl"], cwd=workdir,
-                              stdout=f, stderr=subprocess.STDOUT, text=True, timeout=1800)
-    with open(log, encoding="utf-8", errors="replace") as f:
-        m = _STA_ROW.search(f.read())
-    if proc.returncode != 0:
-        raise ToolError("sta", proc.returncode, log, "report_power")
-    if not m:
-        raise ToolError("sta", None, log, "report_power printed no power table")
-    internal, switching, leakage, total = (float(x) for x in m.groups())
-    return {"activity_per_cycle": round(activity, 6), "duty": 0.5,
-            "internal_w": internal, "switching_w": switching, "leakage_w": leakage,
-            "total_w": total,
-            "command": f"sta::set_power_global_activity {activity:.6g} 0.5; report_power"}
+    out = open(log, "w", encoding="utf-8")
+    proc = subprocess.Popen([check_sta(), "-no_init", "-exit", "power.tcl"], cwd=workdir,
+                            stdout=out, stderr=subprocess.STDOUT, text=True)
+
+    def finish() -> dict:
+        try:
+            returncode = proc.wait(timeout=1800)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise ToolError("sta", None, log, "report_power took over 30 minutes") from None
+        finally:
+            out.close()
+        with open(log, encoding="utf-8", errors="replace") as f:
+            m = _STA_ROW.search(f.read())
+        if returncode != 0:
+            raise ToolError("sta", returncode, log, "report_power")
+        if not m:
+            raise ToolError("sta", None, log, "report_power printed no power table")
+        internal, switching, leakage, total = (float(x) for x in m.groups())
+        return {"activity_per_cycle": round(activity, 6), "duty": 0.5,
+                "internal_w": internal, "switching_w": switching, "leakage_w": leakage,
+                "total_w": total,
+                "command": f"sta::set_power_global_activity {activity:.6g} 0.5; "
+                           f"report_power"}
+
+    def kill() -> None:
+        proc.kill()
+        proc.wait()
+        out.close()
+
+    finish.kill = kill
+    return finish
