@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PRESET ?= stripes-4x4
 JOBS   ?= 2
 
-.PHONY: venv tools workloads demo sim test test-all bench lint clean distclean
+.PHONY: venv tools workloads demo sim test test-all bench bench-16x16 lint clean distclean
 
 venv: $(STAMP)
 
@@ -52,6 +52,13 @@ bench: venv
 	$(BIN)/python -m termwise.synth.bench
 	$(BIN)/python -m termwise.synth.bench --hierarchical
 	$(BIN)/python -m termwise.synth.bench --simulator levelsim
+
+# The flow on 16x16 tiles as `termwise report` measures them (hierarchical synthesis, the
+# whole tile on the levelised simulation): cold synthesis and power per tile, wall time and
+# peak memory (minutes per tile; BENCH16 picks the presets).
+BENCH16 ?= baseline-16x16 stripes-16x16
+bench-16x16: venv workloads
+	$(BIN)/python -m termwise.synth.bench $(BENCH16) --hierarchical --simulator levelsim
 
 lint: venv
 	$(BIN)/python -m termwise.tb.lint
