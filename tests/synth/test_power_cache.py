@@ -55,7 +55,7 @@ def test_a_workload_key_needs_its_trace_and_only_then():
         _key(trace_sha256="1" * 64)
     wl = keys.report_key_inputs(preset("baseline-4x4"), **{
         **BASE, "workload": "digits-cnn", "trace_sha256": "1" * 64})
-    assert wl["workload_trace_sha256"] == "1" * 64 and wl["power_flow"] == 4
+    assert wl["workload_trace_sha256"] == "1" * 64 and wl["power_flow"] == keys.POWER_FLOW_VERSION
 
 
 def test_the_trace_hash_is_the_traces_content():
