@@ -149,8 +149,8 @@ def _cells_power(g, rate, cap, ndrv, lib, slew: float, v2: float):
                     if ig.related_pin is not None:
                         continue
                     tabs = [t for t in (ig.rise, ig.fall) if t is not None]
-                    extrap += m * g.n * sum(1 for t in tabs if not t.in_range(
-                        **_args(t, 0.0, slew)))
+                    extrap += m * g.n * sum(1 for t in tabs
+                                            if not in_range_array(t, 0.0, slew))
                     if tabs:
                         e = sum(lookup(t, 0.0, slew) for t in tabs) / len(tabs)
                         internal += r * e * u.energy_j
@@ -188,8 +188,3 @@ def _cells_power(g, rate, cap, ndrv, lib, slew: float, v2: float):
                                  internal_w=float(internal_w), switching_w=float(switching_w),
                                  load=float(load), cells=n))
     return out, extrap
-
-
-def _args(table, load: float, slew: float) -> dict:
-    return {v: (load if v == "total_output_net_capacitance" else slew)
-            for v in table.variables}

@@ -144,22 +144,19 @@ class LevelSim:
             pins = {p: nid(k) for p, k in lf.pins.items()}
             if macros and lf.cell in macros:
                 self.macros.append(_Macro(pins, *macros[lf.cell]))
-            elif any(cell.pins[o].three_state for o in cell.outputs):
-                raise UnsupportedCell(f"{lf.cell} ({lf.path}): a three-state output is "
-                                      f"not simulated")
-            elif cell.seq is None:
+                continue
+            _refuse(cell, lf.path)
+            if cell.seq is None:
                 comb += [(cell, o, pins) for o in cell.outputs
                          if o in pins and cell.pins[o].function]
-            elif cell.seq.clear or cell.seq.preset:
-                raise UnsupportedCell(f"{lf.cell} ({lf.path}): asynchronous clear/preset "
-                                      f"is not simulated")
             elif cell.seq.kind == "latch":
                 comb.append((cell, None, pins))
             else:
                 ffs.append((cell, pins))
         self.groups = [Group(src, lib) for src in groups]
         for g in self.groups:
-            _check_cells(g)
+            for cell, _ in g.cells:
+                _refuse(cell, f"in {g.name}")
             g.connect(nid, self.clock)
         self._shared = len(self.nets)
         self._levels(comb, {int(n) for g in self.groups for n in g.out_v.reshape(-1)})
@@ -314,15 +311,14 @@ class LevelSim:
 
 
 
-def _check_cells(group) -> None:
-    """The cells the simulation models, in a replicated module as in the tile."""
-    for cell, _ in group.cells:
-        if any(cell.pins[o].three_state for o in cell.outputs):
-            raise UnsupportedCell(f"{cell.name} (in {group.name}): a three-state output "
-                                  f"is not simulated")
-        if cell.seq is not None and (cell.seq.clear or cell.seq.preset):
-            raise UnsupportedCell(f"{cell.name} (in {group.name}): asynchronous "
-                                  f"clear/preset is not simulated")
+def _refuse(cell, where: str) -> None:
+    """A cell the simulation does not model (a three-state output, an asynchronous
+    clear/preset) is refused, naming it and ``where`` it is."""
+    if any(cell.pins[o].three_state for o in cell.outputs):
+        raise UnsupportedCell(f"{cell.name} ({where}): a three-state output is not simulated")
+    if cell.seq is not None and (cell.seq.clear or cell.seq.preset):
+        raise UnsupportedCell(f"{cell.name} ({where}): asynchronous clear/preset is not "
+                              f"simulated")
 
 
 def _latch_step(en, d, out):
