@@ -13,7 +13,14 @@ reads. :class:`ColumnWeights` reads the next round's rows while the array works 
 current one (double buffering: ``windows - 1`` shadow rows plus the last row, which the
 buffer's read port holds), and hands the whole round to the array at once. Successive
 rounds therefore start ``max(step cycles, windows)`` cycles apart, and the first one
-``windows`` cycles after the command. Laconic's and Pragmatic's arrays use it (they take a
+``windows`` cycles after the command. The registers are not the loader's: each column's
+shadow row and round row, and the choice between its round and the broadcast row, are one
+small module (:class:`ColumnSlot`) the tile instantiates per column through its module
+library, so synthesis maps one column's registers once (at 16x16 and 16 bits the rows are
+520,192 flops; kept in the loader's module they were one flat netlist of about a million
+cells, 11.6 GB in the synthesis flow's netlist stage), and the loader keeps the control:
+which shadow row takes the buffer's row (``load``) and when the round is handed over
+(``swap``). Laconic's and Pragmatic's arrays use it (they take a
 round into registers of their own, so a short round may follow a long one sooner: their
 models' ``fc_run_cycles``). The other arrays stagger their columns instead, as the papers
 do (:mod:`.column_stagger`: one weight register per PE, ``windows - 1`` rows fewer, and
@@ -24,7 +31,7 @@ from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["ColumnWeights", "loader_members"]
+__all__ = ["ColumnWeights", "ColumnSlot", "loader_members"]
 
 
 def loader_members(cfg, own: dict) -> dict:
@@ -59,25 +66,27 @@ class ColumnWeights(wiring.Component):
     take : In(1)
         The array takes the round on ``cols`` this cycle (its last cycle on it).
     present : Out(1)
-        ``cols`` holds the weights of the array's current round.
+        The columns' round registers hold the weights of the array's current round.
     clear : In(1)
         The run's results have been delivered: back to round 0 (and wins).
-    cols : Out(unsigned(wgt_row_bits)).array(windows)
-        Column ``c``'s weight row (a brick per filter) of the current round; a port per
-        column (a 16x16 tile's round is 65,536 bits, past Amaranth's limit for one signal).
+    load : Out(windows - 1)
+        Bit ``c``: column ``c``'s shadow row takes ``row`` at the end of this cycle.
+    swap : Out(1)
+        Every column's round register takes the next round at the end of this cycle (column
+        ``c < windows - 1`` from its shadow row, the last column from ``row``).
     """
 
     def __init__(self, cfg):
         self.cfg = cfg
         super().__init__({**loader_members(cfg, {"present": Out(1)}),
-                          "cols": Out(unsigned(cfg.wgt_row_bits)).array(cfg.windows)})
+                          "load": Out(cfg.windows - 1), "swap": Out(1)})
 
     def elaborate(self, platform):
         cfg = self.cfg
         cols = cfg.windows
         m = Module()
-        # The next round's rows 0 .. cols - 2; its last row stays on the buffer's output.
-        shadow = [Signal(cfg.wgt_row_bits, name=f"shadow{c}") for c in range(cols - 1)]
+        # The next round's rows 0 .. cols - 2 go to the columns' shadow rows (ColumnSlot);
+        # its last row stays on the buffer's output.
         request = Signal(range(cfg.depth + 1))     # the next row to read
         last = Signal(range(cfg.depth))            # the row read most recently
         col = Signal(range(cols))                  # the column of row `request`
@@ -95,9 +104,8 @@ class ColumnWeights(wiring.Component):
             self.read_addr.eq(Mux(issue, request, last)),
         ]
         m.d.sync += [pending.eq(issue), pending_col.eq(col)]
-        for c in range(cols - 1):
-            with m.If(pending & (pending_col == c)):
-                m.d.sync += shadow[c].eq(self.row)
+        m.d.comb += [self.load[c].eq(pending & (pending_col == c)) for c in range(cols - 1)]
+        m.d.comb += self.swap.eq(swap)
         with m.If(issue):
             m.d.sync += [request.eq(request + 1), last.eq(request),
                          col.eq(col + 1)]
@@ -105,11 +113,56 @@ class ColumnWeights(wiring.Component):
                 m.d.sync += [col.eq(0), requested.eq(requested + 1), full.eq(1)]
         with m.If(swap):
             m.d.sync += [full.eq(0), self.present.eq(1)]
-            m.d.sync += [self.cols[c].eq(shadow[c]) for c in range(cols - 1)]
-            m.d.sync += self.cols[cols - 1].eq(self.row)
         with m.Elif(self.take):
             m.d.sync += self.present.eq(0)
         with m.If(self.clear):
             m.d.sync += [request.eq(0), col.eq(0), requested.eq(0), full.eq(0),
                          self.present.eq(0)]
+        return m
+
+
+class ColumnSlot(wiring.Component):
+    """One window column's fc weight registers under :class:`ColumnWeights`: the shadow row
+    the loader fills (absent in the last column, whose row the buffer's output holds) and
+    the round row the column works with, and the row the column's PEs read.
+
+    Parameters
+    ----------
+    cfg : TileConfig
+    shadow : bool
+        The column has a shadow row (every column but the last).
+
+    Attributes
+    ----------
+    row : In(unsigned(wgt_row_bits))
+        The weight buffer's read data (a round's row, and outside an fc run the broadcast
+        row).
+    load : In(1)
+        (With ``shadow``.) The shadow row takes ``row``.
+    swap : In(1)
+        The round row takes the shadow row (without ``shadow``: ``row``).
+    fc : In(1)
+        The current run is an fc run: the column reads its round row, else ``row``.
+    weights : Out(unsigned(wgt_row_bits))
+        The row the column's PEs read.
+    """
+
+    def __init__(self, cfg, *, shadow: bool):
+        self.cfg = cfg
+        self.shadow = bool(shadow)
+        row = unsigned(cfg.wgt_row_bits)
+        super().__init__({"row": In(row), **({"load": In(1)} if self.shadow else {}),
+                          "swap": In(1), "fc": In(1), "weights": Out(row)})
+
+    def elaborate(self, platform):
+        m = Module()
+        source = self.row
+        if self.shadow:
+            source = Signal(self.cfg.wgt_row_bits)
+            with m.If(self.load):
+                m.d.sync += source.eq(self.row)
+        held = Signal(self.cfg.wgt_row_bits)
+        with m.If(self.swap):
+            m.d.sync += held.eq(source)
+        m.d.comb += self.weights.eq(Mux(self.fc, held, self.row))
         return m

@@ -26,7 +26,7 @@ from amaranth.lib.wiring import In, Out
 from ..gen.config import ConfigError, clog2
 from .buffer import OperandBuffer
 from .column_stagger import StaggeredColumnWeights
-from .column_weights import ColumnWeights
+from .column_weights import ColumnSlot, ColumnWeights
 from .library import ModuleLibrary
 from .output_stage import MULTIPLIER_BITS, SHIFT_BITS, OutputStage
 
@@ -331,9 +331,26 @@ class Tile(wiring.Component):
                          # the reference finishes a round only once the round's rows are read
                          rows_ready.eq(~(fc_reg & cw.reading & array.advance))]
         else:
-            m.d.comb += [array.wgt_cols[c].eq(Mux(fc_reg, cw.cols[c], wbuf.read_data))
-                         for c in range(cfg.windows)]
+            for c, column in enumerate(self._column_slots(m)):
+                m.d.comb += [column.row.eq(wbuf.read_data), column.swap.eq(cw.swap),
+                             column.fc.eq(fc_reg), array.wgt_cols[c].eq(column.weights)]
+                if c < cfg.windows - 1:
+                    m.d.comb += column.load.eq(cw.load[c])
             m.d.comb += rows_ready.eq(~fc_reg | cw.present)
+
+    def _column_slots(self, m) -> list:
+        """The window columns' fc weight registers of a double-buffered loader
+        (:class:`.column_weights.ColumnSlot`), one module for the columns with a shadow row
+        and one for the last, instantiated in ``m`` as ``fc_column<c>``; their
+        interfaces."""
+        cfg, names = self.cfg, []
+        for what, shadow in (("fc_column", True), ("fc_column_last", False)):
+            name = f"{cfg.top_name}__{what}"
+            if name not in self.library.modules:    # elaborating twice records nothing new
+                self.library.add(name, ColumnSlot(cfg, shadow=shadow))
+            names.append(name)
+        return [self.library.instantiate(m, names[c == cfg.windows - 1], f"fc_column{c}")
+                for c in range(cfg.windows)]
 
     def _stage_rows(self, m, window):
         """In the OUT state of a tile with the fused output stage: the rows enter the

@@ -39,14 +39,16 @@ COMMON_KINDS: list[tuple[str, str, str]] = [
     (r"^\.array\.(act_store_w\d+|wgt_store)$", "buffers",
      "operand stores an array keeps in a layout of its own (Cnvlutin zero-free activation "
      "stores and per-lane weight banks; Bit-Tactical packed weight store)"),
-    (r"^__fc_column$", "fc_weight_registers",
-     "one window column's fc weight register (`fc_columns` on a staggered array: a module "
-     "instantiated per column in the array, gated with `clock_gating`)"),
+    (r"^__fc_column(_last)?$", "fc_weight_registers",
+     "one window column's fc weight registers (`fc_columns`: a module instantiated per "
+     "column, in the array of a staggered design, in the tile beside a double-buffered "
+     "loader with its shadow row; gated with `clock_gating`)"),
     (r"^__wgt_bits$", "encoders",
      "Loom's per-PE weight-bit serialisers (`fc_columns`: a module instantiated per PE)"),
     (r"^\.column_weights$", "fc_weight_registers",
-     "per-column fc weight registers (`fc_columns`): storage the tile keeps in flip-flops "
-     "(not the operand buffers the energy model prices as macros; gated with "
+     "the fc weight loader (`fc_columns`): the control of the per-column registers, and "
+     "before RTL version 7 the registers themselves (storage the tile keeps in flip-flops, "
+     "not the operand buffers the energy model prices as macros; gated with "
      "`clock_gating`)"),
     (r"^\.array\.(act_store|meta_store)$", "buffers",
      "Bit-Tactical dense activation store (h + 1 read ports) and select metadata store"),
