@@ -154,6 +154,10 @@ class ColumnSlot(wiring.Component):
         super().__init__({"row": In(row), **({"load": In(1)} if self.shadow else {}),
                           "swap": In(1), "fc": In(1), "weights": Out(row)})
 
+    def fresh(self) -> "ColumnSlot":
+        """Another instance of the same module (an in-simulator library's copies)."""
+        return ColumnSlot(self.cfg, shadow=self.shadow)
+
     def elaborate(self, platform):
         m = Module()
         source = self.row

@@ -1,7 +1,8 @@
 """``termwise report``: the family's PPA table on one workload, at equal peak throughput.
 
     termwise report --workload W [--precision 8|16] [--designs all|D,D...]
-                    [--buffers flops|macros] [--clock-gating]
+                    [--buffers macros|flops] [--no-clock-gating] [--no-hierarchical]
+                    [--simulator levelsim|verilator]
                     [--power-cycles N] [--seed S] [--reports DIR]
                     [--workers N | --scheduler tcp://HOST:PORT] -o DIR
 
@@ -10,19 +11,23 @@ For every design (each on the configuration ``termwise sim`` simulates: its equa
 them), in this order:
 
 1. synthesis (``termwise synth``, cached): area, area without the operand buffers, Fmax;
-2. gate-level power under the workload's activity (``termwise power --workload --part
-   row``, cached): the tile's power at its Fmax, from one PE row and the logic the rows
-   share, scaled to the tile (:mod:`termwise.synth.power.part`; the method checked against
-   the whole tile at 4x4, docs/energy.md). Every design is measured the same way: ``auto``
-   would simulate the 8-bit tiles (415k-680k cells) whole, a model that took over 50
-   minutes to build for baseline-16x16-8b alone, and mix the two methods in one table.
-   A tile whose row alone holds more activation-buffer bits than the largest row that built
-   (:data:`~termwise.synth.power.part.ROW_MAX_BUFFER_BITS`: laconic-16x16 and loom-16x16,
-   64 windows of 16-bit bricks) is measured by a slice of its row (``--part slice``: a
-   quarter of the window columns), and its power report says so;
+   by default (:data:`~termwise.gen.flows.ppa.DEFAULT_FLOW`) with SRAM-macro operand
+   buffers, gated clocks and the hierarchical flow (each distinct module synthesised once
+   and cached, all but 8 instances of each replicated module timed as load stubs:
+   synth/README.md);
+2. gate-level power under the workload's activity (``termwise power --workload``,
+   cached): by default the levelised simulation of the whole tile
+   (:mod:`termwise.synth.power.levelsim_run`: each replicated module flattened once, its
+   instances' power computed together); with ``--simulator verilator`` the Verilated
+   gate-level model, 16x16 tiles by one PE row or a slice of it, scaled
+   (:mod:`termwise.synth.power.part`, docs/energy.md);
 3. the network simulation (``termwise sim``) with its energy model
    (:mod:`termwise.golden.netsim.energy`): cycles, and energy per inference from the
    measured power (compute) plus on-chip buffer and off-chip accesses.
+
+``--buffers flops --no-clock-gating --no-hierarchical --simulator verilator`` is the flat
+flow, the default until the hierarchical one replaced it (hours and up to 24 GB per 16x16
+tile: docs/energy.md).
 
 The designs' syntheses, then their power runs, are jobs of the sweep engine
 (:mod:`termwise.gen.flows.ppa.jobs`): one at a time by default, ``--workers N`` (or
@@ -42,12 +47,13 @@ power reports).
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 from ..checks import positive_int
 from ..errors import ConfigError
-from ..flows.ppa import DEFAULT_POWER_CYCLES, run_report
+from ..flows.ppa import DEFAULT_FLOW, DEFAULT_POWER_CYCLES, run_report
 from ..flows.sweep import connect
 
 __all__ = ["register"]
@@ -104,21 +110,25 @@ def register(subparsers) -> None:
     p.add_argument("--fc", choices=("columns", "window"), default="columns",
                    help="the fc mapping of termwise sim (columns: per-column weight "
                         "registers on the designs that have them, synthesised as such)")
-    p.add_argument("--buffers", default="flops",
-                   help="the tiles' operand buffers: flops (default) or macros (SRAM macros, "
+    p.add_argument("--buffers", default=DEFAULT_FLOW["buffers"],
+                   help="the tiles' operand buffers: macros (default: SRAM macros, "
                         "docs/sram.md; a design with stores of its own, Cnvlutin and "
-                        "Bit-Tactical, keeps flops, and its row says so)")
-    p.add_argument("--clock-gating", action="store_true",
-                   help="gate the clocks of registers that hold (docs/clock-gating.md)")
-    p.add_argument("--hierarchical", action="store_true",
+                        "Bit-Tactical, keeps flops, and its row says so) or flops")
+    p.add_argument("--clock-gating", action=argparse.BooleanOptionalAction,
+                   default=DEFAULT_FLOW["clock_gating"],
+                   help="gate the clocks of registers that hold (default on; "
+                        "docs/clock-gating.md)")
+    p.add_argument("--hierarchical", action=argparse.BooleanOptionalAction,
+                   default=DEFAULT_FLOW["hierarchical"],
                    help="synthesise (and take the power runs' netlists from) the "
-                   "hierarchical flow: each module once, cached, most PEs timed as stubs "
-                   "(synth/README.md; its own keys: the shipped results are the flat flow's)")
-    p.add_argument("--simulator", default="verilator",
-                   help="the power runs' gate-level simulation: verilator (default: the "
-                        "Verilated model; 16x16 tiles by their parts or sampled PEs) or "
-                        "levelsim (every tile whole, no model build: synth/power/"
-                        "levelsim_run.py; its own keys)")
+                   "hierarchical flow (default): each module once, cached, most PEs timed "
+                   "as stubs (synth/README.md); --no-hierarchical: one yosys run of the "
+                   "whole tile")
+    p.add_argument("--simulator", default=DEFAULT_FLOW["simulator"],
+                   help="the power runs' gate-level simulation: levelsim (default: every "
+                        "tile whole, no model build: synth/power/levelsim_run.py) or "
+                        "verilator (the Verilated model; 16x16 tiles by their parts or "
+                        "sampled PEs)")
     p.add_argument("--images", type=int, default=None,
                    help="inputs simulated (default: the workload's own)")
     p.add_argument("--power-cycles", default=str(DEFAULT_POWER_CYCLES),

@@ -22,6 +22,9 @@ SPEC = DesignSpec(
     area_kinds=((r"^__(act|wgt)_term_brick", "encoders",
                  "Laconic term bricks: a Booth encoder and a term serializer per window or "
                  "filter lane"),
+                (r"^__pair_column$", "encoders",
+                 "Laconic step-length detector with per-column weights (`fc_columns`): one "
+                 "column's longest lane, a module instantiated per column"),
                 (r"^__pe\.histogram$", "adder_tree",
                  "Laconic PE reduction: per-exponent counts of the term pairs and their "
                  "grouped shift-and-add"),),

@@ -9,6 +9,7 @@ import pytest
 
 from termwise_e2e import assert_png, assert_usage_error, load_json, ok
 
+from termwise.gen.flows.ppa import DEFAULT_FLOW
 from termwise.golden.netsim import sim_config
 
 # Hand-made reports: tile area, operand-buffer area, Fmax, tile power (W).
@@ -23,7 +24,8 @@ BUDGET = {"stripes": 26000}
 
 def _write_reports(root, workload="digits-cnn"):
     for design, (area, buffers, fmax, watts) in FIXTURE.items():
-        cfg = sim_config(design, 16)
+        cfg = sim_config(design, 16, buffers=DEFAULT_FLOW["buffers"],    # the default tiles
+                         clock_gating=DEFAULT_FLOW["clock_gating"])
         d = root / design
         d.mkdir(parents=True)
         synth = {"top": cfg.top_name, "preset": cfg.name, "config": cfg.to_dict(),

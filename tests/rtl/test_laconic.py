@@ -13,7 +13,7 @@ import pytest
 from termwise.gen.config import TileConfig
 from termwise.golden import cycles as cycle_model
 from termwise.golden.twos_complement import wrap
-from termwise.rtl.laconic import LaconicPE, PairCountDetector
+from termwise.rtl.laconic import ColumnPairCount, LaconicPE, PairCountDetector
 from termwise.rtl.tile import Tile
 from termwise.golden.packing import pack_row as _pack
 from termwise.tb.amaranth_sim import InlineLibrary as _InlineLibrary
@@ -88,6 +88,41 @@ def test_pair_count_detector():
             for (i, l), v in np.ndenumerate(w):
                 ctx.set(dut.wgt_count[i * lanes + l], int(v))
             want = max(1, max(int(a[x, l]) * int(w[f, l]) for x in range(windows)
+                              for f in range(filters) for l in range(lanes)))
+            assert ctx.get(dut.cycles) == want
+
+    _sim(dut, tb, clocked=False)
+
+
+@pytest.mark.parametrize("module", [False, True])
+def test_pair_count_detector_with_per_column_weights(module):
+    """``columns``: a column's activations pair with its own weights only; each column's
+    longest lane inline or (``module``) an instance of the library module
+    ``ColumnPairCount``, the same function."""
+    windows, filters, lanes, nda, ndw = 3, 2, 4, 5, 4
+    kwargs = {}
+    if module:
+        library = _InlineLibrary({})
+        kwargs = {"library": library,
+                  "column_module": library.add("pair_column",
+                                               ColumnPairCount(filters, lanes, nda, ndw))}
+    dut = PairCountDetector(windows, filters, lanes, nda, ndw, columns=True, **kwargs)
+    rng = np.random.default_rng(2)
+    cases = [(np.zeros((windows, lanes), int), np.zeros((windows, filters, lanes), int)),
+             (np.full((windows, lanes), nda), np.full((windows, filters, lanes), ndw))]
+    for _ in range(200):
+        a = rng.integers(0, nda + 1, (windows, lanes)) * (rng.random((windows, lanes)) < .6)
+        w = rng.integers(0, ndw + 1, (windows, filters, lanes)) * (
+            rng.random((windows, filters, lanes)) < .6)
+        cases.append((a, w))
+
+    async def tb(ctx):
+        for a, w in cases:
+            for (i, l), v in np.ndenumerate(a):
+                ctx.set(dut.act_count[i * lanes + l], int(v))
+            for (c, f, l), v in np.ndenumerate(w):
+                ctx.set(dut.wgt_count[c][f * lanes + l], int(v))
+            want = max(1, max(int(a[x, l]) * int(w[x, f, l]) for x in range(windows)
                               for f in range(filters) for l in range(lanes)))
             assert ctx.get(dut.cycles) == want
 

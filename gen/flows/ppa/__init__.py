@@ -5,6 +5,6 @@ under a workload and network simulation, as one table at equal peak throughput
 from __future__ import annotations
 
 from .budget import DEFAULT_POWER_CYCLES, budget_for, needed_cycles, power_part
-from .run import run_report
+from .run import DEFAULT_FLOW, run_report
 
-__all__ = ["run_report", "DEFAULT_POWER_CYCLES", "budget_for", "needed_cycles", "power_part"]
+__all__ = ["run_report", "DEFAULT_FLOW", "DEFAULT_POWER_CYCLES", "budget_for", "needed_cycles", "power_part"]
