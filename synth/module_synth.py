@@ -21,6 +21,7 @@ documents (:func:`merge_stats`), as yosys writes it for the whole design.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import re
@@ -28,12 +29,27 @@ import re
 from ..gen.progress import Bar
 from . import cache, tools
 
-__all__ = ["VERSION", "split_modules", "children", "reachable", "module_key",
+__all__ = ["VERSION", "MAX_RUNS_AT_ONCE", "module_runs_at_once", "split_modules", "children", "reachable", "module_key",
            "module_script", "merge_stats", "synthesise_modules", "TOP_PLACEHOLDER"]
 
 #: The per-module flow's version, in the synthesis key of a per-module run (bump when a
 #: change here would change a netlist).
 VERSION = "modules-1"
+#: Module yosys runs at once at most (each holds one module: about 1 GB for a 16x16 tile's
+#: top module, the largest).
+MAX_RUNS_AT_ONCE = 4
+
+
+def module_runs_at_once() -> int:
+    """The module runs :func:`synthesise_modules` starts at once: this machine's cores
+    available to the process, at most :data:`MAX_RUNS_AT_ONCE`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:          # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_RUNS_AT_ONCE, cores))
+
+
 #: What the tile's top name becomes in a module's key and in its cached netlist.
 TOP_PLACEHOLDER = "termwise__TOP__"
 
@@ -225,7 +241,8 @@ def _run_module(workdir: str, whole: str, name: str, index: int, texts, subs,
 
 def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: str,
                        wrap: str, settings: dict, abc_fast: str, abc_safe: str, crashed,
-                       cache_dir: str | None = None, leaves=()) -> dict:
+                       cache_dir: str | None = None, leaves=(),
+                       jobs: int | None = None) -> dict:
     """Synthesise the design below ``wrap`` module by module in ``workdir``: write
     ``netlist.v`` (the modules in name order, as yosys writes them) and ``stat.json``
     (:func:`merge_stats`); returns ``{"modules", "cached", "safe"}`` (the modules
@@ -234,33 +251,53 @@ def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: 
     ``whole`` is the one-run script (:func:`module_script` makes each run's from it);
     ``verilog_files`` the design's sources in ``workdir``; ``settings`` what besides the
     texts decides a netlist (the synthesis key's settings); ``leaves`` the black-box
-    modules (the macros)."""
+    modules (the macros); ``jobs`` the yosys runs at once (default
+    :func:`module_runs_at_once`)."""
+    jobs = module_runs_at_once() if jobs is None else jobs
     texts: dict[str, str] = {}
     for path in verilog_files:
         with open(os.path.join(workdir, path), encoding="utf-8") as f:
             texts.update(split_modules(f.read()))
     tree = reachable(wrap, texts, set(leaves))
-    nets, stats, cached, safe_mods = {}, {}, [], []
+    runs, cached = {}, []
     bar = Bar(len(tree), "synth modules", "module")
+    todo = []
     for index, name in enumerate(sorted(tree)):
         key = module_key(settings, name, texts, tree[name], top)
         hit = _cache_get(cache_dir, key)
-        if hit is not None:
-            net, stat, safe = hit
-            net = net.replace(TOP_PLACEHOLDER, top)
-            stat = json.loads(json.dumps(stat).replace(TOP_PLACEHOLDER, top))
-            cached.append(name)
-        else:
-            net, stat, safe = _run_module(workdir, whole, name, index, texts, tree[name],
-                                          abc_fast, abc_safe, crashed)
-            _cache_put(cache_dir, key, _normal(net, top),
-                       json.loads(_normal(json.dumps(stat), top)), safe,
-                       {"module": _normal(name, top), "flow": settings})
-        nets[name], stats[name] = _only(net, name), stat
-        if safe:
-            safe_mods.append(name)
+        if hit is None:
+            todo.append((index, name, key))
+            continue
+        net, stat, safe = hit
+        runs[name] = (net.replace(TOP_PLACEHOLDER, top),
+                      json.loads(json.dumps(stat).replace(TOP_PLACEHOLDER, top)), safe)
+        cached.append(name)
         bar.step(name.rsplit(".", 1)[-1])
+
+    def run(index: int, name: str, key: str):
+        net, stat, safe = _run_module(workdir, whole, name, index, texts, tree[name],
+                                      abc_fast, abc_safe, crashed)
+        _cache_put(cache_dir, key, _normal(net, top), json.loads(_normal(json.dumps(stat), top)),
+                   safe, {"module": _normal(name, top), "flow": settings})
+        return net, stat, safe
+
+    # The misses' yosys runs at once, each a process of its own (a 16x16 tile's top and
+    # array modules took 425 s and 207 s one after the other): the results do not depend
+    # on the order, the netlist is written in name order.
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(jobs, len(todo) or 1))) as pool:
+        futures = {pool.submit(run, *item): item[1] for item in todo}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                runs[futures[future]] = future.result()
+                bar.step(futures[future].rsplit(".", 1)[-1])
+        except BaseException:       # the first failure stops the runs not yet started
+            for future in futures:
+                future.cancel()
+            raise
     bar.close()
+    nets = {name: _only(runs[name][0], name) for name in runs}
+    stats = {name: runs[name][1] for name in runs}
+    safe_mods = sorted(name for name in runs if runs[name][2])
     with open(os.path.join(workdir, "netlist.v"), "w", encoding="utf-8") as f:
         f.write("".join(nets[n] for n in sorted(nets)))
     with open(os.path.join(workdir, "stat.json"), "w", encoding="utf-8") as f:

@@ -164,6 +164,24 @@ def test_a_design_module_by_module_against_one_run(tmp_path):
 
 
 @needs_lib
+def test_module_runs_at_once_write_what_one_at_a_time_writes(tmp_path, monkeypatch):
+    """The cache misses' yosys runs go several at once (module_synth.module_runs_at_once):
+    the assembled netlist and stat.json are byte for byte those of one run at a time."""
+    import gzip
+    from termwise.synth import module_synth
+    src = tmp_path / "chip.v"
+    src.write_text(DESIGN)
+    files = {}
+    for jobs in (1, 4):
+        monkeypatch.setattr(module_synth, "module_runs_at_once", lambda jobs=jobs: jobs)
+        out = tmp_path / f"jobs{jobs}"
+        asic.run_asic(str(src), MANIFEST, str(out), 10.0, LIB, module_cache="")
+        files[jobs] = (gzip.decompress((out / "netlist.v.gz").read_bytes()),
+                       (out / "stat.json").read_bytes())
+    assert files[1] == files[4] and b"module \\chip.add.half" in files[1][0]
+
+
+@needs_lib
 def test_the_hierarchical_flow_has_keys_of_its_own():
     from termwise.synth import api
     sha = "0" * 64
