@@ -99,4 +99,4 @@ def test_the_shipped_store_is_current(tmp_path):
     assert r.returncode == 0, r
     lines = r.stdout.splitlines()
     assert lines and all(" current " in line for line in lines), r.stdout
-    assert any("loom-16x16: " in line and line.startswith("power ") for line in lines)
+    assert any("loom-16x16-8b: " in line and line.startswith("power ") for line in lines)
