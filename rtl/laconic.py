@@ -121,9 +121,10 @@ class PairCountDetector(wiring.Component):
         Booth digits of an activation and of a weight (the largest counts).
     columns : bool
         Per-column weight counts (see above).
-    library, column_module : ModuleLibrary, str
-        (With ``columns``, optional.) Each column's largest product is an instance of
-        ``column_module`` (a :class:`ColumnPairCount` in ``library``), the same function.
+    column_pairs : bool
+        (With ``columns``.) Each column's largest product comes in on ``column_pairs``
+        (:class:`ColumnPairCount`'s ``pairs``) instead of being computed here from
+        ``wgt_count``, which the detector then does not have.
 
     Attributes
     ----------
@@ -140,31 +141,38 @@ class PairCountDetector(wiring.Component):
     """
 
     def __init__(self, windows: int, filters: int, lanes: int, nda: int, ndw: int,
-                 columns: bool = False, library: ModuleLibrary | None = None,
-                 column_module: str | None = None):
+                 columns: bool = False, column_pairs: bool = False):
         self.windows, self.filters, self.lanes = windows, filters, lanes
         self.nda, self.ndw = nda, ndw
         self.columns = columns
-        # With columns, each column's product is an instance of one library module
-        # (ColumnPairCount) when the array gives one: a 16x16 tile's 64 columns were a
-        # flat module of 923k cells (26.8 mm2) that synthesis and timing paid for whole.
-        self.library, self.column_module = library, column_module
+        # With column_pairs, each column's longest lane comes in on a port, from an
+        # instance of one library module (ColumnPairCount) in the array: a 16x16 tile's 64
+        # columns were a flat module of 923k cells (26.8 mm2) that synthesis and timing
+        # paid for whole, and in the array (which has a clock) the sampled timing stubs
+        # all but 8 of the instances (synth/sta_sample.py).
+        self.external_pairs = bool(columns and column_pairs)
         # With columns, a port per column: 64 columns x 16 filters x 16 lanes of 4-bit
         # counts (laconic-16x16) are 65,536 bits, which Amaranth 0.5 cannot make one port
         # of (its netlist numbers a cell's bits below 65,536 and looks one past the last).
         wgt_count = data.ArrayLayout(range(ndw + 1), filters * lanes)
+        pairs = range(max(nda * ndw, 1) + 1)
         members = {
             "act_count": In(data.ArrayLayout(range(nda + 1), windows * lanes)),
             "wgt_count": In(wgt_count).array(windows) if columns else In(wgt_count),
-            "cycles": Out(range(max(nda * ndw, 1) + 1)),
+            "cycles": Out(pairs),
         }
+        if self.external_pairs:
+            del members["wgt_count"]
+            members["column_pairs"] = In(pairs).array(windows)
         if not columns:
             members["act_max"] = Out(data.ArrayLayout(range(nda + 1), lanes))
         super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
-        if self.columns:
+        if self.external_pairs:
+            products = list(self.column_pairs)
+        elif self.columns:
             products = self._column_products(m)
         else:
             products = self._products(m)
@@ -196,22 +204,13 @@ class PairCountDetector(wiring.Component):
 
     def _column_products(self, m):
         """Per column and lane: the activation's count times the column's largest weight
-        count (with a column module: per column, the largest of those)."""
+        count."""
         lanes = self.lanes
-        acts = [[self.act_count[w * lanes + lane] for lane in range(lanes)]
-                for w in range(self.windows)]
-        if self.column_module is None:
-            return [p for w in range(self.windows)
-                    for p in _lane_pairs(m, acts[w], self.wgt_count[w], self.filters,
-                                         self.nda, self.ndw, f"_w{w}")]
-        products = []
-        for w in range(self.windows):
-            column = self.library.instantiate(m, self.column_module, f"pair_column{w}",
-                                              clocked=False)
-            m.d.comb += [column.act_count.as_value().eq(Cat(acts[w])),
-                         column.wgt_count.as_value().eq(self.wgt_count[w].as_value())]
-            products.append(column.pairs)
-        return products
+        return [p for w in range(self.windows)
+                for p in _lane_pairs(m, [self.act_count[w * lanes + lane]
+                                         for lane in range(lanes)],
+                                     self.wgt_count[w], self.filters, self.nda, self.ndw,
+                                     f"_w{w}")]
 
 
 def _lane_pairs(m, acts, wgt_count, filters: int, nda: int, ndw: int, tag: str) -> list:
@@ -291,7 +290,7 @@ class LaconicArray(PEGrid):
 
         m.submodules.pair_detector = det = PairCountDetector(
             cfg.windows, cfg.filters, cfg.lanes, nda, ndw, columns=columns,
-            library=self.library, column_module=getattr(self, "pair_column_name", None))
+            column_pairs=columns)
         active, take = self._step_control(m, det)
         wrap = self._inner_loops(m, det, nda, active, take, columns)
 
@@ -302,6 +301,8 @@ class LaconicArray(PEGrid):
                                      TermBrick(cfg.act_bits + 1, cfg.lanes, keep=True))
         wgt_terms = self._weight_terms(m, det, wgt_brick, active, take, wrap, columns)
         act_terms = self._act_terms(m, det, act_brick, active, take, wrap)
+        if columns:
+            self._column_pairs(m, det)
 
         for w, f, pe in self.pes(m):
             m.d.comb += [pe.wgt.eq(wgt_terms[w, f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
@@ -374,13 +375,32 @@ class LaconicArray(PEGrid):
                 ]
             return tb.term
 
-        if columns:
+        if columns:     # the counts go to the columns' ColumnPairCount (_column_pairs)
+            nda, ndw = digit_counts(cfg)
+            self._wgt_counts = [
+                Signal(data.ArrayLayout(range(ndw + 1), cfg.filters * lanes),
+                       name=f"wgt_count_w{w}") for w in range(cfg.windows)]
             return {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
-                                         det.wgt_count[w], f * lanes)
+                                         self._wgt_counts[w], f * lanes)
                     for w in range(cfg.windows) for f in range(cfg.filters)}
         per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", det.wgt_count, f * lanes)
                       for f in range(cfg.filters)]
         return {(w, f): per_filter[f] for w in range(cfg.windows) for f in range(cfg.filters)}
+
+    def _column_pairs(self, m, det) -> None:
+        """With per-column weights: each column's longest lane from an instance of the
+        ``pair_column`` module (:class:`ColumnPairCount`) in the array, on the detector's
+        ``column_pairs``."""
+        lanes = self.cfg.lanes
+        for w in range(self.cfg.windows):
+            column = self.library.instantiate(m, self.pair_column_name, f"pair_column{w}",
+                                              clocked=False)
+            m.d.comb += [
+                column.act_count.as_value().eq(
+                    Cat(det.act_count[w * lanes + lane] for lane in range(lanes))),
+                column.wgt_count.as_value().eq(self._wgt_counts[w].as_value()),
+                det.column_pairs[w].eq(column.pairs),
+            ]
 
     def _act_terms(self, m, det, act_brick, active, take, wrap) -> list:
         """Activations: a Booth encoder and a term serializer per window lane (an

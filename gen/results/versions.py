@@ -96,8 +96,8 @@ CYCLE_MODEL_VERSION = 2
 #: tile instantiates per column (rtl/column_weights.ColumnSlot), not the loader's own
 #: (laconic-16x16 at 16 bits: a million-cell module whose netlist stage took 11.6 GB), and
 #: with ``fc_columns`` Laconic's step-length detector takes each column's longest lane
-#: from one library module instantiated per column (rtl/laconic.ColumnPairCount: the
-#: detector was a flat 923k-cell module at 16 bits); the 33 variants of the small presets
+#: from one library module the array instantiates per column (rtl/laconic.ColumnPairCount:
+#: the detector was a flat 923k-cell module at 16 bits); the 33 variants of the small presets
 #: compared: the 4 Laconic and Pragmatic ``fc_columns`` ones changed, 29 equal.
 RTL_VERSION = 7
 

@@ -8,6 +8,7 @@
 """
 
 import numpy as np
+from amaranth import Cat, Signal
 import pytest
 
 from termwise.gen.config import TileConfig
@@ -97,16 +98,27 @@ def test_pair_count_detector():
 @pytest.mark.parametrize("module", [False, True])
 def test_pair_count_detector_with_per_column_weights(module):
     """``columns``: a column's activations pair with its own weights only; each column's
-    longest lane inline or (``module``) an instance of the library module
-    ``ColumnPairCount``, the same function."""
+    longest lane computed in the detector or (``module``) by a ``ColumnPairCount`` per
+    column on the detector's ``column_pairs``, as the array builds it."""
+    from amaranth import Module
+    from amaranth.lib import data
     windows, filters, lanes, nda, ndw = 3, 2, 4, 5, 4
-    kwargs = {}
+    det = PairCountDetector(windows, filters, lanes, nda, ndw, columns=True,
+                            column_pairs=module)
+    act_count, wgt_count, dut = det.act_count, None, det
     if module:
-        library = _InlineLibrary({})
-        kwargs = {"library": library,
-                  "column_module": library.add("pair_column",
-                                               ColumnPairCount(filters, lanes, nda, ndw))}
-    dut = PairCountDetector(windows, filters, lanes, nda, ndw, columns=True, **kwargs)
+        dut = Module()
+        dut.submodules.det = det
+        wgt_count = [Signal(data.ArrayLayout(range(ndw + 1), filters * lanes))
+                     for _ in range(windows)]
+        for w in range(windows):
+            dut.submodules[f"column{w}"] = column = ColumnPairCount(filters, lanes, nda, ndw)
+            dut.d.comb += [column.act_count.as_value().eq(
+                               Cat(det.act_count[w * lanes + l] for l in range(lanes))),
+                           column.wgt_count.eq(wgt_count[w]),
+                           det.column_pairs[w].eq(column.pairs)]
+    else:
+        wgt_count = det.wgt_count
     rng = np.random.default_rng(2)
     cases = [(np.zeros((windows, lanes), int), np.zeros((windows, filters, lanes), int)),
              (np.full((windows, lanes), nda), np.full((windows, filters, lanes), ndw))]
@@ -119,12 +131,12 @@ def test_pair_count_detector_with_per_column_weights(module):
     async def tb(ctx):
         for a, w in cases:
             for (i, l), v in np.ndenumerate(a):
-                ctx.set(dut.act_count[i * lanes + l], int(v))
+                ctx.set(act_count[i * lanes + l], int(v))
             for (c, f, l), v in np.ndenumerate(w):
-                ctx.set(dut.wgt_count[c][f * lanes + l], int(v))
+                ctx.set(wgt_count[c][f * lanes + l], int(v))
             want = max(1, max(int(a[x, l]) * int(w[x, f, l]) for x in range(windows)
                               for f in range(filters) for l in range(lanes)))
-            assert ctx.get(dut.cycles) == want
+            assert ctx.get(det.cycles) == want
 
     _sim(dut, tb, clocked=False)
 
