@@ -85,8 +85,8 @@ from .laconic_terms import LaneTerm, TermBrick, TermLane
 from .library import ModuleLibrary
 from .rows import act_value
 
-__all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "ColumnPairCount", "LaconicArray", "ARRAY",
-           "digit_counts", "pair_positions", "TermLane", "TermBrick"]
+__all__ = ["LaneTerm", "LaconicPE", "PairCountDetector", "ColumnPairCount", "LaconicArray",
+           "ARRAY", "digit_counts", "pair_positions", "TermLane", "TermBrick"]
 
 
 def _max_tree(m, values, name: str):
@@ -112,7 +112,11 @@ class PairCountDetector(wiring.Component):
     With ``columns`` (the ``fc_columns`` option: each window column has its own weights)
     the weight counts are per column, and ``cycles = max(1, max over windows w, lanes l of
     act_count[w, l] * (max_f wgt_count[w, f, l]))``: a column's activations pair with its
-    own weights only.
+    own weights only. Each column's ``max over l`` comes in on ``column_pairs`` from an
+    instance of :class:`ColumnPairCount` in the array (a 16x16 tile's 64 columns computed
+    here were a flat module of 923k cells, 26.8 mm2, that synthesis and timing paid for
+    whole; in the array, which has a clock, the sampled timing stubs all but 8 of the
+    instances: synth/sta_sample.py).
 
     Parameters
     ----------
@@ -121,18 +125,16 @@ class PairCountDetector(wiring.Component):
         Booth digits of an activation and of a weight (the largest counts).
     columns : bool
         Per-column weight counts (see above).
-    column_pairs : bool
-        (With ``columns``.) Each column's largest product comes in on ``column_pairs``
-        (:class:`ColumnPairCount`'s ``pairs``) instead of being computed here from
-        ``wgt_count``, which the detector then does not have.
 
     Attributes
     ----------
     act_count : In(ArrayLayout(range(nda + 1), windows * lanes))
         Term count of activation ``(w, l)`` at index ``w * lanes + l``.
     wgt_count : In(ArrayLayout(range(ndw + 1), filters * lanes))
-        Term count of weight ``(f, l)`` at index ``f * lanes + l``; with ``columns`` one
-        such array per column ``w`` (``wgt_count[w]``, weight ``(w, f, l)``).
+        Term count of weight ``(f, l)`` at index ``f * lanes + l``. Not with ``columns``.
+    column_pairs : In(range(nda * ndw + 1)).array(windows)
+        (With ``columns``.) Column ``w``'s largest ``act_count[w, l] * max_f wgt_count[w,
+        f, l]`` (:class:`ColumnPairCount`'s ``pairs``).
     cycles : Out(range(nda * ndw + 1))
     act_max : Out(ArrayLayout(range(nda + 1), lanes))
         The largest activation term count of each lane (its inner-loop length). Not with
@@ -141,41 +143,25 @@ class PairCountDetector(wiring.Component):
     """
 
     def __init__(self, windows: int, filters: int, lanes: int, nda: int, ndw: int,
-                 columns: bool = False, column_pairs: bool = False):
+                 columns: bool = False):
         self.windows, self.filters, self.lanes = windows, filters, lanes
         self.nda, self.ndw = nda, ndw
         self.columns = columns
-        # With column_pairs, each column's longest lane comes in on a port, from an
-        # instance of one library module (ColumnPairCount) in the array: a 16x16 tile's 64
-        # columns were a flat module of 923k cells (26.8 mm2) that synthesis and timing
-        # paid for whole, and in the array (which has a clock) the sampled timing stubs
-        # all but 8 of the instances (synth/sta_sample.py).
-        self.external_pairs = bool(columns and column_pairs)
-        # With columns, a port per column: 64 columns x 16 filters x 16 lanes of 4-bit
-        # counts (laconic-16x16) are 65,536 bits, which Amaranth 0.5 cannot make one port
-        # of (its netlist numbers a cell's bits below 65,536 and looks one past the last).
-        wgt_count = data.ArrayLayout(range(ndw + 1), filters * lanes)
         pairs = range(max(nda * ndw, 1) + 1)
-        members = {
-            "act_count": In(data.ArrayLayout(range(nda + 1), windows * lanes)),
-            "wgt_count": In(wgt_count).array(windows) if columns else In(wgt_count),
-            "cycles": Out(pairs),
-        }
-        if self.external_pairs:
-            del members["wgt_count"]
-            members["column_pairs"] = In(pairs).array(windows)
-        if not columns:
-            members["act_max"] = Out(data.ArrayLayout(range(nda + 1), lanes))
+        act_count = In(data.ArrayLayout(range(nda + 1), windows * lanes))
+        if columns:
+            members = {"act_count": act_count, "cycles": Out(pairs),
+                       "column_pairs": In(pairs).array(windows)}
+        else:
+            members = {"act_count": act_count,
+                       "wgt_count": In(data.ArrayLayout(range(ndw + 1), filters * lanes)),
+                       "cycles": Out(pairs),
+                       "act_max": Out(data.ArrayLayout(range(nda + 1), lanes))}
         super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
-        if self.external_pairs:
-            products = list(self.column_pairs)
-        elif self.columns:
-            products = self._column_products(m)
-        else:
-            products = self._products(m)
+        products = list(self.column_pairs) if self.columns else self._products(m)
         most = Signal.like(self.cycles)
         m.d.comb += [
             most.eq(_max_tree(m, products, "most")),
@@ -202,38 +188,12 @@ class PairCountDetector(wiring.Component):
             products.append(prod)
         return products
 
-    def _column_products(self, m):
-        """Per column and lane: the activation's count times the column's largest weight
-        count."""
-        lanes = self.lanes
-        return [p for w in range(self.windows)
-                for p in _lane_pairs(m, [self.act_count[w * lanes + lane]
-                                         for lane in range(lanes)],
-                                     self.wgt_count[w], self.filters, self.nda, self.ndw,
-                                     f"_w{w}")]
-
-
-def _lane_pairs(m, acts, wgt_count, filters: int, nda: int, ndw: int, tag: str) -> list:
-    """Per lane ``l``: ``acts[l]`` times the largest of ``wgt_count[f * lanes + l]`` over
-    the filters ``f``; signals ``wgt_max<tag>_l<l>`` and ``pairs<tag>_l<l>``."""
-    lanes = len(acts)
-    products = []
-    for lane in range(lanes):
-        wmax = Signal(range(ndw + 1), name=f"wgt_max{tag}_l{lane}")
-        prod = Signal(range(nda * ndw + 1), name=f"pairs{tag}_l{lane}")
-        m.d.comb += [
-            wmax.eq(_max_tree(m, [wgt_count[f * lanes + lane] for f in range(filters)],
-                              f"wgt_max{tag}_l{lane}")),
-            prod.eq(acts[lane] * wmax),
-        ]
-        products.append(prod)
-    return products
-
 
 class ColumnPairCount(wiring.Component):
     """One window column's longest lane under per-column weights (``fc_columns``):
     ``pairs = max over lanes l of act_count[l] * (max_f wgt_count[f * lanes + l])``.
-    Combinational; :class:`PairCountDetector` instantiates it per column.
+    Combinational; the array instantiates it per column, onto :class:`PairCountDetector`'s
+    ``column_pairs``.
 
     Attributes
     ----------
@@ -256,10 +216,17 @@ class ColumnPairCount(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        acts = [self.act_count[lane] for lane in range(self.lanes)]
-        m.d.comb += self.pairs.eq(_max_tree(
-            m, _lane_pairs(m, acts, self.wgt_count, self.filters, self.nda, self.ndw, ""),
-            "most"))
+        lanes, products = self.lanes, []
+        for lane in range(lanes):
+            wmax = Signal(range(self.ndw + 1), name=f"wgt_max_l{lane}")
+            prod = Signal(range(self.nda * self.ndw + 1), name=f"pairs_l{lane}")
+            m.d.comb += [
+                wmax.eq(_max_tree(m, [self.wgt_count[f * lanes + lane]
+                                      for f in range(self.filters)], f"wgt_max_l{lane}")),
+                prod.eq(self.act_count[lane] * wmax),
+            ]
+            products.append(prod)
+        m.d.comb += self.pairs.eq(_max_tree(m, products, "most"))
         return m
 
 
@@ -289,8 +256,7 @@ class LaconicArray(PEGrid):
         columns = cfg.has_fc_columns
 
         m.submodules.pair_detector = det = PairCountDetector(
-            cfg.windows, cfg.filters, cfg.lanes, nda, ndw, columns=columns,
-            column_pairs=columns)
+            cfg.windows, cfg.filters, cfg.lanes, nda, ndw, columns=columns)
         active, take = self._step_control(m, det)
         wrap = self._inner_loops(m, det, nda, active, take, columns)
 
@@ -299,10 +265,16 @@ class LaconicArray(PEGrid):
                                      TermBrick(cfg.wgt_bits, cfg.lanes))
         act_brick = self.library.add(f"{cfg.top_name}__act_term_brick",
                                      TermBrick(cfg.act_bits + 1, cfg.lanes, keep=True))
-        wgt_terms = self._weight_terms(m, det, wgt_brick, active, take, wrap, columns)
+        # The weight term counts: the detector's, or with per-column weights each
+        # column's, for its ColumnPairCount (_column_pairs).
+        wgt_counts = ([Signal(data.ArrayLayout(range(ndw + 1), cfg.filters * cfg.lanes),
+                              name=f"wgt_count_w{w}") for w in range(cfg.windows)]
+                      if columns else det.wgt_count)
+        wgt_terms = self._weight_terms(m, wgt_counts, wgt_brick, active, take, wrap,
+                                       columns)
         act_terms = self._act_terms(m, det, act_brick, active, take, wrap)
         if columns:
-            self._column_pairs(m, det)
+            self._column_pairs(m, det, wgt_counts)
 
         for w, f, pe in self.pes(m):
             m.d.comb += [pe.wgt.eq(wgt_terms[w, f]), pe.act.eq(act_terms[w]), pe.en.eq(active)]
@@ -355,7 +327,7 @@ class LaconicArray(PEGrid):
         shared = [inner_loop(f"{lane}", det.act_max[lane]) for lane in range(lanes)]
         return [shared] * cfg.windows
 
-    def _weight_terms(self, m, det, wgt_brick, active, take, wrap, columns):
+    def _weight_terms(self, m, wgt_counts, wgt_brick, active, take, wrap, columns):
         """Weights: a Booth encoder and a term serializer per filter lane (a ``wgt_brick``
         instance per filter), broadcast to the filter's PEs (outer loop: the next term when
         the lane's inner loop wraps). With per-column weights, a brick per (column,
@@ -375,19 +347,15 @@ class LaconicArray(PEGrid):
                 ]
             return tb.term
 
-        if columns:     # the counts go to the columns' ColumnPairCount (_column_pairs)
-            nda, ndw = digit_counts(cfg)
-            self._wgt_counts = [
-                Signal(data.ArrayLayout(range(ndw + 1), cfg.filters * lanes),
-                       name=f"wgt_count_w{w}") for w in range(cfg.windows)]
+        if columns:
             return {(w, f): weight_terms(self.wgt_bricks_of(w)[f], w, f"f{f}_w{w}",
-                                         self._wgt_counts[w], f * lanes)
+                                         wgt_counts[w], f * lanes)
                     for w in range(cfg.windows) for f in range(cfg.filters)}
-        per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", det.wgt_count, f * lanes)
+        per_filter = [weight_terms(self.wgt_bricks[f], 0, f"f{f}", wgt_counts, f * lanes)
                       for f in range(cfg.filters)]
         return {(w, f): per_filter[f] for w in range(cfg.windows) for f in range(cfg.filters)}
 
-    def _column_pairs(self, m, det) -> None:
+    def _column_pairs(self, m, det, wgt_counts) -> None:
         """With per-column weights: each column's longest lane from an instance of the
         ``pair_column`` module (:class:`ColumnPairCount`) in the array, on the detector's
         ``column_pairs``."""
@@ -398,7 +366,7 @@ class LaconicArray(PEGrid):
             m.d.comb += [
                 column.act_count.as_value().eq(
                     Cat(det.act_count[w * lanes + lane] for lane in range(lanes))),
-                column.wgt_count.as_value().eq(self._wgt_counts[w].as_value()),
+                column.wgt_count.as_value().eq(wgt_counts[w].as_value()),
                 det.column_pairs[w].eq(column.pairs),
             ]
 

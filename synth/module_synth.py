@@ -29,8 +29,8 @@ import re
 from ..gen.progress import Bar
 from . import cache, tools
 
-__all__ = ["VERSION", "MAX_RUNS_AT_ONCE", "module_runs_at_once", "split_modules", "children", "reachable", "module_key",
-           "module_script", "merge_stats", "synthesise_modules", "TOP_PLACEHOLDER"]
+__all__ = ["VERSION", "MAX_RUNS_AT_ONCE", "module_runs_at_once", "split_modules", "children",
+           "reachable", "module_key", "module_script", "merge_stats", "synthesise_modules", "TOP_PLACEHOLDER"]
 
 #: The per-module flow's version, in the synthesis key of a per-module run (bump when a
 #: change here would change a netlist).
@@ -241,8 +241,7 @@ def _run_module(workdir: str, whole: str, name: str, index: int, texts, subs,
 
 def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: str,
                        wrap: str, settings: dict, abc_fast: str, abc_safe: str, crashed,
-                       cache_dir: str | None = None, leaves=(),
-                       jobs: int | None = None) -> dict:
+                       cache_dir: str | None = None, leaves=()) -> dict:
     """Synthesise the design below ``wrap`` module by module in ``workdir``: write
     ``netlist.v`` (the modules in name order, as yosys writes them) and ``stat.json``
     (:func:`merge_stats`); returns ``{"modules", "cached", "safe"}`` (the modules
@@ -251,9 +250,8 @@ def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: 
     ``whole`` is the one-run script (:func:`module_script` makes each run's from it);
     ``verilog_files`` the design's sources in ``workdir``; ``settings`` what besides the
     texts decides a netlist (the synthesis key's settings); ``leaves`` the black-box
-    modules (the macros); ``jobs`` the yosys runs at once (default
-    :func:`module_runs_at_once`)."""
-    jobs = module_runs_at_once() if jobs is None else jobs
+    modules (the macros). The cache misses' yosys runs go :func:`module_runs_at_once` at
+    a time."""
     texts: dict[str, str] = {}
     for path in verilog_files:
         with open(os.path.join(workdir, path), encoding="utf-8") as f:
@@ -284,7 +282,8 @@ def synthesise_modules(workdir: str, whole: str, verilog_files: list[str], top: 
     # The misses' yosys runs at once, each a process of its own (a 16x16 tile's top and
     # array modules took 425 s and 207 s one after the other): the results do not depend
     # on the order, the netlist is written in name order.
-    with concurrent.futures.ThreadPoolExecutor(max(1, min(jobs, len(todo) or 1))) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(module_runs_at_once(),
+                                                          len(todo)))) as pool:
         futures = {pool.submit(run, *item): item[1] for item in todo}
         try:
             for future in concurrent.futures.as_completed(futures):

@@ -95,30 +95,25 @@ def test_pair_count_detector():
     _sim(dut, tb, clocked=False)
 
 
-@pytest.mark.parametrize("module", [False, True])
-def test_pair_count_detector_with_per_column_weights(module):
+def test_pair_count_detector_with_per_column_weights():
     """``columns``: a column's activations pair with its own weights only; each column's
-    longest lane computed in the detector or (``module``) by a ``ColumnPairCount`` per
-    column on the detector's ``column_pairs``, as the array builds it."""
+    longest lane from a ``ColumnPairCount`` on the detector's ``column_pairs``, wired as
+    the array wires them; the cycles against the formula."""
     from amaranth import Module
     from amaranth.lib import data
     windows, filters, lanes, nda, ndw = 3, 2, 4, 5, 4
-    det = PairCountDetector(windows, filters, lanes, nda, ndw, columns=True,
-                            column_pairs=module)
-    act_count, wgt_count, dut = det.act_count, None, det
-    if module:
-        dut = Module()
-        dut.submodules.det = det
-        wgt_count = [Signal(data.ArrayLayout(range(ndw + 1), filters * lanes))
-                     for _ in range(windows)]
-        for w in range(windows):
-            dut.submodules[f"column{w}"] = column = ColumnPairCount(filters, lanes, nda, ndw)
-            dut.d.comb += [column.act_count.as_value().eq(
-                               Cat(det.act_count[w * lanes + l] for l in range(lanes))),
-                           column.wgt_count.eq(wgt_count[w]),
-                           det.column_pairs[w].eq(column.pairs)]
-    else:
-        wgt_count = det.wgt_count
+    det = PairCountDetector(windows, filters, lanes, nda, ndw, columns=True)
+    act_count = det.act_count
+    dut = Module()
+    dut.submodules.det = det
+    wgt_count = [Signal(data.ArrayLayout(range(ndw + 1), filters * lanes))
+                 for _ in range(windows)]
+    for w in range(windows):
+        dut.submodules[f"column{w}"] = column = ColumnPairCount(filters, lanes, nda, ndw)
+        dut.d.comb += [column.act_count.as_value().eq(
+                           Cat(det.act_count[w * lanes + l] for l in range(lanes))),
+                       column.wgt_count.eq(wgt_count[w]),
+                       det.column_pairs[w].eq(column.pairs)]
     rng = np.random.default_rng(2)
     cases = [(np.zeros((windows, lanes), int), np.zeros((windows, filters, lanes), int)),
              (np.full((windows, lanes), nda), np.full((windows, filters, lanes), ndw))]
@@ -191,15 +186,18 @@ def test_tile_outputs_and_cycles(signed):
 def test_every_detector_port_fits_amaranth_at_laconic_16x16_with_column_weights():
     """laconic-16x16 with ``fc_columns``: 64 columns x 16 filters x 16 lanes of 4-bit
     weight term counts are 65,536 bits, which Amaranth 0.5 cannot build as one port (the
-    tile's emission ended in an assertion in ``_nir.Net.from_cell`` after half an hour):
-    one port per column, each below the limit, every count still there."""
+    tile's emission ended in an assertion in ``_nir.Net.from_cell`` after half an hour).
+    Since RTL version 7 each column's counts go to a ``ColumnPairCount`` of their own (one
+    column's, every count there) and the detector takes one product per column."""
     from amaranth import Shape
     from termwise.rtl.encoders import booth_digit_count
-    det = PairCountDetector(64, 16, 16, booth_digit_count(17), booth_digit_count(16),
-                            columns=True)
-    det._MustUse__silence = True        # only its signature is looked at
-    ports = [(m.dimensions, Shape.cast(m.shape).width)
-             for _, m in det.signature.members.items()]
-    assert max(width for _, width in ports) < 1 << 16
-    wgt = det.signature.members["wgt_count"]
-    assert wgt.dimensions == (64,) and Shape.cast(wgt.shape).width == 16 * 16 * 4
+    nda, ndw = booth_digit_count(17), booth_digit_count(16)
+    det = PairCountDetector(64, 16, 16, nda, ndw, columns=True)
+    column = ColumnPairCount(16, 16, nda, ndw)
+    for c in (det, column):
+        c._MustUse__silence = True        # only its signature is looked at
+        widths = [Shape.cast(m.shape).width for _, m in c.signature.members.items()]
+        assert max(widths) < 1 << 16
+    assert "wgt_count" not in det.signature.members
+    assert det.signature.members["column_pairs"].dimensions == (64,)
+    assert Shape.cast(column.signature.members["wgt_count"].shape).width == 16 * 16 * 4
